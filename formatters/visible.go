@@ -1,0 +1,98 @@
+// Package formatters turns a stored tool call into what the model was shown:
+// the model-visible result, byte for byte, and the facts of any truncation.
+//
+// The rules are opencode 1.18.33's (packages/opencode/src/session/message-v2.ts,
+// toModelMessages): tools wrote the model-visible text themselves, so a
+// completed call shows its stored output verbatim and an error its stored
+// error; only a few states are rewritten on the way to the model.
+package formatters
+
+import (
+	"encoding/json"
+
+	"correx/model"
+)
+
+// Literals opencode substitutes for stored outputs.
+const (
+	ClearedOutput     = "[Old tool result content cleared]"
+	InterruptedOutput = "[Tool execution was interrupted]"
+)
+
+// Visible returns what the model saw for call. spill, when not nil, finds
+// spill files on disk (see Spill); without it truncation facts say nothing
+// of the full output.
+func Visible(call *model.ToolCall, spill SpillFinder) model.Visible {
+	v := model.Visible{Call: model.ToolCallPart{ID: call.CallID, Name: call.Tool, Input: call.Input}}
+	switch call.Status {
+	case model.StatusCompleted:
+		if call.Compacted {
+			v.Result = model.ToolResultValue{Type: model.ResultText, Text: ClearedOutput}
+			v.Why = "output pruned by compaction; opencode sends a placeholder"
+			break
+		}
+		v.Result = completedResult(call.Output, call.Attachments)
+	case model.StatusError:
+		if out, ok := interruptedOutput(call.Metadata); ok {
+			v.Result = model.ToolResultValue{Type: model.ResultText, Text: out}
+			v.Why = "interrupted call: opencode sends the live output it had, as a normal result"
+			break
+		}
+		v.Result = model.ToolResultValue{Type: model.ResultError, Text: call.Error}
+	default: // pending, running: the run stopped before the tool finished
+		v.Result = model.ToolResultValue{Type: model.ResultError, Text: InterruptedOutput}
+		v.Why = "call never finished (status " + string(call.Status) + "); opencode sends a placeholder error"
+	}
+	v.Text = ResultText(v.Result)
+	v.Truncation = Detect(call.Tool, v.Text, call.Metadata, spill)
+	return v
+}
+
+// completedResult is opencode's toModelOutput: the output string, or, when
+// the call has attachments, a content result of the text and the files.
+func completedResult(output string, files []model.File) model.ToolResultValue {
+	if len(files) == 0 {
+		return model.ToolResultValue{Type: model.ResultText, Text: output}
+	}
+	items := []model.ToolContent{{Type: model.ContentText, Text: output}}
+	for _, f := range files {
+		items = append(items, model.ToolContent{Type: model.ContentFile, URI: f.URL, Mime: f.Mime, Name: f.Filename})
+	}
+	return model.ToolResultValue{Type: model.ResultContent, Content: items}
+}
+
+// interruptedOutput returns metadata.output of a call whose metadata says
+// interrupted: true.
+func interruptedOutput(meta json.RawMessage) (string, bool) {
+	var m struct {
+		Interrupted bool    `json:"interrupted"`
+		Output      *string `json:"output"`
+	}
+	if json.Unmarshal(meta, &m) != nil || !m.Interrupted || m.Output == nil {
+		return "", false
+	}
+	return *m.Output, true
+}
+
+// ResultText is the text a result shows: its text, the text items of a
+// content result joined by newlines, or its JSON.
+func ResultText(r model.ToolResultValue) string {
+	switch r.Type {
+	case model.ResultJSON:
+		return string(r.JSON)
+	case model.ResultContent:
+		s, first := "", true
+		for _, c := range r.Content {
+			if c.Type != model.ContentText {
+				continue
+			}
+			if !first {
+				s += "\n"
+			}
+			s += c.Text
+			first = false
+		}
+		return s
+	}
+	return r.Text
+}

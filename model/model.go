@@ -1,0 +1,193 @@
+// Package model holds the agent-neutral types correx works on: sessions,
+// messages, parts and tool calls as an agent stored them, and the
+// model-visible result of a tool call with its truncation facts.
+//
+// sessions/ fills these types, formatters/ and render/ read them, tui/ shows
+// them. Nothing here does IO.
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Agent names the coding agent that recorded a session.
+type Agent string
+
+const (
+	AgentOpencode Agent = "opencode"
+)
+
+// Pipeline names which of an agent's result pipelines stored a session
+// (opencode has the v1 message/part loop and the v2 session_message loop).
+type Pipeline string
+
+const (
+	PipelineV1 Pipeline = "v1"
+	PipelineV2 Pipeline = "v2"
+)
+
+// SessionInfo is what a session list needs; it is read without loading parts.
+type SessionInfo struct {
+	ID        string    `json:"id"`
+	Agent     Agent     `json:"agent"`
+	Title     string    `json:"title"`
+	Directory string    `json:"directory"`
+	ParentID  string    `json:"parent,omitempty"`
+	Version   string    `json:"version,omitempty"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	Messages  int       `json:"messages"`
+	ToolCalls int       `json:"tool_calls"`
+	Truncated int       `json:"truncated_calls"`
+	Errors    int       `json:"errors"`
+	// Source is the file the session was read from (a .db, an export, a
+	// legacy storage dir); DataDir is the agent's data dir when known, where
+	// spill files are looked up.
+	Source   string   `json:"source"`
+	DataDir  string   `json:"-"`
+	Pipeline Pipeline `json:"pipeline,omitempty"`
+}
+
+// Session is one loaded conversation.
+type Session struct {
+	Info     SessionInfo
+	Messages []Message
+	// Warnings collects problems met while loading (a corrupt row, an unknown
+	// part type); the session still shows what could be read.
+	Warnings []string
+}
+
+// Role of a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Message is one user prompt or one assistant step (one model call).
+type Message struct {
+	ID         string
+	Role       Role
+	Created    time.Time
+	Completed  time.Time
+	ProviderID string
+	ModelID    string
+	Agent      string
+	Finish     string
+	// Error is the stored error name of a failed assistant step (empty if
+	// none); opencode drops such steps from later requests unless aborted.
+	Error   string
+	Summary bool
+	Parts   []Part
+}
+
+// PartType is the stored type of a part.
+type PartType string
+
+const (
+	PartText       PartType = "text"
+	PartReasoning  PartType = "reasoning"
+	PartTool       PartType = "tool"
+	PartFile       PartType = "file"
+	PartStepStart  PartType = "step-start"
+	PartStepFinish PartType = "step-finish"
+	PartPatch      PartType = "patch"
+	PartCompaction PartType = "compaction"
+	PartSubtask    PartType = "subtask"
+	PartAgent      PartType = "agent"
+)
+
+// Part is one piece of a message. Only the fields of its type are set.
+type Part struct {
+	ID        string
+	Type      PartType
+	Text      string // text and reasoning
+	Synthetic bool
+	Ignored   bool
+	// Metadata is the part's provider metadata as stored (Anthropic
+	// signatures, OpenAI item ids, Gemini thought signatures).
+	Metadata json.RawMessage
+	Tool     *ToolCall
+	File     *File
+}
+
+// ToolStatus is the state a tool call was stored in.
+type ToolStatus string
+
+const (
+	StatusPending   ToolStatus = "pending"
+	StatusRunning   ToolStatus = "running"
+	StatusCompleted ToolStatus = "completed"
+	StatusError     ToolStatus = "error"
+)
+
+// ToolCall is a tool part with its stored state.
+type ToolCall struct {
+	CallID string
+	Tool   string
+	Status ToolStatus
+	// Input is the call's arguments exactly as stored (key order kept).
+	Input  json.RawMessage
+	Output string
+	Error  string
+	Title  string
+	// Metadata is the tool's own metadata (truncated, outputPath, exit, ...).
+	Metadata    json.RawMessage
+	Attachments []File
+	Start, End  time.Time
+	// Compacted is set when opencode pruned the output from later requests.
+	Compacted bool
+	// ChildSessionID links a task call to the subagent session it made.
+	ChildSessionID string
+}
+
+// File is an attachment or a file part: a data: URL or a file path.
+type File struct {
+	Mime     string
+	Filename string
+	URL      string
+}
+
+// ToolCalls returns the session's tool calls in order, with the message
+// that holds each.
+func (s *Session) ToolCalls() []CallRef {
+	var refs []CallRef
+	for mi := range s.Messages {
+		for pi := range s.Messages[mi].Parts {
+			if p := &s.Messages[mi].Parts[pi]; p.Tool != nil {
+				refs = append(refs, CallRef{Message: mi, Part: pi, Call: p.Tool})
+			}
+		}
+	}
+	return refs
+}
+
+// CallRef locates a tool call in its session.
+type CallRef struct {
+	Message, Part int
+	Call          *ToolCall
+}
+
+// FindCall returns the call with the given call id (or part id).
+func (s *Session) FindCall(id string) (CallRef, bool) {
+	for _, r := range s.ToolCalls() {
+		if r.Call.CallID == id || s.Messages[r.Message].Parts[r.Part].ID == id {
+			return r, true
+		}
+	}
+	return CallRef{}, false
+}
+
+// AssistantSteps returns the indexes of the assistant messages, in order;
+// step N (1-based) of the session is AssistantSteps()[N-1].
+func (s *Session) AssistantSteps() []int {
+	var idx []int
+	for i, m := range s.Messages {
+		if m.Role == RoleAssistant {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
