@@ -1,0 +1,385 @@
+package render
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+// The prompt IR mirrors the AI SDK's LanguageModel prompt: what opencode's
+// toModelMessages and ProviderTransform.message hand to a provider
+// converter. Each converter (openai_chat.go, anthropic.go, ...) lowers it to
+// one provider's wire JSON.
+
+// msg is one prompt message: role user, assistant or tool.
+type msg struct {
+	role  string
+	parts []part
+	cache bool // message-level cache marker (opencode applyCaching)
+}
+
+type partKind int
+
+const (
+	pText partKind = iota
+	pReasoning
+	pFile
+	pToolCall
+	pToolResult
+)
+
+// part is one prompt part; only the fields of its kind are set.
+type part struct {
+	kind partKind
+	text string
+	// meta is the stored provider metadata ({"anthropic":{"signature"}},
+	// {"openai":{"itemId",...}}, {"google":{"thoughtSignature"}}), or nil
+	// when the request is for another model than the one that stored it.
+	meta json.RawMessage
+	// file
+	mime, url, filename string
+	// tool call and result
+	callID, tool string
+	input        json.RawMessage
+	out          output
+	cache        bool // part-level cache marker
+}
+
+// outputKind is the AI SDK's tool-result output type.
+type outputKind string
+
+const (
+	outText      outputKind = "text"
+	outErrorText outputKind = "error-text"
+	outContent   outputKind = "content"
+)
+
+type output struct {
+	kind  outputKind
+	value string       // text and error-text
+	items []outputItem // content
+}
+
+// outputItem is a content item: text, or media with base64 data.
+type outputItem struct {
+	media     bool
+	text      string
+	mediaType string
+	data      string
+}
+
+// Model is the model a request is rendered for. opencode's per-model rules
+// (tool-call id sanitising, cache markers, dropping provider metadata of
+// another model) depend on it.
+type Model struct {
+	ProviderID string
+	ModelID    string
+	// TextOnly is set for a model declared without image input: media in
+	// user messages become opencode's "ERROR: Cannot read image" text.
+	TextOnly bool
+}
+
+// attachedMediaPrompt is the text of the synthetic user message that
+// carries a tool result's media: 1.1.65 said "Attached image(s)", 1.18.33
+// says "Attached media".
+func attachedMediaPrompt(version string) string {
+	if strings.HasPrefix(version, "0.") || strings.HasPrefix(version, "1.0.") || strings.HasPrefix(version, "1.1.") {
+		return "Attached image(s) from tool result:"
+	}
+	return "Attached media from tool result:"
+}
+
+// buildPrompt is toModelMessages + convertToModelMessages + ProviderTransform.message
+// for the messages before index upto.
+func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
+	var out []msg
+	for _, sm := range s.Messages[:upto] {
+		switch sm.Role {
+		case model.RoleUser:
+			if u := userMsg(sm); len(u.parts) > 0 {
+				out = append(out, u)
+			}
+		case model.RoleAssistant:
+			out = append(out, assistantMsgs(sm, p, m, s.Info.Version)...)
+		}
+	}
+	out = unsupportedParts(out, m)
+	out = normalize(out, p, m)
+	if p == Anthropic || m.ProviderID == "anthropic" || strings.Contains(m.ModelID, "anthropic") || strings.Contains(m.ModelID, "claude") {
+		applyCaching(out, p, m.ProviderID)
+	}
+	return out
+}
+
+func userMsg(sm model.Message) msg {
+	u := msg{role: "user"}
+	for _, pt := range sm.Parts {
+		switch pt.Type {
+		case model.PartText:
+			if !pt.Ignored && pt.Text != "" {
+				u.parts = append(u.parts, part{kind: pText, text: pt.Text})
+			}
+		case model.PartFile:
+			if f := pt.File; f != nil && f.Mime != "text/plain" && f.Mime != "application/x-directory" {
+				u.parts = append(u.parts, part{kind: pFile, mime: f.Mime, url: f.URL, filename: f.Filename})
+			}
+		case model.PartCompaction:
+			u.parts = append(u.parts, part{kind: pText, text: "What did we do so far?"})
+		case model.PartSubtask:
+			u.parts = append(u.parts, part{kind: pText, text: "The following tool was executed by the user"})
+		}
+	}
+	return u
+}
+
+// assistantMsgs turns one assistant step into the assistant message, the
+// tool message with its results, and the synthetic user message that
+// carries media for providers that take none in tool results.
+func assistantMsgs(sm model.Message, p Provider, m Model, version string) []msg {
+	if sm.Error != "" && !(sm.Error == "MessageAbortedError" && hasContent(sm)) {
+		return nil
+	}
+	sameModel := m.ProviderID == sm.ProviderID && m.ModelID == sm.ModelID
+	meta := func(raw json.RawMessage) json.RawMessage {
+		if sameModel {
+			return raw
+		}
+		return nil
+	}
+	a, tools := msg{role: "assistant"}, msg{role: "tool"}
+	signed := anthropicSigned(sm)
+	var media []part
+	for _, pt := range sm.Parts {
+		switch pt.Type {
+		case model.PartText:
+			text := pt.Text
+			if text == "" && signed {
+				text = " "
+			}
+			a.parts = append(a.parts, part{kind: pText, text: text, meta: meta(pt.Metadata)})
+		case model.PartReasoning:
+			if !sameModel {
+				// another model's reasoning goes as plain text, blank dropped
+				if trimJS(pt.Text) != "" {
+					a.parts = append(a.parts, part{kind: pText, text: pt.Text})
+				}
+				continue
+			}
+			a.parts = append(a.parts, part{kind: pReasoning, text: pt.Text, meta: pt.Metadata})
+		case model.PartTool:
+			call := pt.Tool
+			v := formatters.Visible(call, nil)
+			a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, tool: call.Tool, input: call.Input, meta: meta(pt.Metadata)})
+			res := part{kind: pToolResult, callID: call.CallID, tool: call.Tool, meta: meta(pt.Metadata)}
+			res.out, media = toolOutput(v.Result, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
+			tools.parts = append(tools.parts, res)
+		}
+	}
+	if len(a.parts) == 0 {
+		return nil
+	}
+	out := []msg{a}
+	if len(tools.parts) > 0 {
+		out = append(out, tools)
+	}
+	if len(media) > 0 {
+		out = append(out, msg{role: "user", parts: append([]part{{kind: pText, text: attachedMediaPrompt(version)}}, media...)})
+	}
+	return out
+}
+
+// anthropicSigned says whether a step has reasoning with an Anthropic
+// signature: its empty texts are then sent as " ".
+func anthropicSigned(sm model.Message) bool {
+	for _, pt := range sm.Parts {
+		if pt.Type == model.PartReasoning && metaHas(pt.Metadata, "anthropic", "signature") {
+			return true
+		}
+	}
+	return false
+}
+
+// metaHas says whether provider metadata has a non-null meta[provider][key].
+func metaHas(meta json.RawMessage, provider, key string) bool {
+	var m map[string]json.RawMessage
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	var inner map[string]json.RawMessage
+	if json.Unmarshal(m[provider], &inner) != nil {
+		return false
+	}
+	v, ok := inner[key]
+	return ok && string(v) != "null"
+}
+
+func hasContent(sm model.Message) bool {
+	for _, pt := range sm.Parts {
+		if pt.Type != model.PartStepStart && pt.Type != model.PartReasoning {
+			return true
+		}
+	}
+	return false
+}
+
+// toolOutput lowers a model-visible result to the AI SDK output. Media that
+// the provider does not take in tool results (inline false) are moved to
+// media.
+func toolOutput(r model.ToolResultValue, inline func(mime string) bool, media []part) (output, []part) {
+	switch r.Type {
+	case model.ResultError:
+		return output{kind: outErrorText, value: r.Text}, media
+	case model.ResultContent:
+		// opencode's toModelOutput: the text, then the attachments that stay
+		// in the result; a result left with none is a plain string.
+		var text string
+		var files []model.ToolContent
+		for _, c := range r.Content {
+			switch {
+			case c.Type == model.ContentText:
+				text = c.Text
+			case isMedia(c.Mime) && !inline(c.Mime):
+				media = append(media, part{kind: pFile, mime: c.Mime, url: c.URI})
+			default:
+				files = append(files, c)
+			}
+		}
+		if len(files) == 0 {
+			return output{kind: outText, value: text}, media
+		}
+		var items []outputItem
+		if text != "" {
+			items = append(items, outputItem{text: text})
+		}
+		for _, f := range files {
+			// only data: URLs with a comma are kept
+			if i := strings.IndexByte(f.URI, ','); strings.HasPrefix(f.URI, "data:") && i >= 0 {
+				items = append(items, outputItem{media: true, mediaType: f.Mime, data: f.URI[i+1:]})
+			}
+		}
+		return output{kind: outContent, items: items}, media
+	}
+	return output{kind: outText, value: formatters.ResultText(r)}, media
+}
+
+// isMedia is opencode's util/media: images and PDFs.
+func isMedia(mime string) bool {
+	return strings.HasPrefix(mime, "image/") || mime == "application/pdf"
+}
+
+// mediaInToolResults is opencode's supportsMediaInToolResults for one
+// attachment, by the npm package behind each provider API.
+func mediaInToolResults(p Provider, m Model, mime string) bool {
+	switch p {
+	case Anthropic, OpenAIResponses:
+		return true
+	case Bedrock:
+		id := strings.ToLower(m.ModelID)
+		return strings.HasPrefix(mime, "image/") && (strings.Contains(id, "anthropic.") || strings.Contains(id, "nova") ||
+			strings.Contains(id, "llama4") || strings.Contains(id, "llama-4"))
+	case Gemini:
+		id := strings.ToLower(m.ModelID)
+		return strings.Contains(id, "gemini-3") && !strings.Contains(id, "gemini-2")
+	}
+	return false
+}
+
+// unsupportedParts replaces media a text-only model cannot take.
+func unsupportedParts(msgs []msg, m Model) []msg {
+	if !m.TextOnly {
+		return msgs
+	}
+	for i := range msgs {
+		if msgs[i].role != "user" {
+			continue
+		}
+		for j, pt := range msgs[i].parts {
+			if pt.kind != pFile || !strings.HasPrefix(pt.mime, "image/") {
+				continue
+			}
+			name := "image"
+			if pt.filename != "" {
+				name = `"` + pt.filename + `"`
+			}
+			msgs[i].parts[j] = part{kind: pText, text: "ERROR: Cannot read " + name + " (this model does not support image input). Inform the user."}
+		}
+	}
+	return msgs
+}
+
+var claudeIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// normalize is ProviderTransform's normalizeMessages.
+func normalize(msgs []msg, p Provider, m Model) []msg {
+	if p == Anthropic || p == Bedrock {
+		// Anthropic rejects empty content: drop empty texts, reasoning the
+		// converter would not replay, and then empty messages.
+		kept := msgs[:0]
+		for _, ms := range msgs {
+			parts := ms.parts[:0:0]
+			for _, pt := range ms.parts {
+				if pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(pt, p, m) {
+					continue
+				}
+				parts = append(parts, pt)
+			}
+			if len(parts) > 0 {
+				ms.parts = parts
+				kept = append(kept, ms)
+			}
+		}
+		msgs = kept
+	}
+	if strings.Contains(m.ModelID, "claude") {
+		for i := range msgs {
+			for j := range msgs[i].parts {
+				if pt := &msgs[i].parts[j]; pt.kind == pToolCall || pt.kind == pToolResult {
+					pt.callID = claudeIDChars.ReplaceAllString(pt.callID, "_")
+				}
+			}
+		}
+	}
+	return msgs
+}
+
+// replayable is normalizeMessages' test for a reasoning part: Anthropic
+// keeps non-blank text or a signature or redacted data; Bedrock only a
+// signature, redacted content or redacted data under the provider id or
+// "bedrock".
+func replayable(pt part, p Provider, m Model) bool {
+	if p == Anthropic {
+		return trimJS(pt.text) != "" || metaHas(pt.meta, "anthropic", "signature") || metaHas(pt.meta, "anthropic", "redactedData")
+	}
+	key := "bedrock"
+	if metaHasKey(pt.meta, m.ProviderID) {
+		key = m.ProviderID
+	}
+	return metaHas(pt.meta, key, "signature") || metaHas(pt.meta, key, "redactedContent") || metaHas(pt.meta, key, "redactedData")
+}
+
+// metaHasKey says whether provider metadata has a non-null meta[provider].
+func metaHasKey(meta json.RawMessage, provider string) bool {
+	var m map[string]json.RawMessage
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	v, ok := m[provider]
+	return ok && string(v) != "null"
+}
+
+// applyCaching marks the last two non-system messages: on the message for
+// the anthropic provider id, ids containing "bedrock" and
+// @ai-sdk/amazon-bedrock, else on its last part.
+func applyCaching(msgs []msg, p Provider, providerID string) {
+	messageLevel := providerID == "anthropic" || strings.Contains(providerID, "bedrock") || p == Bedrock
+	for i := max(0, len(msgs)-2); i < len(msgs); i++ {
+		if !messageLevel && len(msgs[i].parts) > 0 {
+			msgs[i].parts[len(msgs[i].parts)-1].cache = true
+			continue
+		}
+		msgs[i].cache = true
+	}
+}

@@ -1,0 +1,203 @@
+// Package render lowers a session to the wire JSON each provider API
+// received, following the converters opencode 1.18.33 runs (the Vercel AI
+// SDK's), and highlights it.
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"correx/model"
+)
+
+// Provider is a wire API.
+type Provider string
+
+const (
+	OpenAIChat      Provider = "openai-chat"
+	OpenAIResponses Provider = "openai-responses"
+	Anthropic       Provider = "anthropic"
+	Gemini          Provider = "gemini"
+	Bedrock         Provider = "bedrock"
+)
+
+// Providers lists every wire API in display order.
+var Providers = []Provider{OpenAIChat, OpenAIResponses, Anthropic, Gemini, Bedrock}
+
+// ParseProvider checks a provider name.
+func ParseProvider(s string) (Provider, error) {
+	for _, p := range Providers {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown provider %q (want one of openai-chat, openai-responses, anthropic, gemini, bedrock)", s)
+}
+
+// Label is a provider's display name.
+func (p Provider) Label() string {
+	switch p {
+	case OpenAIChat:
+		return "OpenAI Chat"
+	case OpenAIResponses:
+		return "OpenAI Responses"
+	case Anthropic:
+		return "Anthropic"
+	case Gemini:
+		return "Gemini"
+	case Bedrock:
+		return "Bedrock"
+	}
+	return string(p)
+}
+
+// Native returns the provider API a stored opencode provider id and model
+// spoke, or "" when it is not known.
+func Native(providerID, modelID string) Provider {
+	switch providerID {
+	case "anthropic":
+		return Anthropic
+	case "openai":
+		return OpenAIResponses
+	case "amazon-bedrock":
+		return Bedrock
+	case "google", "google-vertex":
+		return Gemini
+	}
+	return ""
+}
+
+// Conversation returns the conversation part of the request body that
+// provider p received for step (1-based; 0 means the last) of the session:
+// the model call that produced the step-th assistant message. m is the
+// model the request is for; its zero value means the step's own model.
+// The result is `messages` (OpenAI Chat without system messages, Anthropic,
+// Bedrock), `input` (Responses, without system and developer items) or
+// `contents` (Gemini).
+func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error) {
+	steps := s.AssistantSteps()
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("session %s has no assistant step", s.Info.ID)
+	}
+	if step == 0 {
+		step = len(steps)
+	}
+	if step < 1 || step > len(steps) {
+		return nil, fmt.Errorf("session %s has %d steps, not %d", s.Info.ID, len(steps), step)
+	}
+	at := s.Messages[steps[step-1]]
+	if m.ModelID == "" {
+		m.ProviderID, m.ModelID = at.ProviderID, at.ModelID
+	}
+	prompt := buildPrompt(s, steps[step-1], p, m)
+	switch p {
+	case OpenAIChat:
+		return openAIChat(prompt), nil
+	case OpenAIResponses:
+		return openAIResponses(prompt), nil
+	case Anthropic:
+		return anthropic(prompt), nil
+	case Gemini:
+		return gemini(prompt, m.ModelID), nil
+	case Bedrock:
+		return bedrock(prompt), nil
+	}
+	return nil, fmt.Errorf("unknown provider %q", p)
+}
+
+// Value is a JSON value built with Obj for objects (keys in wire order),
+// []Value for arrays, and Go strings, bools, numbers or json.RawMessage.
+type Value = any
+
+// Obj is a JSON object that keeps its keys in the order they were added,
+// so output reads like the request the provider got.
+type Obj []Field
+
+// Field is one key of an Obj.
+type Field struct {
+	Key string
+	Val Value
+}
+
+// Set appends a key.
+func (o *Obj) Set(key string, v Value) { *o = append(*o, Field{key, v}) }
+
+// Get returns a key's value.
+func (o Obj) Get(key string) (Value, bool) {
+	for _, f := range o {
+		if f.Key == key {
+			return f.Val, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the keys in order.
+func (o Obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := marshal(f.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := marshal(f.Val)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Marshal encodes a Value as compact JSON without HTML escaping, the way
+// JSON.stringify writes it.
+func Marshal(v Value) ([]byte, error) { return marshal(v) }
+
+// MarshalIndent encodes a Value indented by two spaces.
+func MarshalIndent(v Value) ([]byte, error) {
+	raw, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func marshal(v Value) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// compactInput is JSON.stringify of a stored input: the stored JSON without
+// whitespace, key order kept; "{}" when nothing was stored.
+func compactInput(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// inputValue is a stored input as a JSON value ({} when nothing was stored).
+func inputValue(raw json.RawMessage) Value {
+	if len(raw) == 0 {
+		return Obj{}
+	}
+	return raw
+}
