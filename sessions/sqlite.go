@@ -1,0 +1,344 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"correx/model"
+
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// sqliteStore reads opencode.db (opencode ≥ 1.2).
+//
+// The database is opened with mode=ro and PRAGMA query_only, so no statement
+// can write. opencode keeps it in WAL mode: a reader never blocks its writer
+// and sees a consistent snapshot per transaction. Every List is one
+// statement and every Load one short read transaction; between them the pool
+// holds at most one idle connection (no transaction open), closed after
+// connIdle.
+type sqliteStore struct {
+	path     string
+	db       *sql.DB
+	v2Table  bool // the session_message table (v2 loop) exists
+	warnings []string
+}
+
+const (
+	busyTimeoutMS = 5000
+	connIdle      = 30 * time.Second
+)
+
+// sqliteDSN builds the read-only DSN for path.
+func sqliteDSN(path string, immutable bool) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/x -> file:///C:/x
+	}
+	u := url.URL{Scheme: "file", Path: p}
+	q := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", busyTimeoutMS)
+	if immutable {
+		q += "&immutable=1"
+	}
+	return u.String() + "?" + q
+}
+
+func openSQLite(path string) (*sqliteStore, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("open sessions: %w", err)
+	}
+	s := &sqliteStore{path: abs}
+	tables, err := s.connect(false)
+	if err != nil && canRetryImmutable(err) {
+		first := err
+		if tables, err = s.connect(true); err == nil {
+			s.warnings = append(s.warnings, fmt.Sprintf(
+				"%s: read-only open failed (%v); opened with immutable=1: what is still in its -wal file and what opencode writes while correx runs are not seen, and a database being written may read inconsistently", abs, first))
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open sessions: %s: %w", abs, err)
+	}
+	for _, t := range []string{"session", "message", "part"} {
+		if !tables[t] {
+			s.db.Close()
+			return nil, fmt.Errorf("open sessions: %s is not an opencode database (no %s table)", abs, t)
+		}
+	}
+	s.v2Table = tables["session_message"]
+	return s, nil
+}
+
+// connect opens the pool and reads the table names, which proves the
+// database can be read.
+func (s *sqliteStore) connect(immutable bool) (map[string]bool, error) {
+	db, err := sql.Open("sqlite", sqliteDSN(s.path, immutable))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxIdleTime(connIdle)
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	defer rows.Close()
+	tables := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			db.Close()
+			return nil, err
+		}
+		tables[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.db = db
+	return tables, nil
+}
+
+// canRetryImmutable tells whether a failed read-only open may work with
+// immutable=1: the file is there but its -wal/-shm cannot be opened or
+// created (a read-only directory or mount).
+func canRetryImmutable(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_PERM:
+		return true
+	}
+	return false
+}
+
+func (s *sqliteStore) Path() string       { return s.path }
+func (s *sqliteStore) Warnings() []string { return s.warnings }
+func (s *sqliteStore) Close() error       { return s.db.Close() }
+
+func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
+
+// listSQL lists sessions with their counts, computed in SQL: messages, tool
+// parts, tool parts whose state.metadata.truncated is true, tool parts with
+// state.status "error". Part rows with malformed JSON are not counted (the
+// CASE keeps json_extract from failing the statement on them). %s is the v2
+// join, or a stand-in without it.
+const listSQL = `
+SELECT s.id, s.parent_id, s.title, s.directory, s.version, s.time_created, s.time_updated,
+       coalesce(m.n, 0), coalesce(p.tools, 0), coalesce(p.truncated, 0), coalesce(p.errors, 0),
+       coalesce(v2.n, 0)
+FROM session s
+LEFT JOIN (SELECT session_id, count(*) AS n FROM message GROUP BY session_id) m
+       ON m.session_id = s.id
+LEFT JOIN (
+    SELECT session_id,
+           count(*) AS tools,
+           sum(json_type(data, '$.state.metadata.truncated') = 'true') AS truncated,
+           sum(json_extract(data, '$.state.status') = 'error') AS errors
+    FROM part
+    WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.type') = 'tool' ELSE 0 END
+    GROUP BY session_id
+) p ON p.session_id = s.id
+%s
+ORDER BY s.time_updated DESC, s.id`
+
+const (
+	v2Join   = `LEFT JOIN (SELECT session_id, count(*) AS n FROM session_message GROUP BY session_id) v2 ON v2.session_id = s.id`
+	v2NoJoin = `LEFT JOIN (SELECT NULL AS session_id, 0 AS n) v2 ON 0`
+)
+
+func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	join := v2NoJoin
+	if s.v2Table {
+		join = v2Join
+	}
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(listSQL, join))
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var infos []model.SessionInfo
+	for rows.Next() {
+		var (
+			r                         sessionRow
+			n, tools, trunc, errs, v2 int
+		)
+		if err := rows.Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated,
+			&n, &tools, &trunc, &errs, &v2); err != nil {
+			return nil, fmt.Errorf("list %s: %w", s.path, err)
+		}
+		info := r.info(s.path, s.dataDir())
+		info.Messages, info.ToolCalls, info.Truncated, info.Errors = n, tools, trunc, errs
+		if n == 0 && v2 > 0 {
+			info.Pipeline = model.PipelineV2
+			info.Messages = v2
+		}
+		infos = append(infos, info)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.path, err)
+	}
+	return infos, nil
+}
+
+type sessionRow struct {
+	id                 string
+	parent, title, dir sql.NullString
+	version            sql.NullString
+	created, updated   sql.NullInt64
+}
+
+func (r *sessionRow) info(source, dataDir string) model.SessionInfo {
+	return model.SessionInfo{
+		ID:        r.id,
+		Agent:     model.AgentOpencode,
+		Title:     r.title.String,
+		Directory: r.dir.String,
+		ParentID:  r.parent.String,
+		Version:   r.version.String,
+		Created:   msTime(float64(r.created.Int64)),
+		Updated:   msTime(float64(r.updated.Int64)),
+		Source:    source,
+		DataDir:   dataDir,
+		Pipeline:  model.PipelineV1,
+	}
+}
+
+func (s *sqliteStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	// One read transaction: session, messages and parts from one snapshot.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
+	}
+	defer tx.Rollback()
+	sess, err := s.load(ctx, tx, id)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
+	}
+	return sess, nil
+}
+
+func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.Session, error) {
+	var r sessionRow
+	err := tx.QueryRowContext(ctx,
+		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
+		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id, s.path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess := &model.Session{Info: r.info(s.path, s.dataDir())}
+	var d decoder
+
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id`, id)
+	if err != nil {
+		return nil, err
+	}
+	index := map[string]int{} // message id -> index in sess.Messages
+	for rows.Next() {
+		var (
+			mid     string
+			created sql.NullInt64
+			data    sql.RawBytes
+		)
+		if err := rows.Scan(&mid, &created, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m, ok := d.message(mid, data, created.Int64, "table message, row "+mid)
+		if !ok {
+			continue
+		}
+		index[mid] = len(sess.Messages)
+		sess.Messages = append(sess.Messages, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	rows, err = tx.QueryContext(ctx,
+		`SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id`, id)
+	if err != nil {
+		return nil, err
+	}
+	orphans := map[string]int{}
+	for rows.Next() {
+		var (
+			pid, mid string
+			data     sql.RawBytes
+		)
+		if err := rows.Scan(&pid, &mid, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		mi, ok := index[mid]
+		if !ok {
+			orphans[mid]++
+			continue
+		}
+		p, ok := d.part(pid, data, "table part, row "+pid)
+		if !ok {
+			continue
+		}
+		sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, mid := range sortedKeys(orphans) {
+		d.warnf("table part: %d part(s) of message %s skipped: the message was not loaded", orphans[mid], mid)
+	}
+
+	countCalls(&sess.Info, sess.Messages)
+	if len(sess.Messages) == 0 && s.v2Table {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM session_message WHERE session_id = ?`, id).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			sess.Info.Pipeline = model.PipelineV2
+			sess.Info.Messages = n
+			d.warnf("session %s was recorded by opencode's v2 loop (%d session_message rows); loading v2 messages is not supported yet, so none are shown", id, n)
+		}
+	}
+	sess.Warnings = append(append([]string(nil), s.warnings...), d.warnings...)
+	return sess, nil
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,330 @@
+// Package sessions reads recorded opencode sessions into the model types.
+//
+// Three sources are read, all strictly read-only (nothing here ever writes to
+// an agent's store):
+//
+//   - the SQLite database of opencode ≥ 1.2 (<data>/opencode.db, WAL mode),
+//     opened with mode=ro and query_only, safe to read while opencode runs;
+//   - `opencode export <id>` JSON files (one session each), or a directory
+//     of them;
+//   - the legacy JSON storage of opencode < 1.2 (<data>/storage).
+//
+// Open picks the reader from the path; Discover lists the default locations.
+// The message and part JSON is the same in all three, and one mapping
+// (decode.go) serves them all.
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"correx/model"
+)
+
+// Store is one source of sessions. A Store is safe for concurrent use.
+type Store interface {
+	// Path is the path the store was opened from.
+	Path() string
+	// List returns the sessions' infos, newest first by Updated, without
+	// loading their parts.
+	List(ctx context.Context) ([]model.SessionInfo, error)
+	// Load returns one session with all its messages and parts. An unknown
+	// id gives an error that wraps ErrNotFound and names the id and source.
+	// Problems inside the session (a corrupt row or file, an unknown part
+	// type) do not fail the load: they are listed in Session.Warnings.
+	Load(ctx context.Context, id string) (*model.Session, error)
+	Close() error
+}
+
+// ErrNotFound is wrapped by the error Load returns for an unknown id.
+var ErrNotFound = errors.New("session not found")
+
+func notFound(id, source string) error {
+	return fmt.Errorf("%w: %q in %s", ErrNotFound, id, source)
+}
+
+// Warnings returns the store-level warnings of s (for example a database
+// that could only be opened as immutable, or files of an export directory
+// that were skipped); nil if there are none. Load also copies them into
+// every Session.Warnings.
+func Warnings(s Store) []string {
+	if w, ok := s.(interface{ Warnings() []string }); ok {
+		return w.Warnings()
+	}
+	return nil
+}
+
+// Open opens the sessions at path, which may be
+//
+//   - an opencode data dir (holding opencode.db or opencode-<channel>.db;
+//     or, for opencode < 1.2, storage/),
+//   - a SQLite database file,
+//   - an `opencode export` JSON file, or a directory of export files,
+//   - a legacy storage dir (<data>/storage).
+//
+// A data dir with a database is read from its database(s) only: opencode
+// 1.2+ migrates storage/ into the database on first start and leaves the
+// JSON files behind, so reading both would list every old session twice.
+func Open(path string) (Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open sessions: %w", err)
+	}
+	if !st.IsDir() {
+		return openFile(abs)
+	}
+	if dbs := dataDirDBs(abs); len(dbs) > 0 {
+		if len(dbs) == 1 {
+			return openSQLite(dbs[0])
+		}
+		var stores []Store
+		for _, db := range dbs {
+			s, err := openSQLite(db)
+			if err != nil {
+				closeAll(stores)
+				return nil, err
+			}
+			stores = append(stores, s)
+		}
+		return newMulti(abs, stores), nil
+	}
+	if isDir(filepath.Join(abs, "storage", "session")) {
+		return openLegacy(filepath.Join(abs, "storage"))
+	}
+	if isDir(filepath.Join(abs, "session")) && (isDir(filepath.Join(abs, "message")) || isDir(filepath.Join(abs, "part"))) {
+		return openLegacy(abs)
+	}
+	if s, err := openExportDir(abs); err == nil {
+		return s, nil
+	} else if !errors.Is(err, errNoExports) {
+		return nil, err
+	}
+	return nil, fmt.Errorf("open sessions: no opencode sessions in %s (expected opencode.db, storage/session, or export .json files)", abs)
+}
+
+// openFile opens a database or an export file, told apart by content.
+func openFile(path string) (Store, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sessions: %w", err)
+	}
+	head := make([]byte, 32)
+	n, _ := f.Read(head)
+	f.Close()
+	head = head[:n]
+	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
+		return openSQLite(path)
+	}
+	if strings.HasSuffix(path, ".db") && n == 0 {
+		return nil, fmt.Errorf("open sessions: %s is empty", path)
+	}
+	if t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf"); (len(t) > 0 && t[0] == '{') || bytes.HasPrefix(t, []byte("Exporting session:")) || strings.HasSuffix(path, ".json") {
+		return openExportFile(path)
+	}
+	return nil, fmt.Errorf("open sessions: %s is neither a SQLite database nor an opencode export", path)
+}
+
+// OpenAll opens every path, returning the stores that opened and the errors
+// of those that did not.
+func OpenAll(paths []string) ([]Store, []error) {
+	var stores []Store
+	var errs []error
+	for _, p := range paths {
+		s, err := Open(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		stores = append(stores, s)
+	}
+	return stores, errs
+}
+
+// Combine makes one store of several: List merges their lists (a session id
+// listed by more than one store is kept from the first); when some stores
+// fail to list, it returns the others' sessions together with an error
+// naming the failures. Load asks the store that listed the id, else each in
+// turn. Warnings gathers theirs; Close closes them all.
+func Combine(stores ...Store) Store {
+	paths := make([]string, len(stores))
+	for i, s := range stores {
+		paths[i] = s.Path()
+	}
+	return newMulti(strings.Join(paths, string(os.PathListSeparator)), stores)
+}
+
+// DataDir returns opencode's data dir: $XDG_DATA_HOME/opencode, by default
+// ~/.local/share/opencode.
+func DataDir() string {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "opencode")
+}
+
+// Discover returns the default session locations that exist: $OPENCODE_DB
+// (relative to the data dir unless absolute, as opencode resolves it), then
+// <data>/opencode.db and <data>/opencode-*.db, and <data>/storage (legacy
+// JSON) only when the data dir has no database (see Open).
+func Discover() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p == "" || seen[p] {
+			return
+		}
+		if _, err := os.Stat(p); err == nil {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	data := DataDir()
+	if v := os.Getenv("OPENCODE_DB"); v != "" && v != ":memory:" {
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(data, v)
+		}
+		add(filepath.Clean(v))
+	}
+	if data == "" {
+		return out
+	}
+	dbs := dataDirDBs(data)
+	for _, db := range dbs {
+		add(db)
+	}
+	if len(dbs) == 0 && isDir(filepath.Join(data, "storage", "session")) {
+		add(filepath.Join(data, "storage"))
+	}
+	return out
+}
+
+// dataDirDBs returns the databases of a data dir: opencode.db first, then
+// opencode-<channel>.db in name order.
+func dataDirDBs(dir string) []string {
+	var dbs []string
+	if isFile(filepath.Join(dir, "opencode.db")) {
+		dbs = append(dbs, filepath.Join(dir, "opencode.db"))
+	}
+	more, _ := filepath.Glob(filepath.Join(dir, "opencode-*.db"))
+	sort.Strings(more)
+	for _, m := range more {
+		if isFile(m) {
+			dbs = append(dbs, m)
+		}
+	}
+	return dbs
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func closeAll(stores []Store) error {
+	var errs []error
+	for _, s := range stores {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// sortInfos orders newest first by Updated, then by id.
+func sortInfos(infos []model.SessionInfo) {
+	sort.SliceStable(infos, func(i, j int) bool {
+		if !infos[i].Updated.Equal(infos[j].Updated) {
+			return infos[i].Updated.After(infos[j].Updated)
+		}
+		return infos[i].ID < infos[j].ID
+	})
+}
+
+// multi is several stores shown as one.
+type multi struct {
+	path   string
+	stores []Store
+
+	mu    sync.Mutex
+	owner map[string]Store // session id -> store that listed it
+}
+
+func newMulti(path string, stores []Store) *multi {
+	return &multi{path: path, stores: stores, owner: map[string]Store{}}
+}
+
+func (m *multi) Path() string { return m.path }
+
+// List returns what the stores could list; if some failed, the error names
+// them, and the sessions of the others are still returned.
+func (m *multi) List(ctx context.Context) ([]model.SessionInfo, error) {
+	var all []model.SessionInfo
+	var errs []error
+	owner := map[string]Store{}
+	for _, s := range m.stores {
+		infos, err := s.List(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, in := range infos {
+			if _, dup := owner[in.ID]; dup {
+				continue
+			}
+			owner[in.ID] = s
+			all = append(all, in)
+		}
+	}
+	m.mu.Lock()
+	m.owner = owner
+	m.mu.Unlock()
+	sortInfos(all)
+	if len(errs) == len(m.stores) && len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return all, errors.Join(errs...)
+}
+
+func (m *multi) Load(ctx context.Context, id string) (*model.Session, error) {
+	m.mu.Lock()
+	s := m.owner[id]
+	m.mu.Unlock()
+	if s != nil {
+		return s.Load(ctx, id)
+	}
+	for _, s := range m.stores {
+		sess, err := s.Load(ctx, id)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			return sess, err
+		}
+	}
+	return nil, notFound(id, m.path)
+}
+
+func (m *multi) Warnings() []string {
+	var w []string
+	for _, s := range m.stores {
+		w = append(w, Warnings(s)...)
+	}
+	return w
+}
+
+func (m *multi) Close() error { return closeAll(m.stores) }
