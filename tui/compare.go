@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// compareView shows two texts side by side, aligned, with the rows that
+// differ marked ≠ in the middle column and tinted.
+type compareView struct {
+	st            *Styles
+	width, height int
+	rows          []diffRow
+	differ        int
+	yOff          int
+	cache         map[int]string
+	cacheW        int
+}
+
+func (c *compareView) SetStyles(st *Styles) { c.st = st; c.cache = nil }
+
+func (c *compareView) SetContent(left, right string, keep bool) {
+	a, _ := splitLines(left)
+	b, _ := splitLines(right)
+	c.rows = diffLines(a, b)
+	c.differ = 0
+	for _, r := range c.rows {
+		if !r.same {
+			c.differ++
+		}
+	}
+	c.cache = nil
+	if !keep {
+		c.yOff = 0
+	}
+	c.clamp()
+}
+
+func (c *compareView) SetSize(w, h int) { c.width, c.height = max(w, 3), max(h, 1); c.clamp() }
+
+func (c *compareView) clamp() {
+	c.yOff = clampInt(c.yOff, 0, max(len(c.rows)-c.height, 0))
+}
+
+func (c *compareView) ScrollDown(n int) { c.yOff += n; c.clamp() }
+func (c *compareView) ScrollUp(n int)   { c.yOff -= n; c.clamp() }
+
+// NextDiff scrolls to the next (d=1) or previous (d=-1) differing row.
+func (c *compareView) NextDiff(d int) {
+	for i := c.yOff + d; i >= 0 && i < len(c.rows); i += d {
+		if !c.rows[i].same && (i == 0 || c.rows[i-1].same || d < 0) {
+			c.yOff = i
+			c.clamp()
+			return
+		}
+	}
+}
+
+func (c *compareView) half() (int, int) {
+	lw := (c.width - 1) / 2
+	return lw, c.width - 1 - lw
+}
+
+func (c *compareView) row(i int) string {
+	if c.cache == nil || c.cacheW != c.width {
+		c.cache, c.cacheW = map[int]string{}, c.width
+	}
+	if s, ok := c.cache[i]; ok {
+		return s
+	}
+	lw, rw := c.half()
+	r := c.rows[i]
+	side := func(text string, has bool, w int) string {
+		if !has {
+			return c.st.Subtle.Render(strings.Repeat("╌", w))
+		}
+		if len(text) > maxLineBytes {
+			text = text[:maxLineBytes]
+		}
+		base := plainStyle
+		spans := syntaxSpans(lexerByName("json"), text, 0, c.st)
+		if !r.same {
+			base = c.st.DiffLine
+			for k := range spans {
+				spans[k].style = spans[k].style.Inherit(base)
+			}
+		}
+		return fit(ansi.Truncate(styleLine(text, spans, base, c.st), w, "…"), w)
+	}
+	mid := c.st.Gutter.Render("│")
+	if !r.same {
+		mid = c.st.DiffMark.Render("≠")
+	}
+	s := side(r.left, r.hasL, lw) + mid + side(r.right, r.hasR, rw)
+	c.cache[i] = s
+	return s
+}
+
+func (c *compareView) View() string {
+	out := make([]string, 0, c.height)
+	for k := 0; k < c.height; k++ {
+		i := c.yOff + k
+		if i >= len(c.rows) {
+			out = append(out, strings.Repeat(" ", c.width))
+			continue
+		}
+		out = append(out, c.row(i))
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/render"
+	"correx/sessions"
+)
+
+// All IO happens here, in tea.Cmds: listing, loading (with the spill-file
+// counting formatters.Visible does), rendering conversations, reading spill
+// files. Update only stores what comes back.
+
+// sessionData is a loaded session with what the UI shows of every call.
+type sessionData struct {
+	sess  *model.Session
+	calls []callInfo
+	// children are the loaded subagent sessions, by session id.
+	children map[string]*sessionData
+}
+
+// callInfo is one tool call of a session.
+type callInfo struct {
+	ref  model.CallRef
+	vis  model.Visible
+	step int // 1-based assistant step whose message holds the call
+	msg  *model.Message
+}
+
+func (c callInfo) call() *model.ToolCall { return c.ref.Call }
+
+// buildSessionData computes every call's model-visible result.
+func buildSessionData(sess *model.Session) *sessionData {
+	d := &sessionData{sess: sess, children: map[string]*sessionData{}}
+	stepOf := map[int]int{}
+	for i, mi := range sess.AssistantSteps() {
+		stepOf[mi] = i + 1
+	}
+	spills := sessions.SpillsFor(sess.Info)
+	for _, ref := range sess.ToolCalls() {
+		d.calls = append(d.calls, callInfo{
+			ref:  ref,
+			vis:  formatters.Visible(ref.Call, spills),
+			step: stepOf[ref.Message],
+			msg:  &sess.Messages[ref.Message],
+		})
+	}
+	return d
+}
+
+type listedMsg struct {
+	infos []model.SessionInfo
+	err   error
+}
+
+type loadedMsg struct {
+	id    string
+	data  *sessionData
+	warns []string
+	err   error
+}
+
+type convKey struct {
+	sess *model.Session
+	p    render.Provider
+	step int
+}
+
+type convResult struct {
+	val  render.Value
+	json string
+	err  error
+}
+
+type convMsg struct {
+	key convKey
+	res convResult
+}
+
+type spillMsg struct {
+	path string
+	text string
+	cut  int // bytes not read (file larger than the cap)
+	err  error
+}
+
+type pagerDoneMsg struct{ err error }
+
+func listCmd(store sessions.Store) tea.Cmd {
+	return func() tea.Msg {
+		if store == nil {
+			return listedMsg{}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		infos, err := store.List(ctx)
+		return listedMsg{infos: infos, err: err}
+	}
+}
+
+// loadCmd loads a session and the subagent sessions its task calls made
+// (to a depth of 4), computing every call's visible result.
+func loadCmd(store sessions.Store, id string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sess, err := store.Load(ctx, id)
+		if err != nil {
+			return loadedMsg{id: id, err: err}
+		}
+		var warns []string
+		seen := map[string]bool{id: true}
+		d := buildSessionData(sess)
+		loadChildren(ctx, store, d, seen, 1, &warns)
+		return loadedMsg{id: id, data: d, warns: warns}
+	}
+}
+
+func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, seen map[string]bool, depth int, warns *[]string) {
+	if depth > 4 {
+		return
+	}
+	for _, c := range d.calls {
+		cid := c.call().ChildSessionID
+		if cid == "" || seen[cid] {
+			continue
+		}
+		seen[cid] = true
+		sess, err := store.Load(ctx, cid)
+		if err != nil {
+			if !errors.Is(err, sessions.ErrNotFound) {
+				*warns = append(*warns, fmt.Sprintf("subagent session %s: %v", cid, err))
+			}
+			continue
+		}
+		cd := buildSessionData(sess)
+		d.children[cid] = cd
+		loadChildren(ctx, store, cd, seen, depth+1, warns)
+	}
+}
+
+func convCmd(k convKey) tea.Cmd {
+	return func() tea.Msg {
+		val, err := render.Conversation(k.sess, k.p, k.step, render.Model{})
+		res := convResult{val: val, err: err}
+		if err == nil && val != nil {
+			b, err := render.MarshalIndent(val)
+			if err != nil {
+				res.err = err
+			} else {
+				res.json = string(b)
+			}
+		}
+		return convMsg{key: k, res: res}
+	}
+}
+
+// maxSpillBytes caps how much of a spill file is read.
+const maxSpillBytes = 256 << 20
+
+func spillCmd(path string) tea.Cmd {
+	return func() tea.Msg {
+		f, err := os.Open(path)
+		if err != nil {
+			return spillMsg{path: path, err: err}
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxSpillBytes))
+		if err != nil {
+			return spillMsg{path: path, err: err}
+		}
+		cut := 0
+		if st, err := f.Stat(); err == nil && st.Size() > int64(len(b)) {
+			cut = int(st.Size()) - len(b)
+		}
+		return spillMsg{path: path, text: string(b), cut: cut}
+	}
+}
+
+// summary is a one-line description of a call's input: its title, or the
+// input field that says most for the tool.
+func summary(c *model.ToolCall) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	fields := []string{"description", "command", "filePath", "pattern", "url", "path", "name", "query", "prompt"}
+	m := map[string]any{}
+	_ = jsonUnmarshal(c.Input, &m)
+	for _, f := range fields {
+		if s, ok := m[f].(string); ok && s != "" {
+			return s
+		}
+	}
+	s := strings.TrimSpace(string(c.Input))
+	if s == "" || s == "{}" {
+		return "(no input)"
+	}
+	return s
+}
+
+func duration(c *model.ToolCall) string {
+	if c.Start.IsZero() || c.End.IsZero() || c.End.Before(c.Start) {
+		return ""
+	}
+	d := c.End.Sub(c.Start)
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func relTime(t, now time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Format("2006-01-02")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Format("2006-01-02")
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+}
+
+// commas formats n with thousands separators.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

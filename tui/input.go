@@ -1,0 +1,54 @@
+package tui
+
+import (
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// lineInput is a minimal one-line text input for filters and searches:
+// typing appends, backspace deletes, ctrl+u clears. It draws its own block
+// cursor, so a frame never depends on a blink timer.
+type lineInput struct {
+	value string
+}
+
+// inputResult says what a key did to a lineInput.
+type inputResult int
+
+const (
+	inputEdited inputResult = iota
+	inputDone               // enter
+	inputCancel             // esc
+	inputIgnored
+)
+
+func (in *lineInput) Update(msg tea.KeyPressMsg) inputResult {
+	switch msg.String() {
+	case "enter":
+		return inputDone
+	case "esc":
+		return inputCancel
+	case "backspace", "ctrl+h":
+		if in.value != "" {
+			_, n := utf8.DecodeLastRuneInString(in.value)
+			in.value = in.value[:len(in.value)-n]
+		}
+		return inputEdited
+	case "ctrl+u":
+		in.value = ""
+		return inputEdited
+	case "space":
+		in.value += " "
+		return inputEdited
+	}
+	if msg.Text != "" && msg.Mod&^tea.ModShift == 0 {
+		in.value += msg.Text
+		return inputEdited
+	}
+	return inputIgnored
+}
+
+func (in lineInput) View() string {
+	return inertString(in.value, plainStyle) + "█"
+}

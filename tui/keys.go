@@ -1,0 +1,77 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every binding of the TUI. Bindings are matched by the component
+// that has focus; help shows the ones that apply to it.
+type KeyMap struct {
+	// global
+	Quit key.Binding
+	Help key.Binding
+	Back key.Binding
+
+	// lists (picker and call list)
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Filter   key.Binding
+
+	// session view
+	FocusPane key.Binding
+	NextPane  key.Binding
+	PrevPane  key.Binding
+	JumpPane  key.Binding // 1-5, shown in help only
+	Provider  key.Binding
+	Provider2 key.Binding
+	Left      key.Binding
+	Right     key.Binding
+	HalfUp    key.Binding
+	HalfDown  key.Binding
+	Search    key.Binding
+	Next      key.Binding
+	Prev      key.Binding
+	Copy      key.Binding
+	Spill     key.Binding
+	Pager     key.Binding
+}
+
+// DefaultKeyMap returns the default bindings.
+func DefaultKeyMap() KeyMap {
+	b := key.NewBinding
+	k, h := key.WithKeys, key.WithHelp
+	return KeyMap{
+		Quit: b(k("q", "ctrl+c"), h("q", "quit")),
+		Help: b(k("?"), h("?", "help")),
+		Back: b(k("esc"), h("esc", "back")),
+
+		Up:       b(k("up", "k"), h("↑/k", "up")),
+		Down:     b(k("down", "j"), h("↓/j", "down")),
+		PageUp:   b(k("pgup", "b"), h("pgup/b", "page up")),
+		PageDown: b(k("pgdown", "space", "f"), h("pgdn/space", "page down")),
+		Top:      b(k("home", "g"), h("g/home", "top")),
+		Bottom:   b(k("end", "G"), h("G/end", "bottom")),
+		Open:     b(k("enter"), h("enter", "open")),
+		Filter:   b(k("/"), h("/", "filter")),
+
+		FocusPane: b(k("right", "l"), h("→/l", "focus pane")),
+		NextPane:  b(k("tab"), h("tab", "next pane")),
+		PrevPane:  b(k("shift+tab"), h("shift+tab", "prev pane")),
+		JumpPane:  b(k("1", "2", "3", "4", "5"), h("1-5", "jump to pane")),
+		Provider:  b(k("p"), h("p", "provider")),
+		Provider2: b(k("P"), h("P", "compare with")),
+		Left:      b(k("left", "h"), h("←/→", "scroll sideways")),
+		Right:     b(k("right", "l")),
+		HalfUp:    b(k("ctrl+u"), h("ctrl+u", "half page up")),
+		HalfDown:  b(k("ctrl+d"), h("ctrl+d", "half page down")),
+		Search:    b(k("/"), h("/", "search")),
+		Next:      b(k("n"), h("n/N", "next/prev match")),
+		Prev:      b(k("N")),
+		Copy:      b(k("y"), h("y", "copy pane")),
+		Spill:     b(k("o"), h("o", "full output")),
+		Pager:     b(k("O"), h("O", "full output in $PAGER")),
+	}
+}

@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"correx/model"
+)
+
+// picker lists the sessions of all stores, newest first, filtered as you
+// type after /.
+type picker struct {
+	st            *Styles
+	width, height int
+	now           func() time.Time
+
+	all     []model.SessionInfo
+	shown   []int // indexes into all
+	sel     int
+	off     int
+	loading bool
+	err     error
+
+	filter    lineInput
+	filtering bool
+}
+
+func newPicker(st *Styles, now func() time.Time) picker {
+	return picker{st: st, now: now, loading: true}
+}
+
+func (p *picker) SetSize(w, h int) { p.width, p.height = w, h; p.scroll() }
+
+func (p *picker) SetSessions(infos []model.SessionInfo, err error) {
+	p.all, p.err, p.loading = infos, err, false
+	p.apply()
+}
+
+func (p *picker) apply() {
+	q := asciiLower(p.filter.value)
+	p.shown = p.shown[:0]
+	for i, in := range p.all {
+		if q == "" || strings.Contains(asciiLower(in.Title+" "+in.Directory+" "+in.ID), q) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	p.sel = clampInt(p.sel, 0, max(len(p.shown)-1, 0))
+	p.scroll()
+}
+
+// Selected returns the selected session, if any.
+func (p *picker) Selected() (model.SessionInfo, bool) {
+	if len(p.shown) == 0 {
+		return model.SessionInfo{}, false
+	}
+	return p.all[p.shown[p.sel]], true
+}
+
+func (p *picker) Move(d int) {
+	p.sel = clampInt(p.sel+d, 0, max(len(p.shown)-1, 0))
+	p.scroll()
+}
+
+func (p *picker) rowsHeight() int { return max(p.height-2, 1) } // filter line, column header
+
+func (p *picker) scroll() {
+	h := p.rowsHeight()
+	if p.sel < p.off {
+		p.off = p.sel
+	}
+	if p.sel >= p.off+h {
+		p.off = p.sel - h + 1
+	}
+	p.off = clampInt(p.off, 0, max(len(p.shown)-h, 0))
+}
+
+// rowAt returns the index in shown of the row at screen line y (relative
+// to the picker's top), or -1.
+func (p *picker) rowAt(y int) int {
+	i := y - 2 + p.off
+	if y < 2 || i >= len(p.shown) {
+		return -1
+	}
+	return i
+}
+
+type pickerCols struct{ title, dir, upd, calls, trunc, errs int }
+
+func (p *picker) cols() pickerCols {
+	c := pickerCols{upd: 10, calls: 6, trunc: 5, errs: 5}
+	rest := p.width - 2 - c.upd - c.calls - c.trunc - c.errs - 5
+	c.dir = max(rest*2/5, 8)
+	c.title = max(rest-c.dir, 10)
+	return c
+}
+
+func (p *picker) View() string {
+	st := p.st
+	var lines []string
+	switch {
+	case p.filtering:
+		lines = append(lines, fit(st.Prompt.Render("/")+p.filter.View(), p.width))
+	case p.filter.value != "":
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.value, st.Inert), len(p.shown), len(p.all))), p.width))
+	default:
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d sessions, newest first", len(p.all))), p.width))
+	}
+	c := p.cols()
+	hdr := "  " + fit("TITLE", c.title) + " " + fit("DIRECTORY", c.dir) + " " +
+		fmt.Sprintf("%*s %*s %*s %*s", c.upd, "UPDATED", c.calls, "CALLS", c.trunc, "✂", c.errs, "ERR")
+	lines = append(lines, fit(st.ColumnHeader.Render(hdr), p.width))
+	h := p.rowsHeight()
+	switch {
+	case p.loading:
+		lines = append(lines, fit(st.Muted.Render("  loading sessions…"), p.width))
+	case p.err != nil && len(p.all) == 0:
+		lines = append(lines, fit(st.StatusErrM.Render("  could not list sessions: ")+inertString(p.err.Error(), st.Inert), p.width))
+	case len(p.all) == 0:
+		lines = append(lines, fit(st.Muted.Render("  no sessions found"), p.width))
+	case len(p.shown) == 0:
+		lines = append(lines, fit(st.Muted.Render("  no session matches the filter"), p.width))
+	}
+	for k := 0; k < h && p.off+k < len(p.shown); k++ {
+		i := p.off + k
+		lines = append(lines, p.row(p.all[p.shown[i]], i == p.sel, c))
+	}
+	for len(lines) < p.height {
+		lines = append(lines, strings.Repeat(" ", p.width))
+	}
+	return strings.Join(lines[:p.height], "\n")
+}
+
+func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
+	st := p.st
+	title := in.Title
+	if title == "" {
+		title = in.ID
+	}
+	mark := "  "
+	if in.ParentID != "" {
+		mark = "↳ "
+		title = "subagent: " + title
+	}
+	num := func(n, w int, s lipgloss.Style) string {
+		t := fmt.Sprintf("%*d", w, n)
+		if n == 0 {
+			return st.Subtle.Render(t)
+		}
+		return s.Render(t)
+	}
+	upd := fmt.Sprintf("%*s", c.upd, relTime(in.Updated, p.now()))
+	plain := mark + fit(inertString(title, st.Inert), c.title) + " " +
+		fit(st.Muted.Render(shortDir(in.Directory, c.dir)), c.dir) + " " +
+		st.Muted.Render(upd) + " " + num(in.ToolCalls, c.calls, st.Value) + " " +
+		num(in.Truncated, c.trunc, st.TruncBadge) + " " + num(in.Errors, c.errs, st.ErrBadge)
+	row := fit(plain, p.width)
+	if sel {
+		return st.Selected.Render(ansi.Strip(row))
+	}
+	return row
+}
+
+// shortDir shows a directory in w cells: ~ for the home dir, and its tail
+// when it is too long.
+func shortDir(dir string, w int) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(dir, home) {
+		dir = "~" + dir[len(home):]
+	}
+	dir = inertString(dir, plainStyle)
+	if ansi.StringWidth(dir) <= w {
+		return dir
+	}
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	for k := 1; k < len(parts); k++ {
+		s := "…/" + strings.Join(parts[k:], "/")
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return ansi.TruncateLeft(dir, ansi.StringWidth(dir)-w+1, "…")
+}

@@ -1,0 +1,598 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"correx/model"
+	"correx/render"
+)
+
+type paneKind int
+
+const (
+	paneCall paneKind = iota
+	paneSees
+	paneWire
+	paneRequest
+	paneCompare
+	paneCount
+)
+
+var (
+	paneNames = [paneCount]string{"Call", "Model sees", "Wire", "Request", "Compare"}
+	paneShort = [paneCount]string{"Call", "Sees", "Wire", "Req", "Cmp"}
+)
+
+type focusKind int
+
+const (
+	focusList focusKind = iota
+	focusPane
+)
+
+// convSource gives the root's cached conversations to a session view.
+type convSource func(convKey) (convResult, bool)
+
+// sessionView is one session on screen: the call list on the left, the
+// selected call's panes on the right.
+type sessionView struct {
+	st   *Styles
+	data *sessionData
+
+	list     callList
+	pane     paneKind
+	focus    focusKind
+	provider render.Provider
+	compare  render.Provider
+
+	views   [paneCount]textView
+	cmp     compareView
+	loaded  [paneCount]string // content key of what each view holds
+	headers [paneCount][]string
+	hdr     []string          // the current pane's headers wrapped to its width
+	raw     [paneCount]string // the pane's text for copying
+	// need lists conversations the current pane waits for.
+	need []convKey
+
+	width, height int
+	listW         int
+
+	searching bool
+	search    lineInput
+	listQuery string
+}
+
+func newSessionView(st *Styles, d *sessionData) *sessionView {
+	v := &sessionView{st: st, data: d, pane: paneSees}
+	v.list = callList{st: st, focused: true}
+	v.list.SetRows(buildRows(d, 0))
+	for i := range v.views {
+		v.views[i] = newTextView(st)
+	}
+	v.cmp = compareView{st: st}
+	v.provider = render.OpenAIChat
+	for _, mi := range d.sess.AssistantSteps() {
+		m := d.sess.Messages[mi]
+		if p := render.Native(m.ProviderID, m.ModelID); p != "" {
+			v.provider = p
+			break
+		}
+	}
+	v.compare = nextProvider(v.provider, 1)
+	return v
+}
+
+func nextProvider(p render.Provider, d int) render.Provider {
+	n := len(render.Providers)
+	for i, q := range render.Providers {
+		if q == p {
+			return render.Providers[((i+d)%n+n)%n]
+		}
+	}
+	return render.Providers[0]
+}
+
+func (v *sessionView) SetStyles(st *Styles) {
+	v.st = st
+	v.list.st = st
+	for i := range v.views {
+		v.views[i].SetStyles(st)
+	}
+	v.cmp.SetStyles(st)
+	v.loaded = [paneCount]string{}
+}
+
+func (v *sessionView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.listW = clampInt(w*2/5, min(28, w/2), 60)
+	v.list.SetSize(v.listW-2, h-2)
+	v.layoutPane()
+}
+
+// paneInner is the size of the right box's inside.
+func (v *sessionView) paneInner() (int, int) {
+	return max(v.width-v.listW-2, 1), max(v.height-2, 1)
+}
+
+func (v *sessionView) layoutPane() {
+	w, h := v.paneInner()
+	extra := 0
+	if v.searching || v.views[v.pane].query != "" {
+		extra = 1
+	}
+	v.hdr = v.hdr[:0]
+	for _, l := range v.headers[v.pane] {
+		v.hdr = append(v.hdr, strings.Split(ansi.Wrap(l, w, ""), "\n")...)
+	}
+	if maxH := max((h-1)/3, 1); len(v.hdr) > maxH {
+		v.hdr = v.hdr[:maxH]
+	}
+	ch := max(h-1-len(v.hdr)-extra, 1)
+	v.views[v.pane].SetSize(w, ch)
+	if v.pane == paneCompare {
+		v.cmp.SetSize(w, ch)
+	}
+}
+
+// stepsCount is the number of assistant steps of the row's session.
+func stepsCount(s *model.Session) int { return len(s.AssistantSteps()) }
+
+// requestStep is the step whose request carried the call's result, or 0
+// when the session ends before another request was made.
+func requestStep(ci *callInfo, s *model.Session) int {
+	if ci.step == 0 || ci.step+1 > stepsCount(s) {
+		return 0
+	}
+	return ci.step + 1
+}
+
+func rowKey(r callRow) string { return fmt.Sprintf("%p/%d", r.data, r.idx) }
+
+// refresh loads the current pane's content for the selected call, from
+// the cache where the content is a conversation; need lists the
+// conversations still to render.
+func (v *sessionView) refresh(conv convSource) {
+	v.need = nil
+	r, ok := v.list.Selected()
+	p := v.pane
+	if !ok {
+		v.headers[p] = nil
+		v.views[p].empty = "no tool call selected"
+		v.views[p].SetContent("", nil, nil, false)
+		v.loaded[p] = ""
+		v.layoutPane()
+		return
+	}
+	ci := r.info()
+	sess := r.data.sess
+	switch p {
+	case paneCall:
+		key := rowKey(r)
+		if v.loaded[p] != key {
+			text := callJSON(ci.call())
+			v.headers[p] = v.callHeader(ci, sess)
+			v.views[p].SetContent(text, lexerByName("json"), nil, false)
+			v.raw[p], v.loaded[p] = text, key
+		}
+	case paneSees:
+		key := rowKey(r)
+		if v.loaded[p] != key {
+			v.headers[p] = v.seesHeader(ci)
+			v.views[p].empty = "(empty: the model was shown an empty result)"
+			var marks []model.Span
+			if t := ci.vis.Truncation; t != nil {
+				marks = t.Markers
+			}
+			v.views[p].SetContentSyntax(ci.vis.Text, v.readSyntax(ci), marks, false)
+			v.raw[p], v.loaded[p] = ci.vis.Text, key
+		}
+	case paneWire, paneRequest:
+		step := requestStep(ci, sess)
+		key := fmt.Sprintf("%s/%s/%d", rowKey(r), v.provider, step)
+		if p == paneRequest {
+			key = fmt.Sprintf("%p/%s/%d", sess, v.provider, step)
+		}
+		res, ready := convResult{}, step == 0
+		if step > 0 {
+			k := convKey{sess: sess, p: v.provider, step: step}
+			if res, ready = conv(k); !ready {
+				v.need = append(v.need, k)
+			}
+		}
+		key += fmt.Sprint(ready)
+		if v.loaded[p] == key {
+			break
+		}
+		text, head, empty := v.wireContent(p, ci, sess, step, res, ready)
+		v.headers[p] = head
+		v.views[p].empty = empty
+		v.views[p].SetContent(text, lexerByName("json"), nil, false)
+		v.raw[p], v.loaded[p] = text, key
+	case paneCompare:
+		step := requestStep(ci, sess)
+		key := fmt.Sprintf("%s/%s/%s/%d", rowKey(r), v.provider, v.compare, step)
+		var texts [2]string
+		var notes [2]string
+		allReady := true
+		for i, prov := range []render.Provider{v.provider, v.compare} {
+			if step == 0 {
+				notes[i] = "no later request"
+				continue
+			}
+			k := convKey{sess: sess, p: prov, step: step}
+			res, ready := conv(k)
+			if !ready {
+				v.need = append(v.need, k)
+				allReady = false
+				notes[i] = "rendering…"
+				continue
+			}
+			switch {
+			case res.err != nil:
+				notes[i] = "error: " + res.err.Error()
+			case res.val == nil:
+				notes[i] = "not available yet"
+			default:
+				if t, _, _, _, ok := wireExcerpt(res.val, ci.call().CallID); ok {
+					texts[i] = t
+				} else {
+					notes[i] = "call not found in this conversation"
+				}
+			}
+		}
+		key += fmt.Sprint(allReady)
+		if v.loaded[p] == key {
+			break
+		}
+		v.cmp.SetContent(texts[0], texts[1], false)
+		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" vs ") + v.st.Badge.Render(v.compare.Label())
+		if step > 0 {
+			head += v.st.Muted.Render(fmt.Sprintf(" · request of step %d", step))
+		}
+		second := v.st.Muted.Render(fmt.Sprintf("%d of %d rows differ (≠)", v.cmp.differ, len(v.cmp.rows)))
+		for i, n := range notes {
+			if n != "" {
+				second += v.st.BadgeWarn.Render(fmt.Sprintf(" · %s: %s", []render.Provider{v.provider, v.compare}[i].Label(), n))
+			}
+		}
+		v.headers[p] = []string{head, second}
+		v.raw[p], v.loaded[p] = texts[0], key
+	}
+	v.layoutPane()
+}
+
+// callJSON is the Call pane's text: the tool, its id, status and title, its
+// input exactly as stored (key order kept) and its metadata, indented.
+func callJSON(c *model.ToolCall) string {
+	o := render.Obj{}
+	o.Set("tool", c.Tool)
+	o.Set("callID", c.CallID)
+	o.Set("status", string(c.Status))
+	if c.Title != "" {
+		o.Set("title", c.Title)
+	}
+	o.Set("input", rawOrString(c.Input))
+	if len(c.Metadata) > 0 && string(c.Metadata) != "null" {
+		o.Set("metadata", rawOrString(c.Metadata))
+	}
+	b, err := render.MarshalIndent(o)
+	if err != nil {
+		return string(c.Input)
+	}
+	return string(b)
+}
+
+func rawOrString(raw json.RawMessage) render.Value {
+	if len(raw) == 0 {
+		return render.Obj{}
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	return string(raw)
+}
+
+func (v *sessionView) callHeader(ci *callInfo, s *model.Session) []string {
+	st := v.st
+	c := ci.call()
+	parts := []string{st.Badge.Render(inertString(c.Tool, st.Inert)), statusGlyph(st, c) + " " + string(c.Status)}
+	if ci.step > 0 {
+		parts = append(parts, fmt.Sprintf("step %d of %d", ci.step, stepsCount(s)))
+	}
+	if d := duration(c); d != "" {
+		parts = append(parts, d)
+	}
+	if c.ChildSessionID != "" {
+		parts = append(parts, st.SubBadge.Render("subagent "+inertString(c.ChildSessionID, st.Inert)))
+	}
+	lines := []string{strings.Join(parts, st.Muted.Render(" · "))}
+	if ci.msg != nil && ci.msg.ModelID != "" {
+		lines = append(lines, st.Label.Render("model ")+inertString(ci.msg.ProviderID+"/"+ci.msg.ModelID, st.Inert))
+	}
+	return lines
+}
+
+func (v *sessionView) seesHeader(ci *callInfo) []string {
+	st := v.st
+	vis := ci.vis
+	text := vis.Text
+	rt := string(vis.Result.Type)
+	typeStyle := st.Badge
+	if vis.Result.Type == model.ResultError {
+		typeStyle = st.BadgeErr
+	}
+	first := st.Label.Render("result ") + typeStyle.Render(rt)
+	t := vis.Truncation
+	var lines []string
+	if t == nil {
+		n := countLines(text)
+		first += st.Muted.Render(fmt.Sprintf(" · model saw all %s%s · %s", commas(n), plural(n, " line", " lines"), humanBytes(len(text))))
+	} else {
+		first += " " + st.TruncBadge.Render("✂ "+truncBadge(t))
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		first += st.Subtle.Render(" · no final newline")
+	}
+	lines = append(lines, first)
+	var files []string
+	for _, c := range vis.Result.Content {
+		if c.Type == model.ContentFile {
+			name := c.Name
+			if name == "" {
+				name = "file"
+			}
+			files = append(files, inertString(name, st.Inert)+" "+inertString(c.Mime, st.Inert))
+		}
+	}
+	if len(files) > 0 {
+		lines = append(lines, st.Label.Render("+ files: ")+strings.Join(files, ", "))
+	}
+	if vis.Why != "" {
+		lines = append(lines, st.BadgeWarn.Render("why: ")+inertString(vis.Why, st.Inert))
+	}
+	if t != nil {
+		switch {
+		case t.SpillFound != "":
+			lines = append(lines, st.Label.Render("full output: ")+inertString(t.SpillFound, st.Inert)+st.Muted.Render("  (o view · O pager)"))
+		case t.SpillGone():
+			lines = append(lines, st.BadgeErr.Render(spillGoneText(t.SpillPath)))
+		}
+	}
+	if len(lines) > 3 {
+		lines = lines[:3]
+	}
+	return lines
+}
+
+func spillGoneText(path string) string {
+	return "spill file is gone (opencode deletes them after 7 days): expected at " + inertString(path, plainStyle)
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// truncBadge is "model saw X of Y lines · A of B".
+func truncBadge(t *model.Truncation) string {
+	lines := fmt.Sprintf("model saw %s", commas(t.SeenLines))
+	n := t.SeenLines
+	if t.FullLines >= 0 {
+		lines += " of " + commas(t.FullLines)
+		n = t.FullLines
+	}
+	lines += plural(n, " line", " lines")
+	bytes := humanBytes(t.SeenBytes)
+	if t.FullBytes >= 0 {
+		bytes += " of " + humanBytes(t.FullBytes)
+	}
+	return lines + " · " + bytes + " (" + string(t.Kind) + ")"
+}
+
+func (v *sessionView) providerLabel(ci *callInfo) string {
+	st := v.st
+	s := st.Badge.Render(v.provider.Label())
+	native := render.Provider("")
+	if ci.msg != nil {
+		native = render.Native(ci.msg.ProviderID, ci.msg.ModelID)
+	}
+	switch {
+	case native == v.provider:
+		s += st.StatusOK.Render(" · native")
+	case native != "":
+		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" (session used "+native.Label()+")")
+	default:
+		pid := ""
+		if ci.msg != nil {
+			pid = ci.msg.ProviderID
+		}
+		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" (session used "+inertString(pid, st.Inert)+")")
+	}
+	return s
+}
+
+func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, step int, res convResult, ready bool) (text string, head []string, empty string) {
+	st := v.st
+	head = []string{v.providerLabel(ci)}
+	switch {
+	case step == 0:
+		head = append(head, st.BadgeWarn.Render("no request after this call's step: the session ended before the result was sent"))
+		return "", head, "(no later request)"
+	case !ready:
+		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d", step)))
+		return "", head, "rendering " + v.provider.Label() + "…"
+	case res.err != nil:
+		head = append(head, st.BadgeErr.Render("render error: ")+inertString(res.err.Error(), st.Inert))
+		return "", head, "(render error)"
+	case res.val == nil:
+		head = append(head, st.BadgeWarn.Render(v.provider.Label()+" is not available yet (its renderer returned nothing)"))
+		return "", head, "(not available for this provider yet)"
+	}
+	if p == paneRequest {
+		n := 0
+		if items, ok := res.val.([]render.Value); ok {
+			n = len(items)
+		}
+		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, n, humanBytes(len(res.json)))))
+		return res.json, head, "(empty conversation)"
+	}
+	t, first, last, total, ok := wireExcerpt(res.val, ci.call().CallID)
+	if !ok {
+		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("call id not found in the request of step %d; see Request (4)", step)))
+		return "", head, "(call not found)"
+	}
+	where := fmt.Sprintf("items %d–%d of %d", first, last, total)
+	if first == last {
+		where = fmt.Sprintf("item %d of %d", first, total)
+	}
+	head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %s", step, where)))
+	return t, head, ""
+}
+
+// tabs renders the pane tab bar and returns it with each tab's x range.
+func (v *sessionView) tabs(w int) (string, [paneCount][2]int) {
+	var ranges [paneCount][2]int
+	names := paneNames
+	total := 0
+	for i := range names {
+		total += len(fmt.Sprint(i+1)) + 1 + ansi.StringWidth(names[i]) + 2
+	}
+	if total > w {
+		names = paneShort
+	}
+	var b strings.Builder
+	x := 0
+	for i := range names {
+		label := fmt.Sprintf("%d %s", i+1, names[i])
+		st := v.st.Tab
+		if paneKind(i) == v.pane {
+			st = v.st.TabActive
+		}
+		ranges[i] = [2]int{x, x + ansi.StringWidth(label)}
+		b.WriteString(st.Render(label))
+		b.WriteString("  ")
+		x += ansi.StringWidth(label) + 2
+	}
+	return fit(b.String(), w), ranges
+}
+
+// View renders the session view: list box and pane box side by side.
+func (v *sessionView) View() string {
+	st := v.st
+	title := fmt.Sprintf("Calls %d", len(v.list.rows))
+	if v.listQuery != "" && v.focus == focusList {
+		title += " /" + v.listQuery
+	}
+	left := box(st, "[←] "+title, strings.Split(v.list.View(), "\n"), v.listW, v.height, v.focus == focusList)
+
+	w, h := v.paneInner()
+	tabs, _ := v.tabs(w)
+	inner := []string{tabs}
+	for _, hl := range v.hdr {
+		inner = append(inner, fit(hl, w))
+	}
+	tv := &v.views[v.pane]
+	if v.searching {
+		inner = append(inner, fit(st.Prompt.Render("/")+v.search.View()+" "+st.Muted.Render(tv.MatchInfo()), w))
+	} else if tv.query != "" {
+		inner = append(inner, fit(st.Muted.Render(tv.MatchInfo()+"  (n/N)"), w))
+	}
+	if v.pane == paneCompare {
+		inner = append(inner, strings.Split(v.cmp.View(), "\n")...)
+	} else {
+		inner = append(inner, strings.Split(tv.View(), "\n")...)
+	}
+	if len(inner) > h {
+		inner = inner[:h]
+	}
+	ptitle := "[→] " + paneNames[v.pane]
+	if v.pane != paneCompare && tv.Lines() > 0 {
+		ptitle += fmt.Sprintf(" %d–%d/%d", tv.yOff+1, min(tv.yOff+tv.height, tv.Lines()), tv.Lines())
+	}
+	right := box(st, ptitle, inner, v.width-v.listW, v.height, v.focus == focusPane)
+	return joinH(left, right)
+}
+
+// box draws lines in a rounded border of w×h cells with a title in the top
+// edge; the border is highlighted when focused.
+func box(st *Styles, title string, lines []string, w, h int, focused bool) string {
+	bs, ts := st.Border, st.BoxTitle
+	if focused {
+		bs, ts = st.BorderFocus, st.BoxTitleFoc
+	}
+	iw := max(w-2, 0)
+	t := ansi.Truncate(" "+title+" ", max(iw-2, 0), "…")
+	top := bs.Render("╭─") + ts.Render(t) + bs.Render(strings.Repeat("─", max(iw-1-ansi.StringWidth(t), 0))+"╮")
+	out := []string{top}
+	for i := 0; i < h-2; i++ {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		out = append(out, bs.Render("│")+fit(l, iw)+bs.Render("│"))
+	}
+	out = append(out, bs.Render("╰"+strings.Repeat("─", iw)+"╯"))
+	return strings.Join(out, "\n")
+}
+
+// joinH joins two blocks of equal height side by side.
+func joinH(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	out := make([]string, max(len(al), len(bl)))
+	for i := range out {
+		if i < len(al) {
+			out[i] = al[i]
+		}
+		if i < len(bl) {
+			out[i] += bl[i]
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readSyntax highlights a read result's numbered lines ("12: code") in the
+// language of the file read; nil for other tools or unknown languages.
+func (v *sessionView) readSyntax(ci *callInfo) func(string) []span {
+	c := ci.call()
+	if c.Tool != "read" || ci.vis.Result.Type != model.ResultText {
+		return nil
+	}
+	var in struct {
+		FilePath string `json:"filePath"`
+	}
+	if json.Unmarshal(c.Input, &in) != nil || in.FilePath == "" {
+		return nil
+	}
+	lex := lexerForFile(in.FilePath)
+	if lex == nil {
+		return nil
+	}
+	return func(line string) []span {
+		j := 0
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		if j == 0 || !strings.HasPrefix(line[j:], ": ") {
+			return nil
+		}
+		spans := syntaxSpans(lex, line[j+2:], j+2, v.st)
+		return append(spans, span{start: 0, end: j + 1, style: v.st.Gutter, prio: prioSyntax})
+	}
+}

@@ -1,0 +1,921 @@
+// Package tui is correx's terminal inspector: pick a recorded session, pick
+// a tool call, and see exactly what the model saw when it ran — the call,
+// the model-visible result byte for byte with its truncation, and the wire
+// JSON each provider would have received.
+//
+// One root Model routes messages: window size to every component, keys to
+// the focused one. Components are plain structs with SetSize and View;
+// all IO (listing, loading, rendering conversations, reading spill files)
+// runs in tea.Cmds, and View only composes cached renders.
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+
+	"correx/sessions"
+)
+
+// Options configure the TUI.
+type Options struct {
+	Stores    []sessions.Store // already opened
+	SessionID string           // open this session directly when set
+	Demo      bool             // the stores hold the built-in demo
+	Warnings  []string         // problems found while opening
+}
+
+// Run runs the TUI on the terminal until the user quits. NO_COLOR (any
+// non-empty value) turns colour off.
+func Run(opts Options) error {
+	var popts []tea.ProgramOption
+	if os.Getenv("NO_COLOR") != "" {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	_, err := tea.NewProgram(New(opts), popts...).Run()
+	return err
+}
+
+type page int
+
+const (
+	pagePicker page = iota
+	pageSession
+)
+
+type statusKind int
+
+const (
+	statusInfo statusKind = iota
+	statusWarn
+	statusError
+)
+
+type status struct {
+	text string
+	kind statusKind
+}
+
+// Model is the root model.
+type Model struct {
+	opts  Options
+	store sessions.Store
+	st    *Styles
+	keys  KeyMap
+	help  help.Model
+	spin  spinner.Model
+	now   func() time.Time
+
+	width, height int
+
+	page     page
+	picker   picker
+	stack    []*sessionView
+	spill    *spillView
+	showHelp bool
+
+	convs   map[convKey]convResult
+	pending map[convKey]bool
+	loading int
+
+	status   status
+	warnings []string
+}
+
+// New returns the root model. The theme is dark until the terminal
+// answers the background colour query.
+func New(opts Options) Model {
+	st := NewStyles(true)
+	m := Model{
+		opts:     opts,
+		st:       st,
+		keys:     DefaultKeyMap(),
+		help:     help.New(),
+		now:      time.Now,
+		convs:    map[convKey]convResult{},
+		pending:  map[convKey]bool{},
+		warnings: append([]string(nil), opts.Warnings...),
+		width:    80,
+		height:   24,
+	}
+	m.help.Styles = st.Help
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner))
+	switch len(opts.Stores) {
+	case 0:
+	case 1:
+		m.store = opts.Stores[0]
+	default:
+		m.store = sessions.Combine(opts.Stores...)
+	}
+	for _, s := range opts.Stores {
+		m.warnings = append(m.warnings, sessions.Warnings(s)...)
+	}
+	m.picker = newPicker(st, time.Now)
+	if opts.SessionID != "" {
+		m.loading++
+	}
+	m.layout()
+	return m
+}
+
+// Init asks for the background colour, lists the sessions and opens the
+// session named in the options.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, listCmd(m.store), m.spin.Tick}
+	if m.opts.SessionID != "" && m.store != nil {
+		cmds = append(cmds, loadCmd(m.store, m.opts.SessionID))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) busy() bool { return m.loading > 0 || len(m.pending) > 0 }
+
+func (m *Model) current() *sessionView {
+	if m.page != pageSession || len(m.stack) == 0 {
+		return nil
+	}
+	return m.stack[len(m.stack)-1]
+}
+
+func (m *Model) bodyHeight() int { return max(m.height-3, 3) }
+
+// layout gives every component its size.
+func (m *Model) layout() {
+	m.help.SetWidth(m.width)
+	bh := m.bodyHeight()
+	m.picker.SetSize(m.width, bh)
+	for _, v := range m.stack {
+		v.SetSize(m.width, bh)
+	}
+	if m.spill != nil {
+		m.spill.SetSize(m.width, bh)
+	}
+}
+
+func (m *Model) setStyles(st *Styles) {
+	m.st = st
+	m.help.Styles = st.Help
+	m.spin.Style = st.Spinner
+	m.picker.st = st
+	for _, v := range m.stack {
+		v.SetStyles(st)
+	}
+	if m.spill != nil {
+		m.spill.SetStyles(st)
+	}
+}
+
+func (m *Model) info(s string)    { m.status = status{s, statusInfo} }
+func (m *Model) warn(s string)    { m.status = status{s, statusWarn} }
+func (m *Model) fail(s string)    { m.status = status{s, statusError} }
+func (m *Model) clearStatus()     { m.status = status{} }
+func (m *Model) quit() tea.Cmd    { return tea.Quit }
+func (m *Model) spinCmd() tea.Cmd { return m.spin.Tick }
+
+// Update routes a message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	wasBusy := m.busy()
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
+		m.layout()
+	case tea.BackgroundColorMsg:
+		m.setStyles(NewStyles(msg.IsDark()))
+	case spinner.TickMsg:
+		if m.busy() {
+			var cmd tea.Cmd
+			m.spin, cmd = m.spin.Update(msg)
+			cmds = append(cmds, cmd)
+		}
+		wasBusy = true
+	case listedMsg:
+		m.picker.SetSessions(msg.infos, msg.err)
+		if msg.err != nil {
+			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
+		}
+	case loadedMsg:
+		m.loading = max(m.loading-1, 0)
+		if msg.err != nil {
+			m.fail("could not open session: " + msg.err.Error())
+			break
+		}
+		m.warnings = append(m.warnings, msg.warns...)
+		m.warnings = append(m.warnings, msg.data.sess.Warnings...)
+		v := newSessionView(m.st, msg.data)
+		v.SetSize(m.width, m.bodyHeight())
+		m.stack = []*sessionView{v}
+		m.page = pageSession
+		m.clearStatus()
+	case convMsg:
+		delete(m.pending, msg.key)
+		m.convs[msg.key] = msg.res
+	case spillMsg:
+		if m.spill != nil && m.spill.path == msg.path {
+			m.spill.SetText(msg.text, msg.cut, msg.err)
+		}
+		m.loading = max(m.loading-1, 0)
+	case pagerDoneMsg:
+		if msg.err != nil {
+			m.fail("pager: " + msg.err.Error())
+		}
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.handleKey(msg))
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg.Mouse())
+	case tea.MouseClickMsg:
+		m.handleClick(msg.Mouse())
+	}
+	cmds = append(cmds, m.sync()...)
+	if !wasBusy && m.busy() {
+		cmds = append(cmds, m.spinCmd())
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// sync refreshes the current session view's pane and starts rendering the
+// conversations it waits for.
+func (m *Model) sync() []tea.Cmd {
+	v := m.current()
+	if v == nil {
+		return nil
+	}
+	v.refresh(func(k convKey) (convResult, bool) {
+		r, ok := m.convs[k]
+		return r, ok
+	})
+	var cmds []tea.Cmd
+	for _, k := range v.need {
+		if !m.pending[k] {
+			m.pending[k] = true
+			cmds = append(cmds, convCmd(k))
+		}
+	}
+	return cmds
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	if msg.String() == "ctrl+c" {
+		return m.quit()
+	}
+	// text inputs take every key
+	if m.page == pagePicker && m.picker.filtering {
+		switch m.picker.filter.Update(msg) {
+		case inputDone:
+			m.picker.filtering = false
+		case inputCancel:
+			m.picker.filtering = false
+			m.picker.filter.value = ""
+		}
+		m.picker.apply()
+		return nil
+	}
+	if m.spill != nil && m.spill.searching {
+		return m.searchInput(msg, &m.spill.searching, &m.spill.search, &m.spill.tv, m.spill.layout)
+	}
+	if v := m.current(); v != nil && v.searching && m.spill == nil {
+		if v.focus == focusList {
+			r := v.search.Update(msg)
+			switch r {
+			case inputDone:
+				v.searching = false
+			case inputCancel:
+				v.searching = false
+				v.search.value, v.listQuery = "", ""
+			case inputEdited:
+				v.listQuery = v.search.value
+				if i := v.list.search(v.listQuery, 1, v.list.sel-1); i >= 0 && v.listQuery != "" {
+					v.list.Select(i)
+				}
+			}
+			return nil
+		}
+		return m.searchInput(msg, &v.searching, &v.search, &v.views[v.pane], v.layoutPane)
+	}
+	m.clearStatus()
+
+	if m.showHelp {
+		switch {
+		case key.Matches(msg, k.Help, k.Back):
+			m.showHelp = false
+		case key.Matches(msg, k.Quit):
+			return m.quit()
+		}
+		return nil
+	}
+	if key.Matches(msg, k.Help) {
+		m.showHelp = true
+		return nil
+	}
+	if m.spill != nil {
+		return m.spillKey(msg)
+	}
+	switch m.page {
+	case pagePicker:
+		return m.pickerKey(msg)
+	case pageSession:
+		return m.sessionKey(msg)
+	}
+	return nil
+}
+
+// searchInput feeds a key to a pane search; the search runs as you type.
+func (m *Model) searchInput(msg tea.KeyPressMsg, on *bool, in *lineInput, tv *textView, relayout func()) tea.Cmd {
+	switch in.Update(msg) {
+	case inputDone:
+		*on = false
+	case inputCancel:
+		*on = false
+		in.value = ""
+		tv.Search("")
+	case inputEdited:
+		tv.Search(in.value)
+	}
+	relayout()
+	return nil
+}
+
+func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	p := &m.picker
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Back):
+		if p.filter.value != "" {
+			p.filter.value = ""
+			p.apply()
+		} else if len(m.stack) > 0 {
+			m.page = pageSession
+		}
+	case key.Matches(msg, k.Up):
+		p.Move(-1)
+	case key.Matches(msg, k.Down):
+		p.Move(1)
+	case key.Matches(msg, k.PageUp):
+		p.Move(-p.rowsHeight())
+	case key.Matches(msg, k.PageDown):
+		p.Move(p.rowsHeight())
+	case key.Matches(msg, k.Top):
+		p.Move(-len(p.shown))
+	case key.Matches(msg, k.Bottom):
+		p.Move(len(p.shown))
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+	case key.Matches(msg, k.Open):
+		return m.openSelected()
+	}
+	return nil
+}
+
+func (m *Model) openSelected() tea.Cmd {
+	in, ok := m.picker.Selected()
+	if !ok || m.store == nil {
+		return nil
+	}
+	if v := m.current(); v == nil && len(m.stack) > 0 && m.stack[0].data.sess.Info.ID == in.ID {
+		m.page = pageSession
+		return nil
+	}
+	m.loading++
+	m.info("opening " + inertString(firstNonEmpty(in.Title, in.ID), plainStyle) + "…")
+	return loadCmd(m.store, in.ID)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	v := m.current()
+	tv := &v.views[v.pane]
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Back):
+		switch {
+		case v.focus == focusPane:
+			v.focus, v.list.focused = focusList, true
+		case v.listQuery != "":
+			v.listQuery, v.search.value = "", ""
+		case len(m.stack) > 1:
+			m.stack = m.stack[:len(m.stack)-1]
+		default:
+			m.page = pagePicker
+		}
+		return nil
+	case key.Matches(msg, k.NextPane):
+		v.pane = (v.pane + 1) % paneCount
+		return nil
+	case key.Matches(msg, k.PrevPane):
+		v.pane = (v.pane + paneCount - 1) % paneCount
+		return nil
+	case key.Matches(msg, k.JumpPane):
+		v.pane = paneKind(msg.String()[0] - '1')
+		return nil
+	case key.Matches(msg, k.Provider):
+		v.provider = nextProvider(v.provider, 1)
+		if v.compare == v.provider {
+			v.compare = nextProvider(v.provider, 1)
+		}
+		m.info("provider: " + v.provider.Label())
+		return nil
+	case key.Matches(msg, k.Provider2):
+		v.compare = nextProvider(v.compare, 1)
+		if v.compare == v.provider {
+			v.compare = nextProvider(v.compare, 1)
+		}
+		m.info("compare with: " + v.compare.Label())
+		return nil
+	case key.Matches(msg, k.Copy):
+		text := v.raw[v.pane]
+		m.info(fmt.Sprintf("copied %s of %s to the clipboard (OSC 52)", humanBytes(len(text)), paneNames[v.pane]))
+		return tea.SetClipboard(text)
+	case key.Matches(msg, k.Spill):
+		return m.openSpill(false)
+	case key.Matches(msg, k.Pager):
+		return m.openSpill(true)
+	case key.Matches(msg, k.Search):
+		v.searching = true
+		v.search.value = ""
+		if v.focus == focusPane {
+			tv.Search("")
+		}
+		v.layoutPane()
+		return nil
+	}
+	if v.focus == focusList {
+		l := &v.list
+		switch {
+		case key.Matches(msg, k.Up):
+			l.Move(-1)
+		case key.Matches(msg, k.Down):
+			l.Move(1)
+		case key.Matches(msg, k.PageUp):
+			l.Move(-l.height)
+		case key.Matches(msg, k.PageDown):
+			l.Move(l.height)
+		case key.Matches(msg, k.Top):
+			l.Select(0)
+		case key.Matches(msg, k.Bottom):
+			l.Select(len(l.rows))
+		case key.Matches(msg, k.Next):
+			if i := l.search(v.listQuery, 1, l.sel); v.listQuery != "" && i >= 0 {
+				l.Select(i)
+			}
+		case key.Matches(msg, k.Prev):
+			if i := l.search(v.listQuery, -1, l.sel); v.listQuery != "" && i >= 0 {
+				l.Select(i)
+			}
+		case key.Matches(msg, k.Open):
+			if r, ok := l.Selected(); ok && r.child != nil {
+				child := newSessionView(m.st, r.child)
+				child.provider, child.compare, child.pane = v.provider, v.compare, v.pane
+				child.SetSize(m.width, m.bodyHeight())
+				m.stack = append(m.stack, child)
+				m.info("subagent session: esc to come back")
+			} else {
+				v.focus, v.list.focused = focusPane, false
+			}
+		case key.Matches(msg, k.FocusPane):
+			v.focus, v.list.focused = focusPane, false
+		}
+		return nil
+	}
+	// pane focus
+	if v.pane == paneCompare {
+		c := &v.cmp
+		switch {
+		case key.Matches(msg, k.Up):
+			c.ScrollUp(1)
+		case key.Matches(msg, k.Down):
+			c.ScrollDown(1)
+		case key.Matches(msg, k.PageUp):
+			c.ScrollUp(c.height - 1)
+		case key.Matches(msg, k.PageDown):
+			c.ScrollDown(c.height - 1)
+		case key.Matches(msg, k.HalfUp):
+			c.ScrollUp(c.height / 2)
+		case key.Matches(msg, k.HalfDown):
+			c.ScrollDown(c.height / 2)
+		case key.Matches(msg, k.Top):
+			c.yOff = 0
+		case key.Matches(msg, k.Bottom):
+			c.ScrollDown(len(c.rows))
+		case key.Matches(msg, k.Next):
+			c.NextDiff(1)
+		case key.Matches(msg, k.Prev):
+			c.NextDiff(-1)
+		case key.Matches(msg, k.Left):
+			v.focus, v.list.focused = focusList, true
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		tv.ScrollUp(1)
+	case key.Matches(msg, k.Down):
+		tv.ScrollDown(1)
+	case key.Matches(msg, k.PageUp):
+		tv.PageUp()
+	case key.Matches(msg, k.PageDown):
+		tv.PageDown()
+	case key.Matches(msg, k.HalfUp):
+		tv.HalfUp()
+	case key.Matches(msg, k.HalfDown):
+		tv.HalfDown()
+	case key.Matches(msg, k.Top):
+		tv.Top()
+	case key.Matches(msg, k.Bottom):
+		tv.Bottom()
+	case key.Matches(msg, k.Next):
+		tv.NextMatch()
+	case key.Matches(msg, k.Prev):
+		tv.PrevMatch()
+	case key.Matches(msg, k.Left):
+		if tv.xOff == 0 {
+			v.focus, v.list.focused = focusList, true
+		} else {
+			tv.Left()
+		}
+	case key.Matches(msg, k.Right):
+		tv.Right()
+	}
+	return nil
+}
+
+// openSpill opens the selected call's spilled full output in the viewer,
+// or in $PAGER.
+func (m *Model) openSpill(pager bool) tea.Cmd {
+	v := m.current()
+	r, ok := v.list.Selected()
+	if !ok {
+		return nil
+	}
+	ci := r.info()
+	t := ci.vis.Truncation
+	switch {
+	case t == nil:
+		m.warn("this call's output was not truncated: the model saw all of it")
+		return nil
+	case t.SpillGone():
+		m.fail(spillGoneText(t.SpillPath))
+		return nil
+	case t.SpillFound == "":
+		m.warn(fmt.Sprintf("no spill file: a %s truncation keeps no full output", t.Kind))
+		return nil
+	}
+	if pager {
+		return pagerCmd(t.SpillFound)
+	}
+	m.spill = newSpillView(m.st, ci.call().Tool, t, ci.vis.Text)
+	m.spill.SetSize(m.width, m.bodyHeight())
+	m.loading++
+	return spillCmd(t.SpillFound)
+}
+
+func pagerCmd(path string) tea.Cmd {
+	pager := strings.Fields(os.Getenv("PAGER"))
+	if len(pager) == 0 {
+		pager = []string{"less"}
+	}
+	c := exec.Command(pager[0], append(pager[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return pagerDoneMsg{err} })
+}
+
+func (m *Model) spillKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	s := m.spill
+	tv := &s.tv
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Back):
+		if tv.query != "" {
+			tv.Search("")
+			s.search.value = ""
+			s.layout()
+		} else {
+			m.spill = nil
+		}
+	case key.Matches(msg, k.Pager):
+		return pagerCmd(s.path)
+	case key.Matches(msg, k.Copy):
+		m.info(fmt.Sprintf("copied %s of the full output to the clipboard (OSC 52)", humanBytes(len(tv.text))))
+		return tea.SetClipboard(tv.text)
+	case key.Matches(msg, k.Search):
+		s.searching = true
+		s.search.value = ""
+		tv.Search("")
+		s.layout()
+	case key.Matches(msg, k.Up):
+		tv.ScrollUp(1)
+	case key.Matches(msg, k.Down):
+		tv.ScrollDown(1)
+	case key.Matches(msg, k.PageUp):
+		tv.PageUp()
+	case key.Matches(msg, k.PageDown):
+		tv.PageDown()
+	case key.Matches(msg, k.HalfUp):
+		tv.HalfUp()
+	case key.Matches(msg, k.HalfDown):
+		tv.HalfDown()
+	case key.Matches(msg, k.Top):
+		tv.Top()
+	case key.Matches(msg, k.Bottom):
+		tv.Bottom()
+	case key.Matches(msg, k.Next):
+		tv.NextMatch()
+	case key.Matches(msg, k.Prev):
+		tv.PrevMatch()
+	case key.Matches(msg, k.Left):
+		tv.Left()
+	case key.Matches(msg, k.Right):
+		tv.Right()
+	}
+	return nil
+}
+
+func (m *Model) handleWheel(ms tea.Mouse) {
+	d := 0
+	switch ms.Button {
+	case tea.MouseWheelUp:
+		d = -1
+	case tea.MouseWheelDown:
+		d = 1
+	default:
+		return
+	}
+	switch {
+	case m.showHelp:
+	case m.spill != nil:
+		m.spill.tv.ScrollDown(3 * d)
+	case m.page == pagePicker:
+		m.picker.Move(d)
+	case m.current() != nil:
+		v := m.current()
+		if ms.X < v.listW {
+			v.list.Move(d)
+		} else if v.pane == paneCompare {
+			v.cmp.ScrollDown(3 * d)
+		} else {
+			v.views[v.pane].ScrollDown(3 * d)
+		}
+	}
+}
+
+func (m *Model) handleClick(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft || m.showHelp || m.spill != nil {
+		return
+	}
+	y := ms.Y - 1 // below the header
+	switch {
+	case m.page == pagePicker:
+		if i := m.picker.rowAt(y); i >= 0 {
+			m.picker.sel = i
+			m.picker.scroll()
+		}
+	case m.current() != nil:
+		v := m.current()
+		if ms.X < v.listW {
+			v.focus, v.list.focused = focusList, true
+			if i := v.list.rowAt(y - 1); i >= 0 {
+				v.list.Select(i)
+			}
+			return
+		}
+		v.focus, v.list.focused = focusPane, false
+		if y == 1 {
+			w, _ := v.paneInner()
+			_, ranges := v.tabs(w)
+			x := ms.X - v.listW - 1
+			for i, r := range ranges {
+				if x >= r[0] && x < r[1] {
+					v.pane = paneKind(i)
+				}
+			}
+		}
+	}
+}
+
+// View composes the screen: header, body, status bar, help.
+func (m Model) View() tea.View {
+	var body string
+	bh := m.bodyHeight()
+	switch {
+	case m.showHelp:
+		body = box(m.st, "Help (? or esc to close)", m.fullHelpLines(m.width-2), m.width, bh, true)
+	case m.spill != nil:
+		body = m.spill.View()
+	case m.current() != nil:
+		body = m.current().View()
+	default:
+		body = m.picker.View()
+	}
+	lines := []string{m.headerView()}
+	lines = append(lines, strings.Split(body, "\n")...)
+	lines = append(lines, m.statusView(), fit(m.help.ShortHelpView(m.ShortHelp()), m.width))
+	v := tea.NewView(strings.Join(lines, "\n"))
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "correx"
+	return v
+}
+
+func (m Model) headerView() string {
+	st := m.st
+	left := st.Header.Render("correx")
+	crumbs := []string{"sessions"}
+	if v := m.current(); v != nil {
+		crumbs = crumbs[:0]
+		for _, s := range m.stack {
+			in := s.data.sess.Info
+			crumbs = append(crumbs, inertString(firstNonEmpty(in.Title, in.ID), st.Inert))
+		}
+	}
+	left += st.Muted.Render(" › ") + strings.Join(crumbs, st.Muted.Render(" › "))
+	right := ""
+	if v := m.current(); v != nil {
+		in := v.data.sess.Info
+		right = st.HeaderID.Render(inertString(in.ID, st.Inert))
+		if in.Version != "" {
+			right += st.HeaderID.Render(" · opencode " + inertString(in.Version, st.Inert))
+		}
+	}
+	if m.opts.Demo {
+		right = st.Demo.Render(" DEMO: built-in sample sessions, not your recordings ") + " " + right
+	}
+	return spread(left, right, m.width)
+}
+
+// spread puts left and right on one line of w cells; left is cut first.
+func spread(left, right string, w int) string {
+	rw := ansi.StringWidth(right)
+	if rw >= w {
+		return fit(right, w)
+	}
+	return fit(left, w-rw-1) + " " + right
+}
+
+func (m Model) statusView() string {
+	st := m.st
+	var left string
+	switch {
+	case m.status.text != "":
+		s := st.StatusInfo
+		switch m.status.kind {
+		case statusWarn:
+			s = st.StatusWarn
+		case statusError:
+			s = st.StatusErrM
+		}
+		left = s.Render(inertString(m.status.text, st.Inert))
+	case len(m.warnings) > 0:
+		w := fmt.Sprintf("⚠ %d warning", len(m.warnings))
+		if len(m.warnings) > 1 {
+			w += "s"
+		}
+		left = st.StatusWarn.Render(w+": ") + st.Muted.Render(inertString(m.warnings[0], st.Inert))
+	}
+	var right string
+	if m.busy() {
+		right = m.spin.View() + st.Muted.Render(" loading")
+	} else if v := m.current(); v != nil {
+		if r, ok := v.list.Selected(); ok {
+			ci := r.info()
+			right = st.Muted.Render(fmt.Sprintf("call %d/%d · step %d · %s", v.list.sel+1, len(v.list.rows), ci.step, v.provider.Label()))
+		}
+	}
+	return spread(left, right, m.width)
+}
+
+// ShortHelp is the footer: the keys of whatever has focus.
+func (m Model) ShortHelp() []key.Binding {
+	k := m.keys
+	switch {
+	case m.showHelp:
+		return []key.Binding{k.Help, k.Quit}
+	case m.spill != nil:
+		return []key.Binding{k.Down, k.Search, k.Next, k.Pager, k.Copy, k.Back, k.Help}
+	case m.current() != nil:
+		v := m.current()
+		if v.focus == focusList {
+			open := k.Open
+			if r, ok := v.list.Selected(); ok && r.child != nil {
+				open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "into subagent"))
+			}
+			return []key.Binding{k.Down, open, k.NextPane, k.Provider, k.Spill, k.Search, k.Back, k.Help}
+		}
+		return []key.Binding{k.Down, k.NextPane, k.Provider, k.Search, k.Spill, k.Copy, k.Back, k.Help}
+	}
+	return []key.Binding{k.Down, k.Open, k.Filter, k.Quit, k.Help}
+}
+
+// FullHelp is the ? screen, following focus like the footer.
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	global := []key.Binding{k.Help, k.Back, k.Quit}
+	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom}
+	switch {
+	case m.spill != nil:
+		return [][]key.Binding{move, {k.Left, k.Search, k.Next, k.Copy, k.Pager}, global}
+	case len(m.stack) > 0 && m.page == pageSession:
+		return [][]key.Binding{
+			move,
+			{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane},
+			{k.Provider, k.Provider2, k.Search, k.Next, k.Copy, k.Spill, k.Pager},
+			global,
+		}
+	}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter}, global}
+}
+
+// fullHelpLines lays the full help's groups out in columns, starting a new
+// band of columns when the next group does not fit in w.
+func (m Model) fullHelpLines(w int) []string {
+	st := m.st.Help
+	var blocks [][]string
+	for _, group := range m.FullHelp() {
+		kw := 0
+		for _, b := range group {
+			if b.Enabled() && b.Help().Key != "" {
+				kw = max(kw, ansi.StringWidth(b.Help().Key))
+			}
+		}
+		var block []string
+		for _, b := range group {
+			if !b.Enabled() || b.Help().Key == "" {
+				continue
+			}
+			h := b.Help()
+			block = append(block, st.FullKey.Render(fmt.Sprintf("%-*s", kw, h.Key))+" "+st.FullDesc.Render(h.Desc))
+		}
+		if len(block) > 0 {
+			blocks = append(blocks, block)
+		}
+	}
+	var out []string
+	var band [][]string
+	bandW := 0
+	flush := func() {
+		if len(band) == 0 {
+			return
+		}
+		rows := 0
+		widths := make([]int, len(band))
+		for i, b := range band {
+			rows = max(rows, len(b))
+			for _, l := range b {
+				widths[i] = max(widths[i], ansi.StringWidth(l))
+			}
+		}
+		for r := 0; r < rows; r++ {
+			var line strings.Builder
+			for i, b := range band {
+				cell := ""
+				if r < len(b) {
+					cell = b[r]
+				}
+				if i > 0 {
+					line.WriteString("   ")
+				}
+				line.WriteString(padRight(cell, widths[i]))
+			}
+			out = append(out, line.String())
+		}
+		out = append(out, "")
+		band, bandW = nil, 0
+	}
+	for _, b := range blocks {
+		bw := 0
+		for _, l := range b {
+			bw = max(bw, ansi.StringWidth(l))
+		}
+		if len(band) > 0 && bandW+3+bw > w {
+			flush()
+		}
+		if len(band) > 0 {
+			bandW += 3
+		}
+		band = append(band, b)
+		bandW += bw
+	}
+	flush()
+	return out
+}
