@@ -1,0 +1,478 @@
+// Command correx inspects recorded AI coding-agent sessions: for every tool
+// call, what exactly the model saw, and how each provider API received it.
+//
+//	correx [--source PATH] [--session ID]       the inspector (plain transcript when piped)
+//	correx ls [--source PATH] [--json]          sessions
+//	correx calls [--source PATH] --session ID [--json]
+//	correx show [--source PATH] --session ID --call ID [--json]
+//	correx wire [--source PATH] --session ID --provider P [--step N] [--text-only]
+//	correx transcript [--source PATH] --session ID
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/render"
+	"correx/sessions"
+	"correx/tui"
+)
+
+const version = "0.1.0"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks an error in the command line (exit status 2).
+var errUsage = errors.New("usage")
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	c := &cli{out: stdout}
+	var err error
+	switch cmd {
+	case "":
+		err = c.inspect(args)
+	case "ls":
+		err = c.ls(args)
+	case "calls":
+		err = c.calls(args)
+	case "show":
+		err = c.show(args)
+	case "wire":
+		err = c.wire(args)
+	case "transcript":
+		err = c.transcript(args)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version":
+		fmt.Fprintln(stdout, "correx", version)
+		return 0
+	default:
+		err = fmt.Errorf("%w: unknown command %q (want ls, calls, show, wire, transcript)", errUsage, cmd)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "correx:", strings.TrimPrefix(err.Error(), "usage: "))
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+const usage = `correx: what exactly did the model see when this tool ran?
+
+  correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
+  correx ls [--source PATH] [--json]        list sessions
+  correx calls --session ID [--json]        list a session's tool calls
+  correx show --session ID --call ID [--json]
+                                            print a call's model-visible result, byte for byte
+  correx wire --session ID --provider P [--step N] [--text-only]
+                                            print the conversation a provider received
+                                            P: openai-chat, openai-responses, anthropic, gemini, bedrock
+  correx transcript --session ID            print calls, results and truncation notes as text
+
+PATH is an opencode data dir, a .db file, an 'opencode export' .json file (or a
+directory of them) or a legacy storage dir; without --source, correx looks in
+the default places ($OPENCODE_DB, $XDG_DATA_HOME/opencode, ~/.local/share/opencode).
+`
+
+type cli struct {
+	out io.Writer
+	// flags shared by the commands
+	source, session, call, provider string
+	step                            int
+	asJSON, textOnly                bool
+}
+
+// flags parses a command's flags; want names the ones it takes.
+func (c *cli) flags(name string, args []string, want ...string) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.source, "source", "", "")
+	for _, w := range want {
+		switch strings.TrimSuffix(w, "?") {
+		case "session":
+			fs.StringVar(&c.session, "session", "", "")
+		case "call":
+			fs.StringVar(&c.call, "call", "", "")
+		case "provider":
+			fs.StringVar(&c.provider, "provider", "", "")
+		case "step":
+			fs.IntVar(&c.step, "step", 0, "")
+		case "json":
+			fs.BoolVar(&c.asJSON, "json", false, "")
+		case "text-only":
+			fs.BoolVar(&c.textOnly, "text-only", false, "")
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(c.out, usage)
+			return err
+		}
+		return fmt.Errorf("%w: %s: %v", errUsage, name, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, name, fs.Arg(0))
+	}
+	for _, w := range want {
+		if (w == "session" && c.session == "") || (w == "call" && c.call == "") || (w == "provider" && c.provider == "") {
+			return fmt.Errorf("%w: %s needs --%s", errUsage, name, w)
+		}
+	}
+	return nil
+}
+
+// open opens --source, or every store discovery finds.
+func (c *cli) open() (sessions.Store, error) {
+	if c.source != "" {
+		return sessions.Open(c.source)
+	}
+	paths := sessions.Discover()
+	if len(paths) == 0 {
+		return nil, errors.New("no opencode sessions found (looked in $OPENCODE_DB, $XDG_DATA_HOME/opencode, ~/.local/share/opencode); use --source PATH")
+	}
+	stores, errs := sessions.OpenAll(paths)
+	if len(stores) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	return sessions.Combine(stores...), nil
+}
+
+func (c *cli) load() (*model.Session, error) {
+	st, err := c.open()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.Load(context.Background(), c.session)
+}
+
+func (c *cli) ls(args []string) error {
+	if err := c.flags("ls", args, "json"); err != nil {
+		return err
+	}
+	st, err := c.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return listSessions(c.out, st, c.asJSON)
+}
+
+func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
+	list, err := st.List(context.Background())
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(out, list)
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
+	for _, s := range list {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
+			s.Messages, s.ToolCalls, s.Truncated, s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+	}
+	return w.Flush()
+}
+
+// callRow is one line of `correx calls --json`.
+type callRow struct {
+	Step      int              `json:"step"`
+	CallID    string           `json:"call_id"`
+	Tool      string           `json:"tool"`
+	Status    model.ToolStatus `json:"status"`
+	Title     string           `json:"title,omitempty"`
+	Result    model.ResultType `json:"result_type"`
+	Bytes     int              `json:"bytes"`
+	Truncated bool             `json:"truncated"`
+	Child     string           `json:"child_session,omitempty"`
+	Input     json.RawMessage  `json:"input"`
+}
+
+func (c *cli) calls(args []string) error {
+	if err := c.flags("calls", args, "session", "json"); err != nil {
+		return err
+	}
+	s, err := c.load()
+	if err != nil {
+		return err
+	}
+	rows := []callRow{}
+	step := stepOf(s)
+	for _, r := range s.ToolCalls() {
+		v := formatters.Visible(r.Call, nil)
+		rows = append(rows, callRow{
+			Step: step[r.Message], CallID: r.Call.CallID, Tool: r.Call.Tool, Status: r.Call.Status,
+			Title: r.Call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
+			Child: r.Call.ChildSessionID, Input: rawOrEmpty(r.Call.Input),
+		})
+	}
+	if c.asJSON {
+		return writeJSON(c.out, rows)
+	}
+	w := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tTITLE")
+	for _, r := range rows {
+		trunc := ""
+		if r.Truncated {
+			trunc = "yes"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, inert(oneLine(r.Title)))
+	}
+	return w.Flush()
+}
+
+// stepOf maps a message index to its step: the 1-based number of the
+// assistant message that made the call.
+func stepOf(s *model.Session) map[int]int {
+	m := map[int]int{}
+	for i, idx := range s.AssistantSteps() {
+		m[idx] = i + 1
+	}
+	return m
+}
+
+// showJSON is `correx show --json`.
+type showJSON struct {
+	Session    string            `json:"session"`
+	CallID     string            `json:"call_id"`
+	Tool       string            `json:"tool"`
+	Input      json.RawMessage   `json:"input"`
+	Status     model.ToolStatus  `json:"status"`
+	Result     resultJSON        `json:"result"`
+	Text       string            `json:"text"`
+	Why        string            `json:"why,omitempty"`
+	Truncation *model.Truncation `json:"truncation"`
+	SpillGone  bool              `json:"spill_gone"`
+}
+
+type resultJSON struct {
+	Type  model.ResultType `json:"type"`
+	Value any              `json:"value"`
+}
+
+func (c *cli) show(args []string) error {
+	if err := c.flags("show", args, "session", "call", "json"); err != nil {
+		return err
+	}
+	s, err := c.load()
+	if err != nil {
+		return err
+	}
+	ref, ok := s.FindCall(c.call)
+	if !ok {
+		return fmt.Errorf("call %q not found in session %s", c.call, s.Info.ID)
+	}
+	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info))
+	if !c.asJSON {
+		text := v.Text
+		if isTerminal(c.out) {
+			text = inert(text) // bytes exact when piped, never raw escapes on a terminal
+		}
+		_, err := io.WriteString(c.out, text)
+		return err
+	}
+	out := showJSON{
+		Session: s.Info.ID, CallID: ref.Call.CallID, Tool: ref.Call.Tool, Input: rawOrEmpty(ref.Call.Input),
+		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
+		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
+		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
+	}
+	return writeJSON(c.out, out)
+}
+
+func resultValue(r model.ToolResultValue) any {
+	switch r.Type {
+	case model.ResultJSON:
+		return r.JSON
+	case model.ResultContent:
+		return r.Content
+	}
+	return r.Text
+}
+
+func (c *cli) wire(args []string) error {
+	if err := c.flags("wire", args, "session", "provider", "step", "text-only"); err != nil {
+		return err
+	}
+	p, err := render.ParseProvider(c.provider)
+	if err != nil {
+		return fmt.Errorf("%w: wire: %v", errUsage, err)
+	}
+	s, err := c.load()
+	if err != nil {
+		return err
+	}
+	conv, err := render.Conversation(s, p, c.step, render.Model{TextOnly: c.textOnly})
+	if err != nil {
+		return err
+	}
+	b, err := render.MarshalIndent(conv)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.out, "%s\n", b)
+	return err
+}
+
+func (c *cli) transcript(args []string) error {
+	if err := c.flags("transcript", args, "session"); err != nil {
+		return err
+	}
+	s, err := c.load()
+	if err != nil {
+		return err
+	}
+	return writeTranscript(c.out, s)
+}
+
+// inspect is correx without a command: the inspector on a terminal;
+// piped, the transcript of --session, or else the session list. With no
+// --source and no agent data on the machine it opens the built-in demo.
+func (c *cli) inspect(args []string) error {
+	if err := c.flags("correx", args, "session?"); err != nil {
+		return err
+	}
+	opts := tui.Options{SessionID: c.session}
+	var st sessions.Store
+	var err error
+	if c.source == "" && len(sessions.Discover()) == 0 {
+		var cleanup func()
+		st, cleanup, err = openDemo()
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		opts.Demo = true
+		if !isTerminal(c.out) {
+			fmt.Fprintln(c.out, "No opencode sessions on this machine: showing the built-in demo (recorded from opencode 1.18.33).")
+		}
+	} else if st, err = c.open(); err != nil {
+		return err
+	}
+	defer st.Close()
+	if !isTerminal(c.out) {
+		if c.session == "" {
+			return listSessions(c.out, st, false)
+		}
+		s, err := st.Load(context.Background(), c.session)
+		if err != nil {
+			return err
+		}
+		return writeTranscript(c.out, s)
+	}
+	opts.Stores = []sessions.Store{st}
+	opts.Warnings = sessions.Warnings(st)
+	return tui.Run(opts)
+}
+
+// writeTranscript prints a session's calls and model-visible results as
+// plain text, with truncation notes.
+func writeTranscript(w io.Writer, s *model.Session) error {
+	fmt.Fprintf(w, "session %s: %s\n", s.Info.ID, inert(s.Info.Title))
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	step := stepOf(s)
+	for _, r := range s.ToolCalls() {
+		v := formatters.Visible(r.Call, sessions.SpillsFor(s.Info))
+		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step[r.Message], r.Call.Tool, r.Call.CallID, r.Call.Status, v.Result.Type)
+		fmt.Fprintf(w, "input: %s\n", inert(string(rawOrEmpty(r.Call.Input))))
+		if v.Why != "" {
+			fmt.Fprintf(w, "note: %s\n", v.Why)
+		}
+		if t := v.Truncation; t != nil {
+			fmt.Fprintf(w, "truncated (%s): %s\n", t.Kind, seenOf(t))
+		}
+		fmt.Fprintln(w, inert(v.Text))
+	}
+	return nil
+}
+
+// seenOf says how much of the full output the model saw.
+func seenOf(t *model.Truncation) string {
+	s := fmt.Sprintf("model saw %d lines / %d bytes", t.SeenLines, t.SeenBytes)
+	if t.FullLines >= 0 {
+		s += fmt.Sprintf(" of %d lines", t.FullLines)
+	}
+	if t.FullBytes >= 0 {
+		s += fmt.Sprintf(" / %d bytes", t.FullBytes)
+	}
+	switch {
+	case t.SpillFound != "":
+		s += "; full output: " + t.SpillFound
+	case t.SpillPath != "":
+		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
+	}
+	return s
+}
+
+// inert makes control characters visible so that nothing in a transcript
+// can drive the terminal: ESC and other C0/C1 controls except newline and
+// tab are written as \xNN.
+func inert(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, `\x%02x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func rawOrEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
