@@ -84,7 +84,10 @@ const (
 )
 
 // Span is a byte range [Start, End) in a text.
-type Span struct{ Start, End int }
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
 
 // Truncation describes how an output was cut before the model saw it.
 type Truncation struct {

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The CLI is checked against a real recording: testdata/opencode/openai.
+const fixture = "testdata/opencode/openai"
+
+type entry struct {
+	File    string `json:"file"`
+	Kind    string `json:"kind"`
+	Session string `json:"session"`
+	Step    int    `json:"step"`
+}
+
+// lastRequest returns the manifest entry and body of the last main request.
+func lastRequest(t *testing.T) (entry, map[string]any) {
+	var m []entry
+	b, err := os.ReadFile(filepath.Join(fixture, "requests", "manifest.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &m))
+	var last entry
+	for _, e := range m {
+		if e.Kind == "main" && e.Step >= last.Step {
+			last = e
+		}
+	}
+	body, err := os.ReadFile(filepath.Join(fixture, "requests", last.File))
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(body, &v))
+	return last, v
+}
+
+func correx(t *testing.T, args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestShowPrintsWhatReachedTheWire(t *testing.T) {
+	last, body := lastRequest(t)
+	n := 0
+	for _, m := range body["messages"].([]any) {
+		msg := m.(map[string]any)
+		if msg["role"] != "tool" {
+			continue
+		}
+		out, stderr, code := correx(t, "show", "--source", fixture+"/data", "--session", last.Session, "--call", msg["tool_call_id"].(string))
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, msg["content"], out, "call %s", msg["tool_call_id"])
+		n++
+	}
+	assert.Greater(t, n, 25)
+}
+
+func TestWireEqualsCapturedConversation(t *testing.T) {
+	last, body := lastRequest(t)
+	out, stderr, code := correx(t, "wire", "--source", fixture+"/data", "--session", last.Session, "--provider", "openai-chat", "--text-only")
+	require.Equal(t, 0, code, stderr)
+	var got any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	var want []any
+	for _, m := range body["messages"].([]any) {
+		if m.(map[string]any)["role"] != "system" {
+			want = append(want, m)
+		}
+	}
+	assert.Equal(t, want, got)
+}
+
+func TestShowJSONTruncationFacts(t *testing.T) {
+	last, _ := lastRequest(t)
+	out, _, code := correx(t, "calls", "--source", fixture+"/data", "--session", last.Session, "--json")
+	require.Equal(t, 0, code)
+	var calls []struct {
+		CallID    string          `json:"call_id"`
+		Tool      string          `json:"tool"`
+		Truncated bool            `json:"truncated"`
+		Input     json.RawMessage `json:"input"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &calls))
+	var seq string
+	for _, c := range calls {
+		if c.Tool == "bash" && strings.Contains(string(c.Input), "seq 1 100000") {
+			seq = c.CallID
+			assert.True(t, c.Truncated)
+		}
+	}
+	require.NotEmpty(t, seq, "the recording has a seq 1 100000 call")
+	out, _, code = correx(t, "show", "--source", fixture+"/data", "--session", last.Session, "--call", seq, "--json")
+	require.Equal(t, 0, code)
+	var s struct {
+		Result struct {
+			Type string `json:"type"`
+		} `json:"result"`
+		Truncation struct {
+			Kind       string `json:"kind"`
+			FullLines  int    `json:"full_lines"`
+			FullBytes  int    `json:"full_bytes"`
+			SeenLines  int    `json:"seen_lines"`
+			SpillPath  string `json:"spill_path"`
+			SpillFound string `json:"spill_found"`
+		} `json:"truncation"`
+		SpillGone bool `json:"spill_gone"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	assert.Equal(t, "text", s.Result.Type)
+	assert.Equal(t, "bash-tail", s.Truncation.Kind)
+	assert.Equal(t, 100000, s.Truncation.FullLines) // seq 1 100000
+	assert.Equal(t, 588895, s.Truncation.FullBytes) // len of 1..100000 with newlines
+	assert.Less(t, s.Truncation.SeenLines, 2001)
+	assert.True(t, strings.HasPrefix(s.Truncation.SpillPath, "/home/user/.local/share/opencode/tool-output/tool_"))
+	assert.FileExists(t, s.Truncation.SpillFound)
+	assert.False(t, s.SpillGone)
+}
+
+func TestPipedInspectorPrintsTranscript(t *testing.T) {
+	last, _ := lastRequest(t)
+	out, stderr, code := correx(t, "--source", fixture+"/data", "--session", last.Session)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "truncated (bash-tail): model saw 1999 lines")
+	assert.Contains(t, out, "of 100000 lines")
+	// the recording prints \033[31m; it must come out inert
+	assert.NotContains(t, out, "\x1b")
+	assert.Contains(t, out, `\x1b[31mred`)
+}
+
+func TestErrorsNameTheThing(t *testing.T) {
+	last, _ := lastRequest(t)
+	src := fixture + "/data"
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"show", "--source", src, "--session", "ses_nope", "--call", "x"}, 1, `"ses_nope"`},
+		{[]string{"show", "--source", src, "--session", last.Session, "--call", "call_nope"}, 1, `call "call_nope" not found`},
+		{[]string{"wire", "--source", src, "--session", last.Session, "--provider", "grok"}, 2, `unknown provider "grok"`},
+		{[]string{"wire", "--source", src, "--session", last.Session, "--provider", "gemini", "--step", "99"}, 1, "not 99"},
+		{[]string{"ls", "--source", "testdata/no-such-store"}, 1, "no-such-store"},
+		{[]string{"calls", "--source", src}, 2, "calls needs --session"},
+		{[]string{"frob"}, 2, `unknown command "frob"`},
+	}
+	for _, c := range cases {
+		out, stderr, code := correx(t, c.args...)
+		assert.Equal(t, c.code, code, "%v", c.args)
+		assert.Empty(t, out, "%v", c.args)
+		assert.Contains(t, stderr, c.msg, "%v", c.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+}
+
+func TestBadFileIsNamed(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "broken.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"info": {"id": "ses_x"`), 0o644))
+	_, stderr, code := correx(t, "ls", "--source", bad)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "broken.json")
+}
+
+func TestNoAgentDataOpensTheDemo(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("OPENCODE_DB", "")
+	out, stderr, code := correx(t)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "built-in demo")
+	assert.Contains(t, out, "Oracle scenario run")
+	assert.Contains(t, out, "(@explore subagent)")
+}
