@@ -333,16 +333,44 @@ func normalize(msgs []msg, p Provider, m Model) []msg {
 		}
 		msgs = kept
 	}
-	if strings.Contains(m.ModelID, "claude") {
-		for i := range msgs {
-			for j := range msgs[i].parts {
-				if pt := &msgs[i].parts[j]; pt.kind == pToolCall || pt.kind == pToolResult {
-					pt.callID = claudeIDChars.ReplaceAllString(pt.callID, "_")
-				}
+	switch {
+	case strings.Contains(m.ModelID, "claude"):
+		mapCallIDs(msgs, func(id string) string { return claudeIDChars.ReplaceAllString(id, "_") })
+	case m.ProviderID == "mistral" || strings.Contains(strings.ToLower(m.ModelID), "mistral"):
+		mapCallIDs(msgs, mistralID)
+		// Mistral takes no user message right after tool results.
+		var out []msg
+		for i, ms := range msgs {
+			out = append(out, ms)
+			if ms.role == "tool" && i+1 < len(msgs) && msgs[i+1].role == "user" {
+				out = append(out, msg{role: "assistant", parts: []part{{kind: pText, text: "Done."}}})
+			}
+		}
+		msgs = out
+	}
+	return msgs
+}
+
+// mapCallIDs rewrites the ids of every tool call and result.
+func mapCallIDs(msgs []msg, f func(string) string) {
+	for i := range msgs {
+		for j := range msgs[i].parts {
+			if pt := &msgs[i].parts[j]; pt.kind == pToolCall || pt.kind == pToolResult {
+				pt.callID = f(pt.callID)
 			}
 		}
 	}
-	return msgs
+}
+
+var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
+
+// mistralID is opencode's Mistral rule: 9 alphanumerics, padded with 0.
+func mistralID(id string) string {
+	id = nonAlnum.ReplaceAllString(id, "")
+	if len(id) > 9 {
+		id = id[:9]
+	}
+	return id + strings.Repeat("0", 9-len(id))
 }
 
 // replayable is normalizeMessages' test for a reasoning part: Anthropic
