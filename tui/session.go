@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"correx/formatters"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -329,7 +330,7 @@ func (v *sessionView) seesHeader(ci *callInfo) []string {
 	t := vis.Truncation
 	var lines []string
 	if t == nil {
-		n := countLines(text)
+		n := formatters.CountLines(text)
 		first += st.Muted.Render(fmt.Sprintf(" · model saw all %s%s · %s", commas(n), plural(n, " line", " lines"), humanBytes(len(text))))
 	} else {
 		first += " " + st.TruncBadge.Render("✂ "+truncBadge(t))
@@ -370,17 +371,6 @@ func (v *sessionView) seesHeader(ci *callInfo) []string {
 
 func spillGoneText(path string) string {
 	return "spill file is gone (opencode deletes them after 7 days): expected at " + inertString(path, plainStyle)
-}
-
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
 }
 
 // truncBadge is "model saw X of Y lines · A of B".

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"correx/formatters"
 	"fmt"
 	"strings"
 
@@ -33,10 +34,10 @@ func newSpillView(st *Styles, tool string, t *model.Truncation, visible string) 
 	s := &spillView{st: st, trunc: t, tool: tool, path: t.SpillFound, loading: true}
 	s.tv = newTextView(st)
 	if n := len(t.Markers); n > 0 {
-		s.head = countLines(visible[:t.Markers[0].Start])
-		s.tail = countLines(visible[t.Markers[n-1].End:])
+		s.head = formatters.CountLines(visible[:t.Markers[0].Start])
+		s.tail = formatters.CountLines(visible[t.Markers[n-1].End:])
 	} else {
-		s.head = countLines(visible)
+		s.head = formatters.CountLines(visible)
 	}
 	total := func() int { return s.tv.Lines() }
 	s.tv.seen = func(i int) bool { return i < s.head || i >= total()-s.tail }

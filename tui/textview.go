@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"strings"
 
@@ -363,4 +365,34 @@ func fit(s string, w int) string {
 		s = ansi.Truncate(s, w, "…")
 	}
 	return padRight(s, w)
+}
+
+// scrollKey applies a scroll or search-step key and reports whether msg
+// was one.
+func (tv *textView) scrollKey(k *KeyMap, msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, k.Up):
+		tv.ScrollUp(1)
+	case key.Matches(msg, k.Down):
+		tv.ScrollDown(1)
+	case key.Matches(msg, k.PageUp):
+		tv.PageUp()
+	case key.Matches(msg, k.PageDown):
+		tv.PageDown()
+	case key.Matches(msg, k.HalfUp):
+		tv.HalfUp()
+	case key.Matches(msg, k.HalfDown):
+		tv.HalfDown()
+	case key.Matches(msg, k.Top):
+		tv.Top()
+	case key.Matches(msg, k.Bottom):
+		tv.Bottom()
+	case key.Matches(msg, k.Next):
+		tv.NextMatch()
+	case key.Matches(msg, k.Prev):
+		tv.PrevMatch()
+	default:
+		return false
+	}
+	return true
 }

@@ -527,27 +527,10 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if tv.scrollKey(k, msg) {
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		tv.ScrollUp(1)
-	case key.Matches(msg, k.Down):
-		tv.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		tv.PageUp()
-	case key.Matches(msg, k.PageDown):
-		tv.PageDown()
-	case key.Matches(msg, k.HalfUp):
-		tv.HalfUp()
-	case key.Matches(msg, k.HalfDown):
-		tv.HalfDown()
-	case key.Matches(msg, k.Top):
-		tv.Top()
-	case key.Matches(msg, k.Bottom):
-		tv.Bottom()
-	case key.Matches(msg, k.Next):
-		tv.NextMatch()
-	case key.Matches(msg, k.Prev):
-		tv.PrevMatch()
 	case key.Matches(msg, k.Left):
 		if tv.xOff == 0 {
 			v.focus, v.list.focused = focusList, true
@@ -624,26 +607,7 @@ func (m *Model) spillKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.search.value = ""
 		tv.Search("")
 		s.layout()
-	case key.Matches(msg, k.Up):
-		tv.ScrollUp(1)
-	case key.Matches(msg, k.Down):
-		tv.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		tv.PageUp()
-	case key.Matches(msg, k.PageDown):
-		tv.PageDown()
-	case key.Matches(msg, k.HalfUp):
-		tv.HalfUp()
-	case key.Matches(msg, k.HalfDown):
-		tv.HalfDown()
-	case key.Matches(msg, k.Top):
-		tv.Top()
-	case key.Matches(msg, k.Bottom):
-		tv.Bottom()
-	case key.Matches(msg, k.Next):
-		tv.NextMatch()
-	case key.Matches(msg, k.Prev):
-		tv.PrevMatch()
+	case tv.scrollKey(k, msg):
 	case key.Matches(msg, k.Left):
 		tv.Left()
 	case key.Matches(msg, k.Right):
