@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"correx/model"
 )
@@ -178,7 +179,34 @@ func marshal(v Value) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return unescapeLineSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// unescapeLineSeparators undoes encoding/json's \u2028 and \u2029 escapes,
+// which JSON.stringify does not write; an escaped backslash before them
+// (an even run of backslashes) leaves them alone.
+func unescapeLineSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	var out []byte
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+5 < len(b) && string(b[i+1:i+5]) == "u202" && (b[i+5] == '8' || b[i+5] == '9') {
+			r := '\u2028'
+			if b[i+5] == '9' {
+				r = '\u2029'
+			}
+			out = utf8.AppendRune(out, r)
+			i += 5
+			continue
+		}
+		out = append(out, b[i])
+		if b[i] == '\\' && i+1 < len(b) { // keep an escape pair whole
+			i++
+			out = append(out, b[i])
+		}
+	}
+	return out
 }
 
 // compactInput is JSON.stringify of a stored input: the stored JSON without

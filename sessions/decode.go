@@ -115,19 +115,28 @@ type storedMessage struct {
 	Summary    json.RawMessage `json:"summary"`
 }
 
+// decode unmarshals a stored object into v; bad JSON is warned about and
+// gives false, a field of the wrong type only a warning.
+func (d *decoder) decode(data []byte, v any, where string) bool {
+	warn, err := unmarshal(data, v)
+	if err != nil {
+		d.warnf("%s: bad JSON, skipped: %v", where, err)
+		return false
+	}
+	if warn != "" {
+		d.warnf("%s: %s", where, warn)
+	}
+	return true
+}
+
 // message maps one stored message object. id is the row id (db) or "" to
 // take the object's own id (export, legacy). createdMS is the row's
 // time_created, used when the object has no time.created. where names the
 // row or file for warnings. ok is false when the object cannot be used.
 func (d *decoder) message(id string, data []byte, createdMS int64, where string) (model.Message, bool) {
 	var sm storedMessage
-	warn, err := unmarshal(data, &sm)
-	if err != nil {
-		d.warnf("%s: bad JSON, skipped: %v", where, err)
+	if !d.decode(data, &sm, where) {
 		return model.Message{}, false
-	}
-	if warn != "" {
-		d.warnf("%s: %s", where, warn)
 	}
 	if id == "" {
 		id = sm.ID
@@ -242,13 +251,8 @@ var partTypes = map[string]bool{
 // part maps one stored part object; id and where as for message.
 func (d *decoder) part(id string, data []byte, where string) (model.Part, bool) {
 	var sp storedPart
-	warn, err := unmarshal(data, &sp)
-	if err != nil {
-		d.warnf("%s: bad JSON, skipped: %v", where, err)
+	if !d.decode(data, &sp, where) {
 		return model.Part{}, false
-	}
-	if warn != "" {
-		d.warnf("%s: %s", where, warn)
 	}
 	if id == "" {
 		id = sp.ID
