@@ -24,15 +24,17 @@ const (
 // of the full output.
 func Visible(call *model.ToolCall, spill SpillFinder) model.Visible {
 	v := model.Visible{Call: model.ToolCallPart{ID: call.CallID, Name: call.Tool, Input: call.Input}}
-	switch call.Status {
-	case model.StatusCompleted:
+	switch {
+	case call.Sent != nil:
+		v.Result = *call.Sent
+	case call.Status == model.StatusCompleted:
 		if call.Compacted {
 			v.Result = model.ToolResultValue{Type: model.ResultText, Text: ClearedOutput}
 			v.Why = "output pruned by compaction; opencode sends a placeholder"
 			break
 		}
 		v.Result = completedResult(call.Output, call.Attachments)
-	case model.StatusError:
+	case call.Status == model.StatusError:
 		if out, ok := interruptedOutput(call.Metadata); ok {
 			v.Result = model.ToolResultValue{Type: model.ResultText, Text: out}
 			v.Why = "interrupted call: opencode sends the live output it had, as a normal result"

@@ -15,7 +15,10 @@ import (
 type Agent string
 
 const (
-	AgentOpencode Agent = "opencode"
+	AgentOpencode   Agent = "opencode"
+	AgentClaudeCode Agent = "claude-code"
+	AgentCodex      Agent = "codex"
+	AgentGeminiCLI  Agent = "gemini-cli"
 )
 
 // Pipeline names which of an agent's result pipelines stored a session
@@ -141,6 +144,10 @@ type ToolCall struct {
 	Compacted bool
 	// ChildSessionID links a task call to the subagent session it made.
 	ChildSessionID string
+	// Sent is the result exactly as the agent put it into the next request,
+	// for agents that store that (Claude Code, Codex, Gemini CLI); when set,
+	// formatters use it verbatim instead of deriving it from Output/Error.
+	Sent *ToolResultValue
 }
 
 // File is an attachment or a file part: a data: URL or a file path.
