@@ -4,8 +4,8 @@
 //	correx [--source PATH] [--session ID]       the inspector (plain transcript when piped)
 //	correx ls [--source PATH] [--json]          sessions
 //	correx calls [--source PATH] --session ID [--json]
-//	correx show [--source PATH] --session ID --call ID [--json]
-//	correx wire [--source PATH] --session ID --provider P [--step N] [--text-only]
+//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L]
+//	correx wire [--source PATH] --session ID --provider P [--step N] [--text-only] [--lowering L]
 //	correx transcript [--source PATH] --session ID
 package main
 
@@ -84,11 +84,15 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
   correx ls [--source PATH] [--json]        list sessions
   correx calls --session ID [--json]        list a session's tool calls
-  correx show --session ID --call ID [--json]
+  correx show --session ID --call ID [--json] [--lowering L]
                                             print a call's model-visible result, byte for byte
-  correx wire --session ID --provider P [--step N] [--text-only]
+  correx wire --session ID --provider P [--step N] [--text-only] [--lowering L]
                                             print the conversation a provider received
                                             P: openai-chat, openai-responses, anthropic, gemini, bedrock
+                                            L: ai-sdk (the Vercel AI SDK converters, the default
+                                            for v1 sessions) or native (opencode's packages/llm:
+                                            v1 with OPENCODE_EXPERIMENTAL_NATIVE_LLM=1, and
+                                            always for v2 sessions)
   correx transcript --session ID            print calls, results and truncation notes as text
 
 PATH is an opencode data dir, a .db file, an 'opencode export' .json file (or a
@@ -100,6 +104,7 @@ type cli struct {
 	out io.Writer
 	// flags shared by the commands
 	source, session, call, provider string
+	lowering                        string
 	step                            int
 	asJSON, textOnly                bool
 }
@@ -123,6 +128,8 @@ func (c *cli) flags(name string, args []string, want ...string) error {
 			fs.BoolVar(&c.asJSON, "json", false, "")
 		case "text-only":
 			fs.BoolVar(&c.textOnly, "text-only", false, "")
+		case "lowering":
+			fs.StringVar(&c.lowering, "lowering", "", "")
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -274,18 +281,25 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering"); err != nil {
+		return err
+	}
+	lowering, err := c.parseLowering("show")
+	if err != nil {
 		return err
 	}
 	s, err := c.load()
 	if err != nil {
 		return err
 	}
+	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
+		return fmt.Errorf("session %s is a v2 session: opencode always lowers it natively (--lowering native)", s.Info.ID)
+	}
 	ref, ok := s.FindCall(c.call)
 	if !ok {
 		return fmt.Errorf("call %q not found in session %s", c.call, s.Info.ID)
 	}
-	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info))
+	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info), formatters.WithLowering(lowering))
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {
@@ -314,7 +328,11 @@ func resultValue(r model.ToolResultValue) any {
 }
 
 func (c *cli) wire(args []string) error {
-	if err := c.flags("wire", args, "session", "provider", "step", "text-only"); err != nil {
+	if err := c.flags("wire", args, "session", "provider", "step", "text-only", "lowering"); err != nil {
+		return err
+	}
+	lowering, err := c.parseLowering("wire")
+	if err != nil {
 		return err
 	}
 	p, err := render.ParseProvider(c.provider)
@@ -325,7 +343,7 @@ func (c *cli) wire(args []string) error {
 	if err != nil {
 		return err
 	}
-	conv, err := render.Conversation(s, p, c.step, render.Model{TextOnly: c.textOnly})
+	conv, err := render.Conversation(s, p, c.step, render.Model{TextOnly: c.textOnly, Lowering: lowering})
 	if err != nil {
 		return err
 	}
@@ -384,6 +402,7 @@ func (c *cli) inspect(args []string) error {
 		return writeTranscript(c.out, s)
 	}
 	opts.Stores = []sessions.Store{st}
+	opts.Live = !opts.Demo
 	opts.Warnings = sessions.Warnings(st)
 	return tui.Run(opts)
 }
@@ -475,4 +494,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// parseLowering checks --lowering; "" leaves the session's default.
+func (c *cli) parseLowering(cmd string) (model.Lowering, error) {
+	l, ok := model.ParseLowering(c.lowering)
+	if !ok {
+		return "", fmt.Errorf("%w: %s: unknown lowering %q (want ai-sdk or native)", errUsage, cmd, c.lowering)
+	}
+	return l, nil
 }

@@ -32,6 +32,9 @@ type Options struct {
 	SessionID string           // open this session directly when set
 	Demo      bool             // the stores hold the built-in demo
 	Warnings  []string         // problems found while opening
+	// Live re-reads the store every couple of seconds, so a session that
+	// is still being written updates on screen (live.go).
+	Live bool
 }
 
 // Run runs the TUI on the terminal until the user quits. NO_COLOR (any
@@ -83,9 +86,10 @@ type Model struct {
 	spill    *spillView
 	showHelp bool
 
-	convs   map[convKey]convResult
-	pending map[convKey]bool
-	loading int
+	convs    map[convKey]convResult
+	pending  map[convKey]bool
+	loading  int
+	checking bool // a live check is running (live.go)
 
 	status   status
 	warnings []string
@@ -131,6 +135,9 @@ func New(opts Options) Model {
 // session named in the options.
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, listCmd(m.store), m.spin.Tick}
+	if m.opts.Live {
+		cmds = append(cmds, liveTick())
+	}
 	if m.opts.SessionID != "" && m.store != nil {
 		cmds = append(cmds, loadCmd(m.store, m.opts.SessionID))
 	}
@@ -224,6 +231,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.spill.SetText(msg.text, msg.cut, msg.err)
 		}
 		m.loading = max(m.loading-1, 0)
+	case liveTickMsg, liveMsg:
+		cmds = append(cmds, m.live(msg))
 	case pagerDoneMsg:
 		if msg.err != nil {
 			m.fail("pager: " + msg.err.Error())

@@ -1,0 +1,148 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"correx/model"
+	"correx/sessions"
+)
+
+// Live: while correx is open, a session that is still being written (an
+// opencode running in another terminal) updates as new calls land. Every
+// liveEvery a command lists the store (one short read, never blocking the
+// writer) and reloads the open session only when its counts or update time
+// changed; the call list keeps its selection and the status line says what
+// is new.
+
+// liveEvery is a variable so tests can shorten it.
+var liveEvery = 2 * time.Second
+
+type liveTickMsg struct{}
+
+// liveMsg is what a live check found: the fresh list, and the reloaded
+// open session when it changed.
+type liveMsg struct {
+	infos []model.SessionInfo
+	err   error
+	data  *sessionData
+}
+
+func liveTick() tea.Cmd {
+	return tea.Tick(liveEvery, func(time.Time) tea.Msg { return liveTickMsg{} })
+}
+
+// liveCmd lists the store and reloads the session known, when it changed.
+func liveCmd(store sessions.Store, known *model.SessionInfo) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		infos, err := store.List(ctx)
+		msg := liveMsg{infos: infos, err: err}
+		if known == nil || err != nil {
+			return msg
+		}
+		for _, in := range infos {
+			if in.ID == known.ID && changed(in, *known) {
+				if sess, err := store.Load(ctx, in.ID); err == nil {
+					msg.data = buildSessionData(sess)
+					var warns []string
+					loadChildren(ctx, store, msg.data, map[string]bool{in.ID: true}, 1, &warns)
+				}
+			}
+		}
+		return msg
+	}
+}
+
+func changed(a, b model.SessionInfo) bool {
+	return !a.Updated.Equal(b.Updated) || a.Messages != b.Messages || a.ToolCalls != b.ToolCalls ||
+		a.Errors != b.Errors || a.Truncated != b.Truncated
+}
+
+// live handles a tick (start a check unless one runs) and a check's result.
+func (m *Model) live(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case liveTickMsg:
+		if m.store == nil || m.checking {
+			return liveTick()
+		}
+		m.checking = true
+		var known *model.SessionInfo
+		if len(m.stack) > 0 {
+			known = &m.stack[0].data.sess.Info
+		}
+		return liveCmd(m.store, known)
+	case liveMsg:
+		m.checking = false
+		if msg.err == nil {
+			m.picker.Refresh(msg.infos)
+		}
+		if msg.data != nil && len(m.stack) > 0 && m.stack[0].data.sess.Info.ID == msg.data.sess.Info.ID {
+			if news := m.stack[0].Replace(msg.data); news != "" {
+				m.info("live: " + news)
+			}
+		}
+		return liveTick()
+	}
+	return nil
+}
+
+// Replace swaps in a reloaded session, keeping the selected call and the
+// panes, and says what is new.
+func (v *sessionView) Replace(d *sessionData) string {
+	old := map[string]model.ToolStatus{}
+	for _, c := range v.data.calls {
+		old[c.call().CallID] = c.call().Status
+	}
+	selected := ""
+	if r, ok := v.list.Selected(); ok {
+		selected = r.info().call().CallID
+	}
+	var added, finished []string
+	for _, c := range d.calls {
+		st, seen := old[c.call().CallID]
+		switch {
+		case !seen:
+			added = append(added, c.call().Tool)
+		case st != c.call().Status:
+			finished = append(finished, c.call().Tool)
+		}
+	}
+	v.data = d
+	rows := buildRows(d, 0)
+	v.list.SetRows(rows)
+	for i, r := range rows {
+		if r.info().call().CallID == selected {
+			v.list.Select(i)
+		}
+	}
+	v.loaded = [paneCount]string{}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, fmt.Sprintf("%d new %s (%s)", len(added), plural(len(added), "call", "calls"), strings.Join(added, ", ")))
+	}
+	if len(finished) > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s changed state", len(finished), plural(len(finished), "call", "calls")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Refresh replaces the listed sessions, keeping the selected one.
+func (p *picker) Refresh(infos []model.SessionInfo) {
+	sel, ok := p.Selected()
+	p.SetSessions(infos, nil)
+	if !ok {
+		return
+	}
+	for k, i := range p.shown {
+		if p.all[i].ID == sel.ID {
+			p.sel = k
+			p.scroll()
+		}
+	}
+}
