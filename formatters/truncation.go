@@ -3,6 +3,7 @@ package formatters
 import (
 	"encoding/json"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -35,14 +36,26 @@ var (
 // call's stored metadata (opencode's outputPath is preferred to the path in
 // the marker).
 func Detect(tool, text string, meta json.RawMessage, spill SpillFinder) *model.Truncation {
-	t := detect(tool, text)
+	return detectIn(text, metaOutputPath(meta), spill, func(text string) *model.Truncation { return detect(tool, text) })
+}
+
+// detectIn runs a marker finder on text and completes its facts: recorded
+// (the spill path the agent stored, if any) wins over the path in the
+// marker; the spill file, when found, gives the full size.
+func detectIn(text, recorded string, spill SpillFinder, find func(string) *model.Truncation) *model.Truncation {
+	t := find(text)
 	if t == nil {
 		return nil
 	}
-	if p := metaOutputPath(meta); p != "" {
-		t.SpillPath = p
+	if recorded != "" {
+		t.SpillPath = recorded
 	}
-	t.SeenLines, t.SeenBytes = CountLines(unmarked(text, t.Markers)), len(text)
+	seen := unmarked(text, t.Markers)
+	if t.Kind == model.TruncV2Bound && t.Markers[0].Start > 0 && t.Markers[0].End < len(text) {
+		// head and tail are two runs of lines: "{head}\n\n{marker}\n\n{tail}"
+		seen = text[:t.Markers[0].Start] + "\n" + text[t.Markers[0].End:]
+	}
+	t.SeenLines, t.SeenBytes = CountLines(seen), len(text)
 	t.FullLines, t.FullBytes = -1, -1
 	if spill != nil && t.SpillPath != "" {
 		if path, lines, bytes, ok := spill.FindSpill(t.SpillPath); ok {
@@ -55,7 +68,24 @@ func Detect(tool, text string, meta json.RawMessage, spill SpillFinder) *model.T
 	return t
 }
 
+// detectV2 finds the one marker of the v2 loop: ToolOutputStore.bound's
+// head-and-tail cut. v2 tools have no caps or footers of their own (glob
+// and grep return everything; read returns JSON).
+func detectV2(text string) *model.Truncation {
+	if m := v2Bound.FindStringSubmatchIndex(text); m != nil {
+		return &model.Truncation{
+			Kind:      model.TruncV2Bound,
+			Markers:   []model.Span{{Start: m[0], End: m[1]}},
+			SpillPath: text[m[2]:m[3]],
+		}
+	}
+	return nil
+}
+
 func detect(tool, text string) *model.Truncation {
+	if t := detectClaude(text); t != nil {
+		return t
+	}
 	if tool == "bash" && strings.HasPrefix(text, bashTailPrefix) {
 		rest := text[len(bashTailPrefix):]
 		if end := strings.Index(rest, "\n\n"); end >= 0 {
@@ -73,12 +103,8 @@ func detect(tool, text string) *model.Truncation {
 			SpillPath: text[m[6]:m[7]],
 		}
 	}
-	if m := v2Bound.FindStringSubmatchIndex(text); m != nil {
-		return &model.Truncation{
-			Kind:      model.TruncV2Bound,
-			Markers:   []model.Span{{Start: m[0], End: m[1]}},
-			SpillPath: text[m[2]:m[3]],
-		}
+	if t := detectV2(text); t != nil {
+		return t
 	}
 	switch tool {
 	case "read":
@@ -96,7 +122,7 @@ func detect(tool, text string) *model.Truncation {
 			return t
 		}
 	}
-	return nil
+	return detectCLI(text)
 }
 
 func detectRead(text string) *model.Truncation {
@@ -161,4 +187,73 @@ func metaOutputPath(meta json.RawMessage) string {
 	}
 	_ = json.Unmarshal(meta, &m)
 	return m.OutputPath
+}
+
+// Markers of Codex CLI (0.171.0, and the older ones its source still has)
+// and Gemini CLI (0.61.0), as the model sees them. They name no tool.
+var (
+	codexTokens  = regexp.MustCompile(`…(\d+) tokens truncated…`)
+	codexChars   = regexp.MustCompile(`…(\d+) chars truncated…`)
+	codexWarning = regexp.MustCompile(`(?m)^Warning: truncated output \(original token count: \d+\)\n`)
+	codexTotal   = regexp.MustCompile(`(?m)^Total output lines: \d+\n(?:\n)?`)
+	codexBuffer  = regexp.MustCompile(`(?m)^\.\.\. \d+ bytes omitted \.\.\.\n\n`)
+	codexLines   = regexp.MustCompile(`\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n`)
+	codexBytes   = regexp.MustCompile(`\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n`)
+	codexItems   = regexp.MustCompile(`\[omitted \d+ (?:text|audio|image) items \.\.\.\]`)
+
+	geminiTooLarge  = regexp.MustCompile(`^Output too large\. Showing first [\d,.\s]+ and last [\d,.\s]+ characters\. For full output see: ([^\n]+)\n`)
+	geminiOmitted   = regexp.MustCompile(`\n\n\.\.\. \[[\d,.\s]+ characters omitted\] \.\.\.\n\n`)
+	geminiNormal    = regexp.MustCompile(`^\[Message Normalized: Tool output exceeded size limit\]\n`)
+	geminiSavedTo   = regexp.MustCompile(`\n\nFull output saved to: ([^\n]+)`)
+	geminiStrategic = "\n\n--- Strategic Significance of Truncated Content ---\n"
+)
+
+// detectCLI finds Codex CLI's and Gemini CLI's truncation markers.
+func detectCLI(text string) *model.Truncation {
+	if m := geminiTooLarge.FindStringSubmatchIndex(text); m != nil {
+		t := &model.Truncation{Kind: model.TruncGeminiSpill, Markers: []model.Span{{Start: m[0], End: m[1]}}, SpillPath: text[m[2]:m[3]]}
+		if o := geminiOmitted.FindStringIndex(text[m[1]:]); o != nil {
+			t.Markers = append(t.Markers, model.Span{Start: m[1] + o[0], End: m[1] + o[1]})
+		}
+		return t
+	}
+	if m := geminiNormal.FindStringIndex(text); m != nil {
+		t := &model.Truncation{Kind: model.TruncGeminiDistilled, Markers: []model.Span{{Start: m[0], End: m[1]}}}
+		if sv := geminiSavedTo.FindStringSubmatchIndex(text); sv != nil {
+			t.SpillPath = text[sv[2]:sv[3]]
+			end := sv[1]
+			if strings.HasPrefix(text[end:], geminiStrategic) {
+				end += len(geminiStrategic)
+			}
+			t.Markers = append(t.Markers, model.Span{Start: sv[0], End: end})
+		}
+		return t
+	}
+	var t *model.Truncation
+	for _, rule := range []struct {
+		re   *regexp.Regexp
+		kind model.TruncationKind
+	}{
+		{codexTokens, model.TruncCodexTokens}, {codexChars, model.TruncCodexChars},
+		{codexLines, model.TruncCodexLines}, {codexBytes, model.TruncCodexBytes},
+		{codexBuffer, model.TruncCodexBuffer}, {codexItems, model.TruncCodexItems},
+	} {
+		for _, m := range rule.re.FindAllStringIndex(text, -1) {
+			if t == nil {
+				t = &model.Truncation{Kind: rule.kind}
+			}
+			t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	// the headers of a truncated body are markers too
+	for _, re := range []*regexp.Regexp{codexWarning, codexTotal} {
+		if m := re.FindStringIndex(text); m != nil {
+			t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
+		}
+	}
+	sort.Slice(t.Markers, func(i, j int) bool { return t.Markers[i].Start < t.Markers[j].Start })
+	return t
 }

@@ -4,11 +4,14 @@
 // The rules are opencode 1.18.33's (packages/opencode/src/session/message-v2.ts,
 // toModelMessages): tools wrote the model-visible text themselves, so a
 // completed call shows its stored output verbatim and an error its stored
-// error; only a few states are rewritten on the way to the model.
+// error; only a few states are rewritten on the way to the model. Calls of
+// the v2 loop (session_message) store output items instead and go through
+// ToolOutput.toResultValue (v2.go).
 package formatters
 
 import (
 	"encoding/json"
+	"strings"
 
 	"correx/model"
 )
@@ -19,14 +22,38 @@ const (
 	InterruptedOutput = "[Tool execution was interrupted]"
 )
 
+// Option tunes Visible.
+type Option func(*options)
+
+type options struct {
+	lowering model.Lowering
+}
+
+// WithLowering renders the result as the given lowering sent it. It only
+// matters for v1 calls with attachments: opencode's native packages/llm
+// lowering (OPENCODE_EXPERIMENTAL_NATIVE_LLM=1) sends their AI SDK content
+// output as a JSON string instead of as media. v2 calls are always lowered
+// natively and need no option.
+func WithLowering(l model.Lowering) Option { return func(o *options) { o.lowering = l } }
+
 // Visible returns what the model saw for call. spill, when not nil, finds
 // spill files on disk (see Spill); without it truncation facts say nothing
 // of the full output.
-func Visible(call *model.ToolCall, spill SpillFinder) model.Visible {
+//
+// It dispatches on the call: a result stored as sent (Sent) is used as it
+// is; a v2 call (IsV2) goes through opencode's ToolOutput.toResultValue;
+// a v1 call through message-v2.ts's toModelOutput and its placeholders.
+func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visible {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	v := model.Visible{Call: model.ToolCallPart{ID: call.CallID, Name: call.Tool, Input: call.Input}}
 	switch {
 	case call.Sent != nil:
-		v.Result = *call.Sent
+		v.Result, v.Why = *call.Sent, sentWhy(call)
+	case call.IsV2():
+		v.Result, v.Why = v2Result(call)
 	case call.Status == model.StatusCompleted:
 		if call.Compacted {
 			v.Result = model.ToolResultValue{Type: model.ResultText, Text: ClearedOutput}
@@ -34,6 +61,10 @@ func Visible(call *model.ToolCall, spill SpillFinder) model.Visible {
 			break
 		}
 		v.Result = completedResult(call.Output, call.Attachments)
+		if o.lowering == model.LoweringNative && v.Result.Type == model.ResultContent {
+			v.Result = model.ToolResultValue{Type: model.ResultText, Text: NativeContentString(call.Output, call.Attachments)}
+			v.Why = "native lowering: the AI SDK content output (text and media) is sent as one JSON string"
+		}
 	case call.Status == model.StatusError:
 		if out, ok := interruptedOutput(call.Metadata); ok {
 			v.Result = model.ToolResultValue{Type: model.ResultText, Text: out}
@@ -46,8 +77,30 @@ func Visible(call *model.ToolCall, spill SpillFinder) model.Visible {
 		v.Why = "call never finished (status " + string(call.Status) + "); opencode sends a placeholder error"
 	}
 	v.Text = ResultText(v.Result)
-	v.Truncation = Detect(call.Tool, v.Text, call.Metadata, spill)
+	if call.IsV2() {
+		v.Truncation = detectIn(v.Text, spillPath(call), spill, detectV2)
+	} else {
+		v.Truncation = Detect(call.Tool, v.Text, call.Metadata, spill)
+	}
 	return v
+}
+
+// NativeContentString is what the native lowering of the v1 loop sends for
+// a completed call with attachments: JSON.stringify of the AI SDK content
+// output, the text item (left out when empty) and every data: URL
+// attachment as {"type":"media","mediaType","data"} with its base64 data.
+// Observed: `[{"type":"text","text":"Image read successfully"},{"type":"media","mediaType":"image/png","data":"iVBOR…"}]`.
+func NativeContentString(output string, files []model.File) string {
+	items := []any{}
+	if output != "" {
+		items = append(items, object{{"type", "text"}, {"text", output}})
+	}
+	for _, f := range files {
+		if i := strings.IndexByte(f.URL, ','); strings.HasPrefix(f.URL, "data:") && i >= 0 {
+			items = append(items, object{{"type", "media"}, {"mediaType", f.Mime}, {"data", f.URL[i+1:]}})
+		}
+	}
+	return stringify(items)
 }
 
 // completedResult is opencode's toModelOutput: the output string, or, when

@@ -84,6 +84,19 @@ type Message struct {
 	Error   string
 	Summary bool
 	Parts   []Part
+	// Request is the conversation of the request that produced this
+	// assistant step as the agent logged it, for agents that log requests
+	// (Claude Code's api-request records); nil otherwise.
+	Request *LoggedRequest
+	// Stored is what the agent stored for this message in its own format,
+	// for agents whose own requests render replays from it (Codex: the
+	// rollout's response items of a prompt, or of one model response and
+	// the outputs of its calls, in order; Gemini CLI: each run's version
+	// of the chat record, see sessions/geminicli.go). Nil otherwise.
+	Stored []json.RawMessage
+	// Run numbers the agent process that first wrote the message (Gemini
+	// CLI: 1, then one more per resume); 0 when not known.
+	Run int
 }
 
 // PartType is the stored type of a part.
@@ -148,7 +161,20 @@ type ToolCall struct {
 	// for agents that store that (Claude Code, Codex, Gemini CLI); when set,
 	// formatters use it verbatim instead of deriving it from Output/Error.
 	Sent *ToolResultValue
+
+	// The tool state of opencode's v2 loop (session_message), which stores
+	// the tool's output items instead of an output string. Content is
+	// non-nil exactly for v2 calls (empty when the state has no items);
+	// formatters dispatch on it. Output and Error stay empty for v2, except
+	// that Error repeats ErrorValue's message for display.
+	Content     []ToolContent   // state.content: text and file items, in order
+	Structured  json.RawMessage // state.structured, compact, nil when absent
+	OutputPaths []string        // state.outputPaths: spill files of ToolOutputStore.bound
+	ErrorValue  json.RawMessage // state.error as stored ({"type","message"}), nil unless error
 }
+
+// IsV2 reports whether the call was stored by opencode's v2 loop.
+func (c *ToolCall) IsV2() bool { return c.Content != nil }
 
 // File is an attachment or a file part: a data: URL or a file path.
 type File struct {

@@ -81,6 +81,22 @@ const (
 	TruncGlobCap     TruncationKind = "glob-cap"     // glob kept the first 100
 	TruncGrepCap     TruncationKind = "grep-cap"     // grep kept the first 100
 	TruncV2Bound     TruncationKind = "v2-bound"     // ToolOutputStore.bound: head and tail
+	// Claude Code
+	TruncClaudePersisted TruncationKind = "claude-persisted" // <persisted-output>: 2 KB preview, full output in tool-results/
+	TruncClaudeMiddle    TruncationKind = "claude-middle"    // "... [N characters truncated] ..." (failed Bash over 10,000 chars)
+	TruncClaudeLines     TruncationKind = "claude-lines"     // "... [N lines truncated] ..." (Bash cap, ≤ 2.1.1)
+	TruncClaudeSaved     TruncationKind = "claude-saved"     // "exceeds maximum allowed tokens. Output has been saved to …"
+	TruncClaudeRefused   TruncationKind = "claude-refused"   // Read refused: "File content (N tokens) exceeds maximum allowed tokens"
+	// Codex CLI
+	TruncCodexTokens TruncationKind = "codex-tokens" // middle cut "…N tokens truncated…"
+	TruncCodexChars  TruncationKind = "codex-chars"  // middle cut "…N chars truncated…"
+	TruncCodexBuffer TruncationKind = "codex-buffer" // exec head+tail buffer "... N bytes omitted ..."
+	TruncCodexLines  TruncationKind = "codex-lines"  // legacy "[... omitted N of M lines ...]"
+	TruncCodexBytes  TruncationKind = "codex-bytes"  // legacy "[... output truncated to fit N bytes ...]"
+	TruncCodexItems  TruncationKind = "codex-items"  // "[omitted N text items ...]"
+	// Gemini CLI
+	TruncGeminiSpill     TruncationKind = "gemini-spill"     // "Output too large. Showing first H and last T characters…"
+	TruncGeminiDistilled TruncationKind = "gemini-distilled" // "[Message Normalized: Tool output exceeded size limit]"
 )
 
 // Span is a byte range [Start, End) in a text.

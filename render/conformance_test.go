@@ -88,15 +88,30 @@ func without(list any, key, val string) []any {
 	return out
 }
 
-// textOnly says whether the recorder declared the flavour's model without
-// image input (see testdata/record): it decides how images are sent.
-func textOnly(dir string) bool {
+// recordOpts reads what the recorder says about a flavour (record.json):
+// text_only, the model declared without image input, decides how images
+// are sent; lowering ("ai-sdk", "native" for OPENCODE_EXPERIMENTAL_NATIVE_LLM=1,
+// "v2" for the v2 loop; absent means ai-sdk) which lowering built the
+// requests. v2 sessions are lowered natively by default.
+func recordOpts(t *testing.T, dir string) render.Model {
 	var rec struct {
-		TextOnly bool `json:"text_only"`
+		TextOnly bool   `json:"text_only"`
+		Lowering string `json:"lowering"`
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "record.json"))
 	_ = json.Unmarshal(b, &rec)
-	return rec.TextOnly
+	m := render.Model{TextOnly: rec.TextOnly}
+	switch rec.Lowering {
+	case "", "ai-sdk":
+		m.Lowering = model.LoweringAISDK
+	case "native":
+		m.Lowering = model.LoweringNative
+	case "v2":
+		// the session's own default: native
+	default:
+		t.Fatalf("%s: unknown lowering %q in record.json", dir, rec.Lowering)
+	}
+	return m
 }
 
 func openStore(t *testing.T, dir string) sessions.Store {
@@ -132,7 +147,7 @@ func TestConformance(t *testing.T) {
 			}
 			st := openStore(t, dir)
 			loaded := map[string]*model.Session{}
-			opts := render.Model{TextOnly: textOnly(dir)}
+			opts := recordOpts(t, dir)
 			checked, results := 0, 0
 			for _, e := range manifest {
 				if e.Kind != "main" {
@@ -151,7 +166,10 @@ func TestConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := capturedConversation(p, decode(t, body).(map[string]any))
-				conv, err := render.Conversation(sess, p, e.Step, render.Model{TextOnly: opts.TextOnly})
+				if opts.Lowering == "" && sess.Info.Pipeline != model.PipelineV2 {
+					t.Fatalf("%s: a v2 flavour whose session %s did not load as v2", e.File, e.Session)
+				}
+				conv, err := render.Conversation(sess, p, e.Step, opts)
 				if err != nil {
 					t.Errorf("%s: %v", e.File, err)
 					continue
@@ -164,7 +182,7 @@ func TestConformance(t *testing.T) {
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
 				}
-				results += checkShow(t, e.File, p, sess, want)
+				results += checkShow(t, e.File, p, sess, want, opts.Lowering)
 				checked++
 			}
 			t.Logf("%s: %d requests, %d tool results compared", filepath.Base(dir), checked, results)
@@ -177,7 +195,7 @@ func TestConformance(t *testing.T) {
 
 // checkShow compares every tool result in a captured conversation with the
 // model-visible text of its call, as `correx show` prints it.
-func checkShow(t *testing.T, file string, p render.Provider, sess *model.Session, conv any) int {
+func checkShow(t *testing.T, file string, p render.Provider, sess *model.Session, conv any, l model.Lowering) int {
 	n := 0
 	for _, r := range wireResults(p, conv) {
 		ref, ok := sess.FindCall(r.id)
@@ -188,7 +206,7 @@ func checkShow(t *testing.T, file string, p render.Provider, sess *model.Session
 			t.Errorf("%s: tool result for unknown call %q", file, r.id)
 			continue
 		}
-		v := formatters.Visible(ref.Call, nil)
+		v := formatters.Visible(ref.Call, nil, formatters.WithLowering(l))
 		if v.Text != r.text {
 			t.Errorf("%s: call %s (%s): show prints %q, the wire has %q", file, ref.Call.CallID, ref.Call.Tool, short(v.Text), short(r.text))
 		}

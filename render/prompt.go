@@ -59,8 +59,9 @@ const (
 
 type output struct {
 	kind  outputKind
-	value string       // text and error-text
-	items []outputItem // content
+	value string          // text and error-text
+	items []outputItem    // content
+	json  json.RawMessage // native lowering: the value of a json result (value holds its text)
 }
 
 // outputItem is a content item: text, or media with base64 data.
@@ -80,6 +81,10 @@ type Model struct {
 	// TextOnly is set for a model declared without image input: media in
 	// user messages become opencode's "ERROR: Cannot read image" text.
 	TextOnly bool
+	// Lowering is the code that built the request: the AI SDK converters or
+	// opencode's native packages/llm protocols (native.go). "" means the
+	// session's default: native for v2 sessions, ai-sdk for v1.
+	Lowering model.Lowering
 }
 
 // attachedMediaPrompt is the text of the synthetic user message that
@@ -95,6 +100,11 @@ func attachedMediaPrompt(version string) string {
 // buildPrompt is toModelMessages + convertToModelMessages + ProviderTransform.message
 // for the messages before index upto.
 func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
+	if s.Info.Pipeline == model.PipelineV2 {
+		out := v2Prompt(s, upto, m)
+		nativeCaching(out)
+		return out
+	}
 	var out []msg
 	for _, sm := range s.Messages[:upto] {
 		switch sm.Role {
@@ -108,6 +118,11 @@ func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 	}
 	out = unsupportedParts(out, m)
 	out = normalize(out, p, m)
+	if m.Lowering == model.LoweringNative {
+		stringifyContent(out)
+		nativeCaching(out)
+		return out
+	}
 	if p == Anthropic || m.ProviderID == "anthropic" || strings.Contains(m.ModelID, "anthropic") || strings.Contains(m.ModelID, "claude") {
 		applyCaching(out, p, m.ProviderID)
 	}

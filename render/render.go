@@ -7,8 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -75,7 +75,9 @@ func Native(providerID, modelID string) Provider {
 // model the request is for; its zero value means the step's own model.
 // The result is `messages` (OpenAI Chat without system messages, Anthropic,
 // Bedrock), `input` (Responses, without system and developer items) or
-// `contents` (Gemini).
+// `contents` (Gemini). m.Lowering picks the AI SDK converters or the native
+// lowering (native.go); by default v1 sessions use the AI SDK and v2
+// sessions, which opencode always lowers natively, the native one.
 func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error) {
 	steps := s.AssistantSteps()
 	if len(steps) == 0 {
@@ -91,7 +93,22 @@ func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error
 	if m.ModelID == "" {
 		m.ProviderID, m.ModelID = at.ProviderID, at.ModelID
 	}
+	if s.Info.Agent == model.AgentClaudeCode {
+		return claudeConversation(s, steps[step-1], p, m)
+	}
+	if s.Info.Agent == model.AgentCodex || s.Info.Agent == model.AgentGeminiCLI {
+		return cliConversation(s, steps[step-1], p, m), nil
+	}
+	if m.Lowering == "" {
+		m.Lowering = model.DefaultLowering(s.Info.Pipeline)
+	}
+	if s.Info.Pipeline == model.PipelineV2 && m.Lowering != model.LoweringNative {
+		return nil, fmt.Errorf("session %s is a v2 session: opencode's v2 loop always lowers natively (packages/llm), never through the AI SDK", s.Info.ID)
+	}
 	prompt := buildPrompt(s, steps[step-1], p, m)
+	if m.Lowering == model.LoweringNative {
+		return nativeConversation(prompt, p), nil
+	}
 	switch p {
 	case OpenAIChat:
 		return openAIChat(prompt), nil
@@ -172,42 +189,7 @@ func MarshalIndent(v Value) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func marshal(v Value) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return unescapeLineSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
-}
-
-// unescapeLineSeparators undoes encoding/json's \u2028 and \u2029 escapes,
-// which JSON.stringify does not write; an escaped backslash before them
-// (an even run of backslashes) leaves them alone.
-func unescapeLineSeparators(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u202`)) {
-		return b
-	}
-	var out []byte
-	for i := 0; i < len(b); i++ {
-		if b[i] == '\\' && i+5 < len(b) && string(b[i+1:i+5]) == "u202" && (b[i+5] == '8' || b[i+5] == '9') {
-			r := '\u2028'
-			if b[i+5] == '9' {
-				r = '\u2029'
-			}
-			out = utf8.AppendRune(out, r)
-			i += 5
-			continue
-		}
-		out = append(out, b[i])
-		if b[i] == '\\' && i+1 < len(b) { // keep an escape pair whole
-			i++
-			out = append(out, b[i])
-		}
-	}
-	return out
-}
+func marshal(v Value) ([]byte, error) { return formatters.Stringify(v) }
 
 // compactInput is JSON.stringify of a stored input: the stored JSON without
 // whitespace, key order kept; "{}" when nothing was stored.

@@ -314,7 +314,8 @@ func (d *decoder) toolCall(id string, sp *storedPart, where string) *model.ToolC
 
 // countCalls fills the list counts of info from loaded messages, with the
 // same rules as the SQL of the db list: a tool call is a tool part, truncated
-// means state.metadata.truncated is JSON true, an error is status "error".
+// means state.metadata.truncated is JSON true (v2: state.outputPaths is not
+// empty), an error is status "error".
 func countCalls(info *model.SessionInfo, msgs []model.Message) {
 	info.Messages = len(msgs)
 	info.ToolCalls, info.Truncated, info.Errors = 0, 0, 0
@@ -328,7 +329,7 @@ func countCalls(info *model.SessionInfo, msgs []model.Message) {
 			if tc.Status == model.StatusError {
 				info.Errors++
 			}
-			if metadataTruncated(tc.Metadata) {
+			if metadataTruncated(tc.Metadata) || len(tc.OutputPaths) > 0 {
 				info.Truncated++
 			}
 		}

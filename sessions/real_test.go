@@ -70,6 +70,10 @@ func TestRealRecordings(t *testing.T) {
 			defer store.Close()
 			assert.Empty(t, Warnings(store))
 			sessions := loadAll(t, store)
+			if v2Recording(sessions) {
+				checkV2Recording(t, f, sessions)
+				return
+			}
 
 			var sawChild, sawTruncated bool
 			for id, sess := range sessions {

@@ -331,39 +331,6 @@ func TestExportDirSkipsOtherFiles(t *testing.T) {
 	assert.Equal(t, "ses_2", sess.Info.ParentID)
 }
 
-func TestV2SessionListsAndLoadsWithoutMessages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	db := openTestDB(t, path)
-	insertSession(t, db, rootSession())
-	v2 := fxSession{id: "ses_0", title: "New session - 2026", dir: "/home/user/proj", version: "1.18.33", created: 1700000010000, updated: 1700000011000}
-	insertSession(t, db, v2)
-	for i, typ := range []string{"user", "assistant"} {
-		_, err := db.Exec(`INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) VALUES (?, 'ses_0', ?, ?, 1, 1, ?)`,
-			"msg_v2"+typ, typ, i+1, `{"time":{"created":1},"text":"hi"}`)
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.Close())
-
-	s, err := Open(path)
-	require.NoError(t, err)
-	defer s.Close()
-	infos, err := s.List(ctx)
-	require.NoError(t, err)
-	require.Len(t, infos, 2)
-	assert.Equal(t, "ses_0", infos[0].ID)
-	assert.Equal(t, model.PipelineV2, infos[0].Pipeline)
-	assert.Equal(t, 2, infos[0].Messages)
-	assert.Equal(t, 0, infos[0].ToolCalls)
-	assert.Equal(t, model.PipelineV1, infos[1].Pipeline)
-
-	sess, err := s.Load(ctx, "ses_0")
-	require.NoError(t, err)
-	assert.Empty(t, sess.Messages)
-	assert.Equal(t, model.PipelineV2, sess.Info.Pipeline)
-	require.Len(t, sess.Warnings, 1)
-	assert.Contains(t, sess.Warnings[0], "v2")
-}
-
 func TestDBWithoutV2Table(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	db := openTestDB(t, path)

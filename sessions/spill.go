@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"correx/model"
 )
@@ -26,6 +27,18 @@ func (s Spills) FindSpill(recorded string) (path string, lines, size int, ok boo
 	candidates := []string{recorded}
 	if s.DataDir != "" {
 		candidates = append(candidates, filepath.Join(s.DataDir, "tool-output", filepath.Base(recorded)))
+		// Gemini CLI: <project tmp>/tool-outputs/session-<id>/<file>
+		if i := strings.LastIndex(recorded, "/tool-outputs/"); i >= 0 {
+			candidates = append(candidates, filepath.Join(s.DataDir, "tool-outputs", filepath.FromSlash(recorded[i+len("/tool-outputs/"):])))
+		}
+		// Claude Code: <config>/projects/<encoded-cwd>/<session>/tool-results/<id>.txt
+		if i := strings.LastIndex(recorded, "/projects/"); i >= 0 {
+			rel := recorded[i+1:]
+			candidates = append(candidates, filepath.Join(s.DataDir, rel))
+			if parts := strings.SplitN(rel, "/", 3); len(parts) == 3 {
+				candidates = append(candidates, filepath.Join(s.DataDir, parts[2]))
+			}
+		}
 	}
 	for _, c := range candidates {
 		if lines, size, err := countFile(c); err == nil {

@@ -178,6 +178,12 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
 	defer rows.Close()
+	var v2Counts map[string][3]int
+	if s.v2Table {
+		if v2Counts, err = s.v2Counts(ctx); err != nil {
+			return nil, fmt.Errorf("list %s: %w", s.path, err)
+		}
+	}
 	var infos []model.SessionInfo
 	for rows.Next() {
 		var (
@@ -193,6 +199,8 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		if n == 0 && v2 > 0 {
 			info.Pipeline = model.PipelineV2
 			info.Messages = v2
+			c := v2Counts[info.ID]
+			info.ToolCalls, info.Truncated, info.Errors = c[0], c[1], c[2]
 		}
 		infos = append(infos, info)
 	}
@@ -318,18 +326,12 @@ func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.S
 		d.warnf("table part: %d part(s) of message %s skipped: the message was not loaded", orphans[mid], mid)
 	}
 
-	countCalls(&sess.Info, sess.Messages)
 	if len(sess.Messages) == 0 && s.v2Table {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM session_message WHERE session_id = ?`, id).Scan(&n); err != nil {
+		if err := s.loadV2(ctx, tx, sess, &d); err != nil {
 			return nil, err
 		}
-		if n > 0 {
-			sess.Info.Pipeline = model.PipelineV2
-			sess.Info.Messages = n
-			d.warnf("session %s was recorded by opencode's v2 loop (%d session_message rows); loading v2 messages is not supported yet, so none are shown", id, n)
-		}
 	}
+	countCalls(&sess.Info, sess.Messages)
 	sess.Warnings = append(append([]string(nil), s.warnings...), d.warnings...)
 	return sess, nil
 }

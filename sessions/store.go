@@ -5,6 +5,8 @@
 //
 //   - the SQLite database of opencode ≥ 1.2 (<data>/opencode.db, WAL mode),
 //     opened with mode=ro and query_only, safe to read while opencode runs;
+//     it holds the v1 loop's message/part rows and the v2 loop's
+//     session_message rows (v2.go);
 //   - `opencode export <id>` JSON files (one session each), or a directory
 //     of them;
 //   - the legacy JSON storage of opencode < 1.2 (<data>/storage).
@@ -105,6 +107,12 @@ func Open(path string) (Store, error) {
 	if isDir(filepath.Join(abs, "session")) && (isDir(filepath.Join(abs, "message")) || isDir(filepath.Join(abs, "part"))) {
 		return openLegacy(abs)
 	}
+	if s, ok := openClaudeDir(abs); ok {
+		return s, nil
+	}
+	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
+		return s, nil
+	}
 	if s, err := openExportDir(abs); err == nil {
 		return s, nil
 	} else if !errors.Is(err, errNoExports) {
@@ -118,6 +126,13 @@ func openFile(path string) (Store, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
+	}
+	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
+		f.Close()
+		return s, nil
+	}
+	if strings.HasSuffix(path, ".jsonl") {
+		return openClaudeFile(path)
 	}
 	head := make([]byte, 32)
 	n, _ := f.Read(head)
@@ -181,9 +196,10 @@ func DataDir() string {
 // Discover returns the default session locations that exist: $OPENCODE_DB
 // (relative to the data dir unless absolute, as opencode resolves it), then
 // <data>/opencode.db and <data>/opencode-*.db, and <data>/storage (legacy
-// JSON) only when the data dir has no database (see Open).
-func Discover() []string {
-	var out []string
+// JSON) only when the data dir has no database (see Open); then Claude
+// Code's config dir ($CLAUDE_CONFIG_DIR, default ~/.claude) when its
+// projects/ holds transcripts.
+func Discover() (out []string) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		if p == "" || seen[p] {
@@ -193,6 +209,14 @@ func Discover() []string {
 			seen[p] = true
 			out = append(out, p)
 		}
+	}
+	defer func() { // Claude Code's config dir, after opencode's stores
+		if d := ClaudeConfigDir(); d != "" && hasClaudeTranscripts(filepath.Join(d, "projects")) {
+			add(d)
+		}
+	}()
+	for _, p := range cliLocations() { // Codex CLI, Gemini CLI
+		add(p)
 	}
 	data := DataDir()
 	if v := os.Getenv("OPENCODE_DB"); v != "" && v != ":memory:" {

@@ -28,6 +28,7 @@ type flavour struct {
 	ModelID    string
 	Wire       string // chat, anthropic, gemini, responses, bedrock
 	Legacy     bool   // 1.1.x JSON storage
+	Lowering   string // "" (the AI SDK), "native" (OPENCODE_EXPERIMENTAL_NATIVE_LLM=1) or "v2" (opencode serve's v2 loop)
 }
 
 func (f flavour) model() string { return f.ProviderID + "/" + f.ModelID }
@@ -44,6 +45,10 @@ var allFlavours = []flavour{
 	{Name: "gemini", Version: currentVersion, ProviderID: "oracle-gemini", ModelID: "gemini-2.5-pro", Wire: "gemini"},
 	{Name: "bedrock", Version: currentVersion, ProviderID: "amazon-bedrock", ModelID: "anthropic.claude-sonnet-4-5-20250929-v1:0", Wire: "bedrock"},
 	{Name: "legacy", Version: legacyVersion, ProviderID: "oracle-openai", ModelID: "oracle-model", Wire: "chat", Legacy: true},
+	{Name: "anthropic-native", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Lowering: "native"},
+	{Name: "responses-native", Version: currentVersion, ProviderID: "openai", ModelID: "gpt-5", Wire: "responses", Lowering: "native"},
+	{Name: "v2", Version: currentVersion, ProviderID: "oracle-openai", ModelID: "oracle-model", Wire: "chat", Lowering: "v2"},
+	{Name: "v2-anthropic", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Lowering: "v2"},
 }
 
 // options are the command-line flags.
@@ -78,6 +83,7 @@ func main() {
 	if _, err := lookRipgrep(); err != nil {
 		fatalf("%v", err)
 	}
+	lockRecorder(opt.home)
 	if err := homeUsable(opt.home); err != nil {
 		fatalf("%v", err)
 	}
@@ -88,7 +94,11 @@ func main() {
 	for _, f := range opt.flavours {
 		start := time.Now()
 		logf("=== %s: opencode %s, %s", f.Name, f.Version, f.model())
-		if err := recordFlavour(opt, f); err != nil {
+		record := recordFlavour
+		if r, ok := agentRecorders[f.Name]; ok { // other agents than opencode
+			record = r
+		}
+		if err := record(opt, f); err != nil {
 			logf("=== %s FAILED after %s: %v", f.Name, time.Since(start).Round(time.Second), err)
 			failed = append(failed, f.Name)
 			continue
@@ -151,3 +161,7 @@ func fatalf(format string, args ...any) {
 }
 
 var errRefuseHome = errors.New("refusing to touch the neutral home")
+
+// agentRecorders record the flavours of other agents than opencode (each
+// registered by its own file's init); the others go to recordFlavour.
+var agentRecorders = map[string]func(options, flavour) error{}

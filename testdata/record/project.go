@@ -220,13 +220,23 @@ func opencodeConfig(f flavour, baseURL string) map[string]any {
 				"modalities": textOnly, "limit": limit,
 			}},
 		}}
-	case "anthropic":
+	case "anthropic", "anthropic-native", "v2-anthropic":
 		provider = map[string]any{"anthropic": map[string]any{
 			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": "sk-ant-oracle-fake-key"},
 		}}
-	case "responses":
+	case "responses", "responses-native":
 		provider = map[string]any{"openai": map[string]any{
 			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": "sk-oracle-fake-key"},
+		}}
+	case "v2":
+		provider = map[string]any{f.ProviderID: map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "Oracle OpenAI-compatible",
+			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": "sk-oracle-fake-key"},
+			"models": map[string]any{f.ModelID: map[string]any{
+				"name": "Oracle Model", "tool_call": true, "reasoning": false, "attachment": true,
+				"modalities": withImage, "limit": limit,
+			}},
 		}}
 	case "gemini":
 		provider = map[string]any{f.ProviderID: map[string]any{

@@ -36,12 +36,16 @@ func opencodeEnv(l layout, f flavour) []string {
 			"AWS_SECRET_ACCESS_KEY=oracleFakeSecretAccessKey0000000000000000",
 			"AWS_REGION=us-east-1")
 	}
+	env = append(env, loweringEnv(f)...)
 	return env
 }
 
 var sessionIDRe = regexp.MustCompile(`"sessionID":\s*"(ses_[0-9A-Za-z]+)"`)
 
 func recordFlavour(opt options, f flavour) (err error) {
+	if f.Lowering == "v2" {
+		return recordV2(opt, f)
+	}
 	bin, err := ensureOpencode(opt.cacheDir, f.Version)
 	if err != nil {
 		return err
@@ -171,6 +175,9 @@ func recordFlavour(opt options, f flavour) (err error) {
 
 	problems := append([]string{}, prov.problems...)
 	problems = append(problems, checkStepCounts(manifest, sessions)...)
+	if f.Lowering == "native" {
+		nativeExpectations(sessions, exports)
+	}
 	verbatim := checkVerbatim(reqs, manifest, sessions)
 	problems = append(problems, verbatim.problems...)
 	logf("verbatim check: %d tool parts, %d found verbatim in their session's requests, %d re-sent in every later request",
@@ -182,6 +189,7 @@ func recordFlavour(opt options, f flavour) (err error) {
 		"provider":         f.ProviderID,
 		"model":            f.ModelID,
 		"wire":             f.Wire,
+		"lowering":         f.lowering(),
 		// text_only: the model is declared without image input, which changes
 		// how opencode sends images (correx wire --text-only).
 		"text_only":     f.Name == "openai" || f.Name == "legacy",

@@ -83,7 +83,7 @@ func scripts(f flavour, proj, pageURL string) (steps, explore []step) {
 		}
 		return proj + "/" + rel
 	}
-	gpt := f.Name == "responses"
+	gpt := f.Name == "responses" || f.Name == "responses-native"
 	bash := func(cmd, desc string, extra ...any) call {
 		kv := append([]any{"command", cmd, "description", desc}, extra...)
 		return c("bash", J(kv...))

@@ -1,0 +1,333 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+// Claude Code builds its Anthropic requests itself: system reminders go
+// into user content (appended to a message's last tool result when they
+// follow tool results), a plain-text user message goes as a one-block list
+// while it is last and as a string after, and one cache_control marks the
+// last block of the last message. Claude Code 2.1.x logs each request's
+// messages and cache_control paths (model.LoggedRequest), so its own wire
+// is rebuilt from that log; the other providers get projections of those
+// messages through the prompt IR and the converters.
+
+// claudeConversation is Conversation for a Claude Code session; idx is the
+// step's assistant message.
+func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, error) {
+	req := s.Messages[idx].Request
+	if p == Anthropic && req != nil {
+		return claudeNative(req)
+	}
+	var prompt []msg
+	if req != nil {
+		var err error
+		if prompt, err = claudePromptFromWire(req.Messages); err != nil {
+			return nil, err
+		}
+	} else {
+		prompt = claudePromptFromSession(s, idx)
+	}
+	claudeCaching(prompt)
+	switch p {
+	case OpenAIChat:
+		return openAIChat(prompt), nil
+	case OpenAIResponses:
+		return openAIResponses(prompt), nil
+	case Anthropic:
+		return anthropic(prompt), nil
+	case Gemini:
+		return gemini(prompt, m.ModelID), nil
+	case Bedrock:
+		return bedrock(prompt), nil
+	}
+	return nil, fmt.Errorf("unknown provider %q", p)
+}
+
+// claudeNative is the logged messages with cache_control put back.
+func claudeNative(req *model.LoggedRequest) (Value, error) {
+	marks := map[int][]model.CacheMark{}
+	for _, c := range req.Cache {
+		marks[c.Message] = append(marks[c.Message], c)
+	}
+	out := make([]Value, 0, len(req.Messages))
+	for i, raw := range req.Messages {
+		if len(marks[i]) == 0 {
+			out = append(out, raw)
+			continue
+		}
+		v, err := orderedJSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("logged message %d: %w", i, err)
+		}
+		msgObj, ok := v.(Obj)
+		if !ok {
+			return nil, fmt.Errorf("logged message %d is not an object", i)
+		}
+		for _, c := range marks[i] {
+			setCacheControl(msgObj, c)
+		}
+		out = append(out, msgObj)
+	}
+	return out, nil
+}
+
+// setCacheControl adds cache_control to block c.Block of a message; a
+// string content becomes a one-text-block list first.
+func setCacheControl(m Obj, c model.CacheMark) {
+	if c.Block < 0 {
+		return
+	}
+	for k := range m {
+		if m[k].Key != "content" {
+			continue
+		}
+		if s, ok := m[k].Val.(string); ok {
+			m[k].Val = []Value{Obj{{"type", "text"}, {"text", s}}}
+		}
+		blocks, _ := m[k].Val.([]Value)
+		if c.Block < len(blocks) {
+			if b, ok := blocks[c.Block].(Obj); ok {
+				blocks[c.Block] = append(b, Field{"cache_control", c.Value})
+			}
+		}
+	}
+}
+
+// orderedJSON decodes JSON into Obj, []Value, string, json.Number, bool
+// and nil, keeping key order.
+func orderedJSON(raw []byte) (Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return decodeOrdered(dec)
+}
+
+func decodeOrdered(dec *json.Decoder) (Value, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := Obj{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				o = append(o, Field{kt.(string), v})
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			a := []Value{}
+			for dec.More() {
+				v, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token()
+			return a, err
+		}
+	}
+	return tok, nil
+}
+
+// wireBlock is an Anthropic content block as Claude Code logs it.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature *string         `json:"signature"`
+	Data      *string         `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	} `json:"source"`
+}
+
+// claudePromptFromWire lifts logged Anthropic messages into the prompt IR:
+// runs of tool_result blocks become tool messages, other user blocks user
+// messages, in their order.
+func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
+	var out []msg
+	names := map[string]string{} // tool_use id -> tool name
+	for i, raw := range messages {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("logged message %d: %w", i, err)
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
+			continue
+		}
+		var blocks []wireBlock
+		if err := json.Unmarshal(m.Content, &blocks); err != nil {
+			return nil, fmt.Errorf("logged message %d: content: %w", i, err)
+		}
+		if m.Role == "assistant" {
+			a := msg{role: "assistant"}
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					a.parts = append(a.parts, part{kind: pText, text: b.Text})
+				case "thinking":
+					pt := part{kind: pReasoning, text: b.Thinking}
+					if b.Signature != nil {
+						pt.meta, _ = json.Marshal(map[string]any{"anthropic": map[string]string{"signature": *b.Signature}})
+					}
+					a.parts = append(a.parts, pt)
+				case "redacted_thinking":
+					pt := part{kind: pReasoning}
+					if b.Data != nil {
+						pt.meta, _ = json.Marshal(map[string]any{"anthropic": map[string]string{"redactedData": *b.Data}})
+					}
+					a.parts = append(a.parts, pt)
+				case "tool_use", "server_tool_use":
+					names[b.ID] = b.Name
+					a.parts = append(a.parts, part{kind: pToolCall, callID: b.ID, tool: b.Name, input: b.Input})
+				}
+			}
+			out = append(out, a)
+			continue
+		}
+		var cur *msg
+		for _, b := range blocks {
+			role := "user"
+			if b.Type == "tool_result" {
+				role = "tool"
+			}
+			if cur == nil || cur.role != role {
+				out = append(out, msg{role: role})
+				cur = &out[len(out)-1]
+			}
+			switch b.Type {
+			case "text":
+				cur.parts = append(cur.parts, part{kind: pText, text: b.Text})
+			case "image", "document":
+				if b.Source != nil {
+					cur.parts = append(cur.parts, wireFilePart(b))
+				}
+			case "tool_result":
+				cur.parts = append(cur.parts, part{kind: pToolResult, callID: b.ToolUseID, tool: names[b.ToolUseID], out: wireToolOutput(b)})
+			}
+		}
+	}
+	return out, nil
+}
+
+func wireFilePart(b wireBlock) part {
+	if b.Source.Type == "base64" {
+		return part{kind: pFile, mime: b.Source.MediaType, url: "data:" + b.Source.MediaType + ";base64," + b.Source.Data}
+	}
+	return part{kind: pFile, mime: b.Source.MediaType, url: b.Source.URL}
+}
+
+// wireToolOutput is a tool_result's content as an AI SDK output.
+func wireToolOutput(b wireBlock) output {
+	var s string
+	if len(b.Content) == 0 || json.Unmarshal(b.Content, &s) == nil {
+		if b.IsError {
+			return output{kind: outErrorText, value: s}
+		}
+		return output{kind: outText, value: s}
+	}
+	var blocks []wireBlock
+	_ = json.Unmarshal(b.Content, &blocks)
+	o := output{kind: outContent}
+	for _, c := range blocks {
+		switch {
+		case c.Type == "text":
+			o.items = append(o.items, outputItem{text: c.Text})
+		case c.Source != nil && c.Source.Type == "base64":
+			o.items = append(o.items, outputItem{media: true, mediaType: c.Source.MediaType, data: c.Source.Data})
+		}
+	}
+	return o
+}
+
+// claudePromptFromSession is the prompt from the transcript alone, for
+// Claude Code versions that log no requests: the user prompts, and each
+// assistant step with its calls and their results as sent. Context Claude
+// Code adds (system reminders) is not in it.
+func claudePromptFromSession(s *model.Session, upto int) []msg {
+	var out []msg
+	for _, sm := range s.Messages[:upto] {
+		switch sm.Role {
+		case model.RoleUser:
+			u := msg{role: "user"}
+			for _, pt := range sm.Parts {
+				switch {
+				case pt.Type == model.PartText || pt.Type == model.PartCompaction:
+					if pt.Text != "" {
+						u.parts = append(u.parts, part{kind: pText, text: pt.Text})
+					}
+				case pt.Type == model.PartFile && pt.File != nil:
+					u.parts = append(u.parts, part{kind: pFile, mime: pt.File.Mime, url: pt.File.URL})
+				}
+			}
+			if len(u.parts) > 0 {
+				out = append(out, u)
+			}
+		case model.RoleAssistant:
+			a, tools := msg{role: "assistant"}, msg{role: "tool"}
+			for _, pt := range sm.Parts {
+				switch pt.Type {
+				case model.PartText:
+					a.parts = append(a.parts, part{kind: pText, text: pt.Text})
+				case model.PartReasoning:
+					a.parts = append(a.parts, part{kind: pReasoning, text: pt.Text, meta: pt.Metadata})
+				case model.PartTool:
+					c := pt.Tool
+					a.parts = append(a.parts, part{kind: pToolCall, callID: c.CallID, tool: c.Tool, input: c.Input})
+					v := formatters.Visible(c, nil)
+					res := part{kind: pToolResult, callID: c.CallID, tool: c.Tool}
+					res.out, _ = toolOutput(v.Result, func(string) bool { return true }, nil)
+					tools.parts = append(tools.parts, res)
+				}
+			}
+			if len(a.parts) > 0 {
+				out = append(out, a)
+			}
+			if len(tools.parts) > 0 {
+				out = append(out, tools)
+			}
+		}
+	}
+	return out
+}
+
+// claudeCaching is Claude Code's one conversation cache mark: the last
+// block of the last message.
+func claudeCaching(prompt []msg) {
+	if n := len(prompt); n > 0 && len(prompt[n-1].parts) > 0 {
+		ps := prompt[n-1].parts
+		ps[len(ps)-1].cache = true
+	}
+}

@@ -1,0 +1,127 @@
+package render_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/render"
+	"correx/sessions"
+)
+
+// Claude Code conformance: for every request the real Claude Code made in a
+// recorded run (testdata/claude-code/<flavour>, see testdata/record), the
+// Anthropic conversation correx rebuilds from the transcript must equal the
+// captured `messages`, and every tool_result on the wire must equal what
+// `correx show` prints for its call.
+
+func claudeFixtureDirs(t *testing.T) []string {
+	found, _ := filepath.Glob("../testdata/claude-code/*/requests/manifest.json")
+	if len(found) == 0 {
+		t.Fatal("no recorded fixtures under testdata/claude-code: run `go run ./testdata/record -flavour claude-code`")
+	}
+	var dirs []string
+	for _, m := range found {
+		dirs = append(dirs, filepath.Dir(filepath.Dir(m)))
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func TestClaudeConformance(t *testing.T) {
+	for _, dir := range claudeFixtureDirs(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var manifest []manifestEntry
+			b, err := os.ReadFile(filepath.Join(dir, "requests", "manifest.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &manifest); err != nil {
+				t.Fatal(err)
+			}
+			st, err := sessions.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			loaded := map[string]*model.Session{}
+			shown := map[string]bool{} // calls whose result was compared
+			checked, results := 0, 0
+			for _, e := range manifest {
+				if e.Kind != "main" {
+					continue
+				}
+				sess := loaded[e.Session]
+				if sess == nil {
+					if sess, err = st.Load(context.Background(), e.Session); err != nil {
+						t.Fatalf("%s: %v", e.File, err)
+					}
+					if sess.Info.Agent != model.AgentClaudeCode {
+						t.Fatalf("%s: agent %q", e.Session, sess.Info.Agent)
+					}
+					for _, w := range sess.Warnings {
+						t.Errorf("%s: warning: %s", e.Session, w)
+					}
+					loaded[e.Session] = sess
+				}
+				body, err := os.ReadFile(filepath.Join(dir, "requests", e.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := providerOf(strings.SplitN(e.Path, "?", 2)[0]) // /v1/messages?beta=true
+				if p != render.Anthropic {
+					t.Fatalf("%s: endpoint %s", e.File, e.Path)
+				}
+				want := capturedConversation(p, decode(t, body).(map[string]any))
+				conv, err := render.Conversation(sess, p, e.Step, render.Model{})
+				if err != nil {
+					t.Errorf("%s: %v", e.File, err)
+					continue
+				}
+				raw, err := render.Marshal(conv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if path, g, w := firstDiff("", decode(t, raw), want); path != "-" {
+					t.Errorf("%s (session %s step %d): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, path, short(g), short(w))
+				}
+				for _, r := range wireResults(p, want) {
+					ref, ok := sess.FindCall(r.id)
+					if !ok {
+						t.Errorf("%s: tool result for unknown call %q", e.File, r.id)
+						continue
+					}
+					if v := formatters.Visible(ref.Call, nil); v.Text != r.text {
+						t.Errorf("%s: call %s (%s): show prints %s, the wire has %s", e.File, r.id, ref.Call.Tool, short(v.Text), short(r.text))
+					}
+					shown[r.id] = true
+					results++
+				}
+				// the projections build for every provider
+				for _, other := range render.Providers {
+					if _, err := render.Conversation(sess, other, e.Step, render.Model{}); err != nil {
+						t.Errorf("%s: %s projection: %v", e.File, other, err)
+					}
+				}
+				checked++
+			}
+			for id, sess := range loaded {
+				for _, r := range sess.ToolCalls() {
+					if !shown[r.Call.CallID] {
+						t.Errorf("session %s: call %s (%s) never reached a recorded request", id, r.Call.CallID, r.Call.Tool)
+					}
+				}
+			}
+			t.Logf("%s: %d requests, %d tool results compared, %d calls", filepath.Base(dir), checked, results, len(shown))
+			if checked == 0 {
+				t.Fatal("no main request in the manifest")
+			}
+		})
+	}
+}

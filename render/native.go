@@ -1,0 +1,463 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+// The native lowering: opencode's own packages/llm protocols instead of the
+// Vercel AI SDK converters. The v1 loop uses it with
+// OPENCODE_EXPERIMENTAL_NATIVE_LLM=1 (providers openai, anthropic,
+// opencode*), the v2 loop always. Both feed the same prompt IR (prompt.go
+// for v1, v2Prompt for v2) to the converters below, which reuse the AI SDK
+// converters' block builders wherever the wire is the same and differ only
+// where packages/llm does:
+//
+//   - every prompt message is its own wire message (no merging of a tool
+//     message with the user message after it);
+//   - tool results are text unless the result is a v2 content result:
+//     a v1 content output (text and media) is sent as its JSON string, a
+//     json result as JSON.stringify(value), a v2 error as the
+//     JSON.stringify of {error, content, structured};
+//   - cache markers: the newest user text only (nativeCaching; the system
+//     prompt and the last tool, also marked, are not part of the
+//     conversation);
+//   - OpenAI Chat: assistant content null when the step has no text, texts
+//     joined by "\n", tool-result media in a user message after the tool
+//     messages;
+//   - OpenAI Responses: reasoning is never replayed;
+//   - Anthropic: text is not trimmed, tool_use blocks keep their place.
+
+// nativeOutput is a tool result of the native IR: text, error text, or
+// (v2 only) content items.
+func nativeOutput(r model.ToolResultValue) output {
+	switch r.Type {
+	case model.ResultError:
+		return output{kind: outErrorText, value: r.Text}
+	case model.ResultContent:
+		var items []outputItem
+		for _, c := range r.Content {
+			if c.Type == model.ContentText {
+				items = append(items, outputItem{text: c.Text})
+				continue
+			}
+			_, data, _ := splitDataURL(c.URI)
+			items = append(items, outputItem{media: true, mediaType: c.Mime, data: data})
+		}
+		return output{kind: outContent, items: items}
+	}
+	// text as it is; json as JSON.stringify(value), compact
+	return output{kind: outText, value: formatters.ResultText(r), json: r.JSON}
+}
+
+// stringifyContent turns the v1 content outputs left in the tool results
+// (media the provider takes inline) into their JSON string, as the native
+// lowering of the v1 loop sends them.
+func stringifyContent(msgs []msg) {
+	for i := range msgs {
+		for j := range msgs[i].parts {
+			if pt := &msgs[i].parts[j]; pt.kind == pToolResult && pt.out.kind == outContent {
+				pt.out = output{kind: outText, value: chatToolContent(pt.out)}
+			}
+		}
+	}
+}
+
+// nativeCaching marks the newest user text part, the one message cache
+// hint packages/llm's cache policy sets (observed on Anthropic: system[0],
+// the last tool, and this block).
+func nativeCaching(msgs []msg) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].role != "user" {
+			continue
+		}
+		for j := len(msgs[i].parts) - 1; j >= 0; j-- {
+			if msgs[i].parts[j].kind == pText {
+				msgs[i].parts[j].cache = true
+				return
+			}
+		}
+	}
+}
+
+// v2Prompt is packages/core's toLLMMessages for the messages before index
+// upto of a v2 session: a user message is its text; an assistant message
+// is its text, reasoning and tool calls (empty text and empty unsigned
+// reasoning left out; another model's reasoning as text, its provider
+// metadata dropped), followed by one tool message per settled call.
+func v2Prompt(s *model.Session, upto int, m Model) []msg {
+	var out []msg
+	for _, sm := range s.Messages[:upto] {
+		switch sm.Role {
+		case model.RoleUser:
+			if u := userMsg(sm); len(u.parts) > 0 {
+				out = append(out, u)
+			}
+		case model.RoleAssistant:
+			// reuseProviderMetadata: same model and no error
+			sameModel := m.ProviderID == sm.ProviderID && m.ModelID == sm.ModelID && sm.Error == ""
+			a := msg{role: "assistant"}
+			var results []msg
+			for _, pt := range sm.Parts {
+				switch pt.Type {
+				case model.PartText:
+					if pt.Text != "" {
+						a.parts = append(a.parts, part{kind: pText, text: pt.Text})
+					}
+				case model.PartReasoning:
+					switch {
+					case sameModel && (pt.Text != "" || hasKeys(pt.Metadata)):
+						a.parts = append(a.parts, part{kind: pReasoning, text: pt.Text, meta: pt.Metadata})
+					case !sameModel && pt.Text != "":
+						a.parts = append(a.parts, part{kind: pText, text: pt.Text})
+					}
+				case model.PartTool:
+					call := pt.Tool
+					var meta json.RawMessage
+					if sameModel {
+						meta = pt.Metadata
+					}
+					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, tool: call.Tool, input: call.Input, meta: meta})
+					if !formatters.V2Settled(call) {
+						continue
+					}
+					v := formatters.Visible(call, nil)
+					results = append(results, msg{role: "tool", parts: []part{{kind: pToolResult, callID: call.CallID, tool: call.Tool, out: nativeOutput(v.Result), meta: meta}}})
+				}
+			}
+			if len(a.parts) > 0 {
+				out = append(out, a)
+			}
+			out = append(out, results...)
+		}
+	}
+	return out
+}
+
+// nativeConversation lowers a native prompt for provider p.
+func nativeConversation(prompt []msg, p Provider) []Value {
+	switch p {
+	case OpenAIChat:
+		return nativeChat(prompt)
+	case OpenAIResponses:
+		return nativeResponses(prompt)
+	case Anthropic:
+		return nativeAnthropic(prompt)
+	case Gemini:
+		return nativeGemini(prompt)
+	case Bedrock:
+		return nativeBedrock(prompt)
+	}
+	return nil
+}
+
+// nativeChat is packages/llm's openai-chat lowerMessages, without the
+// system message.
+func nativeChat(prompt []msg) []Value {
+	out := []Value{}
+	var images []Value // tool-result media waiting for the next non-tool message
+	flush := func() {
+		if len(images) > 0 {
+			out = append(out, Obj{{"role", "user"}, {"content", images}})
+			images = nil
+		}
+	}
+	for _, m := range prompt {
+		switch m.role {
+		case "user":
+			flush()
+			out = append(out, nativeChatUser(m))
+		case "assistant":
+			flush()
+			out = append(out, nativeChatAssistant(m))
+		case "tool":
+			for _, pt := range m.parts {
+				content := pt.out.value
+				if pt.out.kind == outContent {
+					var texts []string
+					for _, it := range pt.out.items {
+						if it.media {
+							images = append(images, Obj{{"type", "image_url"}, {"image_url", Obj{{"url", "data:" + it.mediaType + ";base64," + it.data}}}})
+						} else {
+							texts = append(texts, it.text)
+						}
+					}
+					content = strings.Join(texts, "\n")
+				}
+				out = append(out, Obj{{"role", "tool"}, {"tool_call_id", pt.callID}, {"content", content}})
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// nativeChatUser: the texts joined into one string when there is nothing
+// else, else text and image_url parts.
+func nativeChatUser(m msg) Obj {
+	var texts []string
+	content := []Value{}
+	for _, pt := range m.parts {
+		switch pt.kind {
+		case pText:
+			texts = append(texts, pt.text)
+			content = append(content, Obj{{"type", "text"}, {"text", pt.text}})
+		case pFile:
+			content = append(content, Obj{{"type", "image_url"}, {"image_url", Obj{{"url", pt.url}}}})
+		}
+	}
+	if len(texts) == len(content) {
+		return Obj{{"role", "user"}, {"content", strings.Join(texts, "")}}
+	}
+	return Obj{{"role", "user"}, {"content", content}}
+}
+
+// nativeChatAssistant: content null without text, texts joined by "\n";
+// then tool_calls, then reasoning_content.
+func nativeChatAssistant(m msg) Obj {
+	var texts, reasoning []string
+	var calls []Value
+	for _, pt := range m.parts {
+		switch pt.kind {
+		case pText:
+			texts = append(texts, pt.text)
+		case pReasoning:
+			reasoning = append(reasoning, pt.text)
+		case pToolCall:
+			calls = append(calls, Obj{
+				{"id", pt.callID},
+				{"type", "function"},
+				{"function", Obj{{"name", pt.tool}, {"arguments", compactInput(pt.input)}}},
+			})
+		}
+	}
+	var content Value
+	if len(texts) > 0 {
+		content = strings.Join(texts, "\n")
+	}
+	o := Obj{{"role", "assistant"}, {"content", content}}
+	if len(calls) > 0 {
+		o.Set("tool_calls", calls)
+	}
+	if len(reasoning) > 0 {
+		o.Set("reasoning_content", strings.Join(reasoning, ""))
+	}
+	return o
+}
+
+// nativeResponses is packages/llm's openai-responses lowerMessages without
+// the system item. 1.18.33 replays no reasoning item; consecutive texts of
+// an assistant message share one assistant item.
+func nativeResponses(prompt []msg) []Value {
+	out := []Value{}
+	for _, m := range prompt {
+		switch m.role {
+		case "user":
+			out = append(out, Obj{{"role", "user"}, {"content", responsesUser(m)}})
+		case "assistant":
+			var texts []Value
+			flush := func() {
+				if len(texts) > 0 {
+					out = append(out, Obj{{"role", "assistant"}, {"content", texts}})
+					texts = nil
+				}
+			}
+			for _, pt := range m.parts {
+				switch pt.kind {
+				case pText:
+					texts = append(texts, Obj{{"type", "output_text"}, {"text", pt.text}})
+				case pReasoning:
+					flush()
+				case pToolCall:
+					flush()
+					out = append(out, Obj{{"type", "function_call"}, {"call_id", pt.callID}, {"name", pt.tool}, {"arguments", compactInput(pt.input)}})
+				}
+			}
+			flush()
+		case "tool":
+			for _, pt := range m.parts {
+				out = append(out, Obj{{"type", "function_call_output"}, {"call_id", pt.callID}, {"output", responsesOutput(pt.out)}})
+			}
+		}
+	}
+	return out
+}
+
+// nativeAnthropic is packages/llm's anthropic-messages lowerMessages: one
+// wire message per prompt message; thinking blocks carry their signature
+// when one is stored; tool results are text (content results: text and
+// image blocks) with is_error on errors.
+func nativeAnthropic(prompt []msg) []Value {
+	out := []Value{}
+	for _, m := range prompt {
+		content := []Value{}
+		for j, pt := range m.parts {
+			var o Obj
+			switch pt.kind {
+			case pText, pFile, pToolResult:
+				o = anthropicUserPart(pt)
+			case pReasoning:
+				o = Obj{{"type", "thinking"}, {"thinking", pt.text}}
+				if sig := anthropicMeta(pt.meta).Signature; sig != nil {
+					o.Set("signature", *sig)
+				}
+				content = append(content, o)
+				continue
+			case pToolCall:
+				o = Obj{{"type", "tool_use"}, {"id", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}
+			}
+			if o != nil {
+				content = append(content, withAnthropicCache(o, cacheAt(m, j)))
+			}
+		}
+		role := "user"
+		if m.role == "assistant" {
+			role = "assistant"
+		}
+		out = append(out, Obj{{"role", role}, {"content", content}})
+	}
+	return out
+}
+
+// nativeGemini is packages/llm's gemini lowerMessages (unverified: no
+// recording; read from the source). One content per prompt message; a
+// tool result is a functionResponse whose content is the result text
+// (content results: the texts joined by "\n", their media as sibling
+// inlineData parts).
+func nativeGemini(prompt []msg) []Value {
+	out := []Value{}
+	for _, m := range prompt {
+		parts := []Value{}
+		role := "user"
+		for _, pt := range m.parts {
+			switch pt.kind {
+			case pText:
+				o := Obj{{"text", pt.text}}
+				if m.role == "assistant" {
+					role = "model"
+					if sig, ok := thoughtSignature(pt.meta); ok {
+						o.Set("thoughtSignature", sig)
+					}
+				}
+				parts = append(parts, o)
+			case pFile:
+				parts = append(parts, geminiFile(pt))
+			case pReasoning:
+				role = "model"
+				o := Obj{{"text", pt.text}, {"thought", true}}
+				if sig, ok := thoughtSignature(pt.meta); ok {
+					o.Set("thoughtSignature", sig)
+				}
+				parts = append(parts, o)
+			case pToolCall:
+				role = "model"
+				o := Obj{{"functionCall", Obj{{"name", pt.tool}, {"args", inputValue(pt.input)}}}}
+				if sig, ok := thoughtSignature(pt.meta); ok {
+					o.Set("thoughtSignature", sig)
+				}
+				parts = append(parts, o)
+			case pToolResult:
+				content, media := pt.out.value, []Value{}
+				if pt.out.kind == outContent {
+					var texts []string
+					for _, it := range pt.out.items {
+						if it.media {
+							media = append(media, geminiInline(it.mediaType, it.data))
+						} else {
+							texts = append(texts, it.text)
+						}
+					}
+					content = strings.Join(texts, "\n")
+				}
+				parts = append(parts, Obj{{"functionResponse", Obj{{"name", pt.tool}, {"response", Obj{{"name", pt.tool}, {"content", content}}}}}})
+				parts = append(parts, media...)
+			}
+		}
+		if m.role == "assistant" {
+			role = "model"
+		}
+		out = append(out, Obj{{"role", role}, {"parts", parts}})
+	}
+	return out
+}
+
+// nativeBedrock is packages/llm's bedrock-converse lowerMessages
+// (unverified: no recording; read from the source). One message per prompt
+// message; a cache hint is a cachePoint block after its text; a tool result
+// carries a status, and a v2 json result goes as a json block.
+func nativeBedrock(prompt []msg) []Value {
+	out := []Value{}
+	docs := 0
+	for _, m := range prompt {
+		content := []Value{}
+		role := "user"
+		if m.role == "assistant" {
+			role = "assistant"
+		}
+		for _, pt := range m.parts {
+			switch pt.kind {
+			case pText:
+				content = append(content, Obj{{"text", pt.text}})
+			case pFile:
+				if v := bedrockUserPart(pt, &docs); v != nil {
+					content = append(content, v)
+				}
+			case pReasoning:
+				rt := Obj{{"text", pt.text}}
+				if sig := bedrockSignature(pt.meta); sig != "" {
+					rt.Set("signature", sig)
+				}
+				content = append(content, Obj{{"reasoningContent", Obj{{"reasoningText", rt}}}})
+			case pToolCall:
+				content = append(content, Obj{{"toolUse", Obj{{"toolUseId", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}}})
+			case pToolResult:
+				var blocks []Value
+				switch {
+				case pt.out.kind == outContent:
+					for _, it := range pt.out.items {
+						if !it.media {
+							blocks = append(blocks, Obj{{"text", it.text}})
+						} else if v := bedrockMedia(it.mediaType, it.data, "", &docs); v != nil {
+							blocks = append(blocks, v)
+						}
+					}
+				case pt.out.json != nil:
+					blocks = []Value{Obj{{"json", pt.out.json}}}
+				default:
+					blocks = []Value{Obj{{"text", pt.out.value}}}
+				}
+				status := "success"
+				if pt.out.kind == outErrorText {
+					status = "error"
+				}
+				content = append(content, Obj{{"toolResult", Obj{{"toolUseId", pt.callID}, {"content", blocks}, {"status", status}}}})
+			}
+			content = withCachePoint(content, pt.cache)
+		}
+		out = append(out, Obj{{"role", role}, {"content", content}})
+	}
+	return out
+}
+
+// bedrockSignature reads {"bedrock":{"signature"}} or {"anthropic":{"signature"}}.
+func bedrockSignature(meta json.RawMessage) string {
+	var m map[string]struct {
+		Signature string `json:"signature"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return ""
+	}
+	if s := m["bedrock"].Signature; s != "" {
+		return s
+	}
+	return m["anthropic"].Signature
+}
+
+// hasKeys says whether raw is a JSON object with at least one key.
+func hasKeys(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && len(m) > 0
+}

@@ -1,0 +1,1077 @@
+package sessions
+
+// Claude Code transcripts: <config>/projects/<encoded-cwd>/<session>.jsonl,
+// one JSON object per line, with <session>/subagents/agent-<id>.jsonl
+// (older: <encoded-cwd>/agent-<id>.jsonl) and <session>/tool-results/
+// (spilled outputs) beside it. The config dir is $CLAUDE_CONFIG_DIR, by
+// default ~/.claude. Files are only read.
+//
+// The model view of a tool call is its tool_result block (string or block
+// list, is_error), with content-replacement records applied; Claude Code
+// 2.1.x also logs each request's messages (api-request records), from which
+// the result exactly as sent is taken: Claude Code appends the system
+// reminders that follow a tool result to the last result of the message.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+// ClaudeConfigDir returns Claude Code's config dir: $CLAUDE_CONFIG_DIR, by
+// default ~/.claude.
+func ClaudeConfigDir() string {
+	if v := os.Getenv("CLAUDE_CONFIG_DIR"); v != "" {
+		return v
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// claudeStore reads the transcripts of one file, one project dir, a
+// projects dir or a config dir.
+type claudeStore struct {
+	path  string   // as opened
+	roots []string // transcript files or dirs to walk
+	root  string   // config dir (holding projects/), "" when unknown
+
+	mu       sync.Mutex
+	cache    map[string]*claudeCached // by file
+	files    map[string]string        // session id -> file
+	warnings []string
+}
+
+type claudeCached struct {
+	mod  time.Time
+	size int64
+	sess []*model.Session // the file's session, then inline sidechains
+}
+
+// openClaudeFile opens one transcript (.jsonl) with its subagents.
+func openClaudeFile(path string) (Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open sessions: %w", err)
+	}
+	return newClaudeStore(path, []string{path}), nil
+}
+
+// openClaudeDir opens a config dir (projects/ inside), a projects dir or a
+// project dir of Claude Code transcripts; ok is false when dir holds none.
+func openClaudeDir(dir string) (Store, bool) {
+	for _, d := range []string{filepath.Join(dir, "projects"), dir} {
+		if hasClaudeTranscripts(d) {
+			return newClaudeStore(dir, []string{d}), true
+		}
+	}
+	return nil, false
+}
+
+// hasClaudeTranscripts says whether dir holds *.jsonl files whose first
+// line looks like Claude Code's, directly or one level down.
+func hasClaudeTranscripts(dir string) bool {
+	for _, pat := range []string{"*.jsonl", "*/*.jsonl"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range files {
+			if looksClaude(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// looksClaude reads the first line of a file for Claude Code's fields.
+func looksClaude(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) &&
+		(bytes.Contains(head, []byte(`"sessionId"`)) || bytes.Contains(head, []byte(`"leafUuid"`)) || bytes.Contains(head, []byte(`"parentUuid"`)))
+}
+
+func newClaudeStore(path string, roots []string) *claudeStore {
+	s := &claudeStore{path: path, roots: roots, cache: map[string]*claudeCached{}, files: map[string]string{}}
+	abs, _ := filepath.Abs(roots[0])
+	if i := strings.LastIndex(abs, string(filepath.Separator)+"projects"+string(filepath.Separator)); i >= 0 {
+		s.root = abs[:i]
+	} else if filepath.Base(abs) == "projects" {
+		s.root = filepath.Dir(abs)
+	}
+	return s
+}
+
+func (s *claudeStore) Path() string { return s.path }
+func (s *claudeStore) Close() error { return nil }
+
+func (s *claudeStore) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+// transcriptFiles lists the transcripts: session files, and subagent files
+// (subagents/**/agent-*.jsonl and the older <project>/agent-*.jsonl).
+func (s *claudeStore) transcriptFiles() []string {
+	var out []string
+	for _, r := range s.roots {
+		st, err := os.Stat(r)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			out = append(out, r)
+			sub := filepath.Join(strings.TrimSuffix(r, ".jsonl"), "subagents")
+			_ = filepath.WalkDir(sub, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					out = append(out, p)
+				}
+				return nil
+			})
+			continue
+		}
+		_ = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && (d.Name() == "tool-results" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && d.Name() != "history.jsonl" {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	sort.Strings(out)
+	return out
+}
+
+// load reads a file through the cache.
+func (s *claudeStore) load(file string) ([]*model.Session, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	c := s.cache[file]
+	s.mu.Unlock()
+	if c != nil && c.mod.Equal(st.ModTime()) && c.size == st.Size() {
+		return c.sess, nil
+	}
+	sess, err := readClaudeTranscript(file, s.root)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.cache[file] = &claudeCached{mod: st.ModTime(), size: st.Size(), sess: sess}
+	s.mu.Unlock()
+	return sess, nil
+}
+
+func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	var infos []model.SessionInfo
+	var warns []string
+	files := map[string]string{}
+	byID := map[string]*model.Session{}
+	for _, f := range s.transcriptFiles() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		list, err := s.load(f)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s: %v", f, err))
+			continue
+		}
+		for _, sess := range list {
+			if _, dup := files[sess.Info.ID]; dup {
+				continue
+			}
+			files[sess.Info.ID] = f
+			byID[sess.Info.ID] = sess
+		}
+	}
+	for _, sess := range byID {
+		if len(sess.Messages) == 0 {
+			continue
+		}
+		infos = append(infos, sess.Info)
+	}
+	s.mu.Lock()
+	s.files = files
+	s.warnings = warns
+	s.mu.Unlock()
+	sortInfos(infos)
+	return infos, nil
+}
+
+func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	s.mu.Lock()
+	file, ok := s.files[id]
+	s.mu.Unlock()
+	if !ok {
+		if _, err := s.List(ctx); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		file, ok = s.files[id]
+		s.mu.Unlock()
+	}
+	if !ok {
+		return nil, notFound(id, s.path)
+	}
+	list, err := s.load(file)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	for _, sess := range list {
+		if sess.Info.ID == id {
+			out := *sess
+			out.Warnings = append(append([]string(nil), sess.Warnings...), s.Warnings()...)
+			return &out, nil
+		}
+	}
+	return nil, notFound(id, s.path)
+}
+
+// ---- reading one transcript ----
+
+// ccLine is the union of the record shapes correx reads.
+type ccLine struct {
+	Type              string          `json:"type"`
+	Subtype           string          `json:"subtype"`
+	UUID              string          `json:"uuid"`
+	ParentUUID        *string         `json:"parentUuid"`
+	IsSidechain       bool            `json:"isSidechain"`
+	IsMeta            bool            `json:"isMeta"`
+	IsCompactSummary  bool            `json:"isCompactSummary"`
+	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+	AgentID           string          `json:"agentId"`
+	SessionID         string          `json:"sessionId"`
+	Timestamp         string          `json:"timestamp"`
+	CWD               string          `json:"cwd"`
+	Version           string          `json:"version"`
+	Message           json.RawMessage `json:"message"`
+	ToolUseResult     json.RawMessage `json:"toolUseResult"`
+	RequestRef        string          `json:"requestRef"`
+	Content           json.RawMessage `json:"content"`
+	// titles
+	Summary     string `json:"summary"`
+	AITitle     string `json:"aiTitle"`
+	CustomTitle string `json:"customTitle"`
+	// content-replacement
+	Replacements []struct {
+		Kind        string          `json:"kind"`
+		ToolUseID   string          `json:"toolUseId"`
+		Replacement json.RawMessage `json:"replacement"`
+	} `json:"replacements"`
+	// api-request, api-request-blob
+	ID           string   `json:"id"`
+	Base         string   `json:"base"`
+	Keep         int      `json:"keep"`
+	Tail         []string `json:"tail"`
+	Hash         string   `json:"hash"`
+	CacheControl []struct {
+		Path  []json.RawMessage `json:"path"`
+		Value json.RawMessage   `json:"value"`
+	} `json:"cacheControl"`
+}
+
+type ccMessage struct {
+	ID         string            `json:"id"`
+	Role       string            `json:"role"`
+	Model      string            `json:"model"`
+	Content    json.RawMessage   `json:"content"`
+	StopReason string            `json:"stop_reason"`
+	blocks     []json.RawMessage // assistant: merged content blocks
+}
+
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature *string         `json:"signature"`
+	Data      *string         `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   *bool           `json:"is_error"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	} `json:"source"`
+}
+
+// ccReader builds the sessions of one file.
+type ccReader struct {
+	file string
+	root string
+	warn []string
+
+	main      *model.Session
+	sidechain map[string]*model.Session // inline sidechains (1.0.x), by root uuid
+	sideOf    map[string]string         // uuid -> sidechain root uuid
+
+	// per session being built
+	st   map[*model.Session]*ccState
+	rank map[*model.Session]int // rank of the title set so far
+}
+
+type ccState struct {
+	assistantAt map[string]int             // message.id -> index in Messages
+	calls       map[string]*model.ToolCall // tool_use id -> call
+	candidates  map[string]json.RawMessage // hash -> transcript message
+	blobs       map[string]json.RawMessage // hash -> api-request-blob message
+	requests    map[string]*model.LoggedRequest
+	order       []string // api-request ids in file order
+	stepReq     map[int]string
+	replaced    map[string]json.RawMessage // tool_use id -> replacement
+	uuids       map[string]bool
+	assistMsgs  map[string]*ccMessage
+	firstPrompt string
+}
+
+var ccAgentIDTail = regexp.MustCompile(`agentId: ([0-9a-zA-Z_-]+)`)
+
+// readClaudeTranscript reads one file: its session (or subagent) first,
+// then any inline sidechains as their own sessions.
+func readClaudeTranscript(file, root string) ([]*model.Session, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := &ccReader{file: file, root: root, sidechain: map[string]*model.Session{}, sideOf: map[string]string{}, st: map[*model.Session]*ccState{}, rank: map[*model.Session]int{}}
+	base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+	r.main = r.newSession(base)
+	br := bufio.NewReaderSize(f, 1<<20)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			r.line(line, lineNo, err == io.EOF)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := []*model.Session{r.main}
+	var sides []string
+	for k := range r.sidechain {
+		sides = append(sides, k)
+	}
+	sort.Strings(sides)
+	for _, k := range sides {
+		out = append(out, r.sidechain[k])
+	}
+	for _, sess := range out {
+		r.finish(sess)
+	}
+	r.linkSidechains()
+	r.main.Warnings = append(r.main.Warnings, r.warn...)
+	r.spawnInfo(base)
+	return out, nil
+}
+
+func (r *ccReader) newSession(id string) *model.Session {
+	sess := &model.Session{Info: model.SessionInfo{ID: id, Agent: model.AgentClaudeCode, Source: r.file, DataDir: r.dataDir()}}
+	r.st[sess] = &ccState{
+		assistantAt: map[string]int{}, calls: map[string]*model.ToolCall{}, candidates: map[string]json.RawMessage{},
+		blobs: map[string]json.RawMessage{}, requests: map[string]*model.LoggedRequest{}, stepReq: map[int]string{},
+		replaced: map[string]json.RawMessage{}, uuids: map[string]bool{}, assistMsgs: map[string]*ccMessage{},
+	}
+	return sess
+}
+
+// dataDir is where spill files are looked up: the config dir when known,
+// else the transcript's folder.
+func (r *ccReader) dataDir() string {
+	if r.root != "" {
+		return r.root
+	}
+	return filepath.Dir(r.file)
+}
+
+func (r *ccReader) warnf(format string, args ...any) {
+	r.warn = append(r.warn, fmt.Sprintf(format, args...))
+}
+
+// spawnInfo reads agent-<id>.meta.json beside a subagent file.
+func (r *ccReader) spawnInfo(base string) {
+	if !strings.HasPrefix(base, "agent-") {
+		return
+	}
+	b, err := os.ReadFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
+	if err != nil {
+		return
+	}
+	var meta struct {
+		Description string `json:"description"`
+		AgentType   string `json:"agentType"`
+	}
+	if json.Unmarshal(b, &meta) != nil {
+		r.main.Warnings = append(r.main.Warnings, fmt.Sprintf("%s: bad JSON", strings.TrimSuffix(r.file, ".jsonl")+".meta.json"))
+		return
+	}
+	if meta.Description != "" {
+		r.main.Info.Title = meta.Description
+		if meta.AgentType != "" {
+			r.main.Info.Title += " (" + meta.AgentType + ")"
+		}
+	}
+}
+
+func (r *ccReader) line(raw []byte, lineNo int, last bool) {
+	var l ccLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		what := "bad JSON"
+		if last && !bytes.HasSuffix(raw, []byte("\n")) {
+			what = "partial line (still being written?)"
+		}
+		r.warnf("%s:%d: %s, skipped: %v", r.file, lineNo, what, err)
+		return
+	}
+	sess := r.main
+	if l.IsSidechain && !strings.HasPrefix(filepath.Base(r.file), "agent-") && l.AgentID == "" {
+		sess = r.sidechainOf(l)
+	}
+	info := &sess.Info
+	st := r.st[sess]
+	if l.Version != "" && info.Version == "" {
+		info.Version = l.Version
+	}
+	if l.CWD != "" && info.Directory == "" {
+		info.Directory = l.CWD
+	}
+	if t, err := time.Parse(time.RFC3339Nano, l.Timestamp); err == nil {
+		if info.Created.IsZero() || t.Before(info.Created) {
+			info.Created = t
+		}
+		if t.After(info.Updated) {
+			info.Updated = t
+		}
+	}
+	if sess == r.main && l.SessionID != "" {
+		switch {
+		case strings.HasPrefix(filepath.Base(r.file), "agent-"):
+			if l.AgentID != "" {
+				info.ID = l.AgentID
+			}
+			info.ParentID = l.SessionID
+		case !ccLooksUUID(info.ID):
+			info.ID = l.SessionID // a copied or renamed file: trust the records
+		}
+	}
+	switch l.Type {
+	case "summary":
+		r.setTitle(sess, l.Summary, 1)
+	case "ai-title":
+		r.setTitle(sess, l.AITitle, 2)
+	case "custom-title":
+		r.setTitle(sess, l.CustomTitle, 3)
+	case "content-replacement":
+		for _, rep := range l.Replacements {
+			if rep.ToolUseID != "" && len(rep.Replacement) > 0 {
+				st.replaced[rep.ToolUseID] = rep.Replacement
+				if c := st.calls[rep.ToolUseID]; c != nil && c.Sent != nil {
+					c.Sent = claudeResultValue(rep.Replacement, c.Status == model.StatusError)
+				}
+			}
+		}
+	case "api-request-blob":
+		if l.Hash != "" && len(l.Message) > 0 {
+			st.blobs[l.Hash] = l.Message
+		}
+	case "api-request":
+		r.request(sess, st, l, lineNo)
+	case "user":
+		if r.dup(st, l.UUID) {
+			return
+		}
+		r.user(sess, st, l, lineNo)
+	case "assistant":
+		if r.dup(st, l.UUID) {
+			return
+		}
+		r.assistant(sess, st, l, lineNo)
+	case "system":
+		if l.Subtype == "compact_boundary" {
+			var text string
+			_ = json.Unmarshal(l.Content, &text)
+			if text == "" {
+				text = "Conversation compacted"
+			}
+			sess.Messages = append(sess.Messages, model.Message{ID: l.UUID, Role: model.RoleUser, Created: ccTime(l.Timestamp),
+				Parts: []model.Part{{ID: l.UUID, Type: model.PartCompaction, Text: text, Synthetic: true}}})
+		}
+	}
+}
+
+func ccLooksUUID(s string) bool { return len(s) == 36 && strings.Count(s, "-") == 4 }
+
+// setTitle keeps the title of the highest rank: custom (3) > ai (2) >
+// summary (1) > first prompt (0).
+func (r *ccReader) setTitle(sess *model.Session, title string, rank int) {
+	if title == "" {
+		return
+	}
+	if old, ok := r.rank[sess]; ok && old > rank {
+		return
+	}
+	r.rank[sess] = rank
+	sess.Info.Title = title
+}
+
+func ccTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// dup says whether a transcript message's uuid was seen (older versions
+// copied the chain into a resumed file).
+func (r *ccReader) dup(st *ccState, uuid string) bool {
+	if uuid == "" {
+		return false
+	}
+	if st.uuids[uuid] {
+		return true
+	}
+	st.uuids[uuid] = true
+	return false
+}
+
+// sidechainOf returns the inline sidechain session a 1.0.x line belongs to.
+func (r *ccReader) sidechainOf(l ccLine) *model.Session {
+	rootID := ""
+	if l.ParentUUID != nil {
+		rootID = r.sideOf[*l.ParentUUID]
+	}
+	if rootID == "" {
+		rootID = l.UUID
+	}
+	if l.UUID != "" {
+		r.sideOf[l.UUID] = rootID
+	}
+	sess := r.sidechain[rootID]
+	if sess == nil {
+		sess = r.newSession(rootID)
+		sess.Info.ParentID = r.main.Info.ID
+		r.sidechain[rootID] = sess
+	}
+	return sess
+}
+
+func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) {
+	var m ccMessage
+	if json.Unmarshal(l.Message, &m) != nil {
+		r.warnf("%s:%d: user record without a message, skipped", r.file, lineNo)
+		return
+	}
+	if len(m.Content) > 0 {
+		st.candidates[claudeHash(json.RawMessage(`{"role":"user","content":`+string(m.Content)+`}`))] = json.RawMessage(`{"role":"user","content":` + string(m.Content) + `}`)
+	}
+	msg := model.Message{ID: l.UUID, Role: model.RoleUser, Created: ccTime(l.Timestamp), Summary: l.IsCompactSummary}
+	synthetic := l.IsMeta || l.IsCompactSummary
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		msg.Parts = append(msg.Parts, model.Part{ID: l.UUID, Type: model.PartText, Text: s, Synthetic: synthetic})
+		if !synthetic && st.firstPrompt == "" {
+			st.firstPrompt = s
+		}
+	} else {
+		var blocks []json.RawMessage
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			r.warnf("%s:%d: user content is neither a string nor a list, skipped", r.file, lineNo)
+			return
+		}
+		for i, raw := range blocks {
+			var b ccBlock
+			if json.Unmarshal(raw, &b) != nil {
+				r.warnf("%s:%d: content[%d] is not an object, skipped", r.file, lineNo, i)
+				continue
+			}
+			switch b.Type {
+			case "text":
+				msg.Parts = append(msg.Parts, model.Part{ID: fmt.Sprintf("%s/%d", l.UUID, i), Type: model.PartText, Text: b.Text, Synthetic: synthetic})
+				if !synthetic && st.firstPrompt == "" && !strings.HasPrefix(b.Text, "<") {
+					st.firstPrompt = b.Text
+				}
+			case "image", "document":
+				if f := ccBlockFile(b); f != nil {
+					msg.Parts = append(msg.Parts, model.Part{ID: fmt.Sprintf("%s/%d", l.UUID, i), Type: model.PartFile, File: f})
+				}
+			case "tool_result":
+				r.result(sess, st, l, b)
+			}
+		}
+	}
+	if len(msg.Parts) > 0 {
+		sess.Messages = append(sess.Messages, msg)
+	}
+}
+
+// result attaches a tool_result block to its call.
+func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b ccBlock) {
+	c := st.calls[b.ToolUseID]
+	if c == nil {
+		r.warnf("%s: tool_result for unknown tool_use %s", r.file, b.ToolUseID)
+		return
+	}
+	isErr := b.IsError != nil && *b.IsError
+	c.Status = model.StatusCompleted
+	if isErr {
+		c.Status = model.StatusError
+	}
+	content := b.Content
+	if rep, ok := st.replaced[b.ToolUseID]; ok {
+		content = rep
+	}
+	c.Sent = claudeResultValue(content, isErr)
+	text := formatters.ResultText(*c.Sent)
+	if isErr {
+		c.Error = text
+	} else {
+		c.Output = text
+	}
+	c.End = ccTime(l.Timestamp)
+	if len(l.ToolUseResult) > 0 && string(l.ToolUseResult) != "null" {
+		c.Metadata = l.ToolUseResult
+		var tur struct {
+			AgentID string `json:"agentId"`
+		}
+		if json.Unmarshal(l.ToolUseResult, &tur) == nil && tur.AgentID != "" {
+			c.ChildSessionID = tur.AgentID
+		}
+	}
+	if c.ChildSessionID == "" && (c.Tool == "Agent" || c.Tool == "Task") {
+		if m := ccAgentIDTail.FindStringSubmatch(text); m != nil {
+			c.ChildSessionID = m[1]
+		}
+	}
+}
+
+// claudeResultValue is a tool_result content as a result value: a string
+// (error when is_error), or a block list of text and images (as data: URLs).
+func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultValue {
+	var s string
+	if len(content) == 0 || string(content) == "null" {
+		s = ""
+	} else if json.Unmarshal(content, &s) != nil {
+		var blocks []ccBlock
+		if json.Unmarshal(content, &blocks) == nil {
+			v := &model.ToolResultValue{Type: model.ResultContent, Content: []model.ToolContent{}}
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					v.Content = append(v.Content, model.ToolContent{Type: model.ContentText, Text: b.Text})
+				default:
+					if f := ccBlockFile(b); f != nil {
+						v.Content = append(v.Content, model.ToolContent{Type: model.ContentFile, URI: f.URL, Mime: f.Mime})
+					}
+				}
+			}
+			return v
+		}
+		s = string(content)
+	}
+	if isErr {
+		return &model.ToolResultValue{Type: model.ResultError, Text: s}
+	}
+	return &model.ToolResultValue{Type: model.ResultText, Text: s}
+}
+
+// ccBlockFile is an image or document block as a file (base64 sources as a
+// data: URL).
+func ccBlockFile(b ccBlock) *model.File {
+	if b.Source == nil {
+		return nil
+	}
+	switch b.Source.Type {
+	case "base64":
+		return &model.File{Mime: b.Source.MediaType, URL: "data:" + b.Source.MediaType + ";base64," + b.Source.Data}
+	case "url":
+		return &model.File{Mime: b.Source.MediaType, URL: b.Source.URL}
+	}
+	return nil
+}
+
+func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo int) {
+	var m ccMessage
+	if json.Unmarshal(l.Message, &m) != nil {
+		r.warnf("%s:%d: assistant record without a message, skipped", r.file, lineNo)
+		return
+	}
+	if l.IsAPIErrorMessage || m.Model == "<synthetic>" {
+		// no model call made it; shown as a note, not a step
+		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: API error message: %s", r.file, lineNo, ccClip(ccContentText(m.Content), 200)))
+		return
+	}
+	var blocks []json.RawMessage
+	if json.Unmarshal(m.Content, &blocks) != nil {
+		r.warnf("%s:%d: assistant content is not a list, skipped", r.file, lineNo)
+		return
+	}
+	t := ccTime(l.Timestamp)
+	idx, ok := st.assistantAt[m.ID]
+	if !ok || m.ID == "" {
+		sess.Messages = append(sess.Messages, model.Message{ID: m.ID, Role: model.RoleAssistant, Created: t, ProviderID: "anthropic", ModelID: m.Model})
+		idx = len(sess.Messages) - 1
+		if m.ID != "" {
+			st.assistantAt[m.ID] = idx
+		}
+		st.assistMsgs[m.ID] = &m
+		if l.RequestRef != "" {
+			st.stepReq[idx] = l.RequestRef
+		}
+	}
+	am := st.assistMsgs[m.ID]
+	msg := &sess.Messages[idx]
+	msg.Completed = t
+	if m.StopReason != "" {
+		msg.Finish = m.StopReason
+	}
+	for i, raw := range blocks {
+		am.blocks = append(am.blocks, raw)
+		var b ccBlock
+		if json.Unmarshal(raw, &b) != nil {
+			r.warnf("%s:%d: content[%d] is not an object, skipped", r.file, lineNo, i)
+			continue
+		}
+		pid := fmt.Sprintf("%s/%d", l.UUID, i)
+		switch b.Type {
+		case "text":
+			msg.Parts = append(msg.Parts, model.Part{ID: pid, Type: model.PartText, Text: b.Text})
+		case "thinking":
+			p := model.Part{ID: pid, Type: model.PartReasoning, Text: b.Thinking}
+			if b.Signature != nil {
+				p.Metadata, _ = json.Marshal(map[string]any{"anthropic": map[string]string{"signature": *b.Signature}})
+			}
+			msg.Parts = append(msg.Parts, p)
+		case "redacted_thinking":
+			p := model.Part{ID: pid, Type: model.PartReasoning}
+			if b.Data != nil {
+				p.Metadata, _ = json.Marshal(map[string]any{"anthropic": map[string]string{"redactedData": *b.Data}})
+			}
+			msg.Parts = append(msg.Parts, p)
+		case "tool_use", "server_tool_use":
+			c := &model.ToolCall{CallID: b.ID, Tool: b.Name, Status: model.StatusRunning, Input: b.Input, Start: t, Title: claudeCallTitle(b.Name, b.Input)}
+			st.calls[b.ID] = c
+			msg.Parts = append(msg.Parts, model.Part{ID: pid, Type: model.PartTool, Tool: c})
+		}
+	}
+}
+
+// claudeCallTitle is a short description of a call from its input.
+func claudeCallTitle(tool string, input json.RawMessage) string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	for _, k := range []string{"description", "command", "file_path", "pattern", "url", "prompt"} {
+		if s, ok := in[k].(string); ok && s != "" {
+			return ccClip(s, 80)
+		}
+	}
+	return ""
+}
+
+func ccContentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []ccBlock
+	_ = json.Unmarshal(raw, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func ccClip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// request rebuilds one api-request record's messages: the base request's
+// first Keep, then each tail hash from a blob or a transcript message.
+func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo int) {
+	if l.ID == "" {
+		return
+	}
+	req := &model.LoggedRequest{Provider: "anthropic"}
+	if l.Keep > 0 {
+		base := st.requests[l.Base]
+		if base == nil || base.Missing > 0 || len(base.Messages) < l.Keep {
+			r.warnf("%s:%d: api-request %s keeps %d messages of an unknown request %s", r.file, lineNo, l.ID, l.Keep, l.Base)
+			req.Missing += l.Keep
+		} else {
+			req.Messages = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.Messages[:l.Keep]...)
+		}
+	}
+	for _, h := range l.Tail {
+		m, ok := st.blobs[h]
+		if !ok {
+			m, ok = st.candidates[h]
+		}
+		if !ok {
+			// assistant messages are hashed once all their lines are read
+			m, ok = r.assistantCandidate(st, h)
+		}
+		if !ok {
+			req.Missing++
+			continue
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	for _, cc := range l.CacheControl {
+		var where string
+		var mi, bi int
+		if len(cc.Path) < 2 || json.Unmarshal(cc.Path[0], &where) != nil || where != "messages" || json.Unmarshal(cc.Path[1], &mi) != nil {
+			continue // system and tools are not the conversation
+		}
+		bi = -1
+		if len(cc.Path) == 4 {
+			_ = json.Unmarshal(cc.Path[3], &bi)
+		}
+		req.Cache = append(req.Cache, model.CacheMark{Message: mi, Block: bi, Value: cc.Value})
+	}
+	st.requests[l.ID] = req
+	st.order = append(st.order, l.ID)
+}
+
+// assistantCandidate hashes the assistant messages read so far.
+func (r *ccReader) assistantCandidate(st *ccState, h string) (json.RawMessage, bool) {
+	for _, am := range st.assistMsgs {
+		m := ccAssistantWire(am)
+		st.candidates[claudeHash(m)] = m
+	}
+	m, ok := st.candidates[h]
+	return m, ok
+}
+
+func ccAssistantWire(am *ccMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"role":"assistant","content":[`)
+	for i, raw := range am.blocks {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(raw)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// finish links each assistant step to its logged request, takes each tool
+// result as it was first sent, and fills the list counts.
+func (r *ccReader) finish(sess *model.Session) {
+	st := r.st[sess]
+	steps := sess.AssistantSteps()
+	for k, idx := range steps {
+		id, ok := st.stepReq[idx]
+		if !ok && len(st.order) == len(steps) {
+			id = st.order[k]
+		}
+		if req := st.requests[id]; req != nil && req.Missing == 0 {
+			sess.Messages[idx].Request = req
+		} else if req != nil {
+			sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s: request of step %d: %d message(s) not found in the transcript", r.file, k+1, req.Missing))
+		}
+	}
+	// the tool results as first sent (Claude Code appends reminders)
+	sentSeen := map[string]bool{}
+	for _, idx := range steps {
+		req := sess.Messages[idx].Request
+		if req == nil {
+			continue
+		}
+		for _, raw := range req.Messages {
+			var m struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			}
+			if json.Unmarshal(raw, &m) != nil || m.Role != "user" || len(m.Content) == 0 || m.Content[0] != '[' {
+				continue
+			}
+			var blocks []ccBlock
+			if json.Unmarshal(m.Content, &blocks) != nil {
+				continue
+			}
+			for _, b := range blocks {
+				if b.Type != "tool_result" || sentSeen[b.ToolUseID] {
+					continue
+				}
+				sentSeen[b.ToolUseID] = true
+				if c := st.calls[b.ToolUseID]; c != nil {
+					c.Sent = claudeResultValue(b.Content, b.IsError != nil && *b.IsError)
+					if c.Status == model.StatusRunning {
+						c.Status = model.StatusCompleted
+						if b.IsError != nil && *b.IsError {
+							c.Status = model.StatusError
+						}
+					}
+				}
+			}
+		}
+	}
+	if st.firstPrompt != "" {
+		r.setTitle(sess, ccClip(st.firstPrompt, 100), 0)
+	}
+	countCalls(&sess.Info, sess.Messages)
+	sess.Info.Truncated = 0
+	for _, ref := range sess.ToolCalls() {
+		if ref.Call.Sent != nil && formatters.Detect(ref.Call.Tool, formatters.ResultText(*ref.Call.Sent), nil, nil) != nil {
+			sess.Info.Truncated++
+		}
+	}
+}
+
+// claudeHash is Claude Code's message hash in api-request records: sha256
+// of the JSON with sorted keys, no spaces, non-ASCII kept, cache_control
+// left out.
+func claudeHash(msg json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return ""
+	}
+	var b bytes.Buffer
+	ccCanonical(&b, v)
+	sum := sha256.Sum256(b.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+func ccCanonical(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			if k != "cache_control" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ccJSString(b, k)
+			b.WriteByte(':')
+			ccCanonical(b, x[k])
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ccCanonical(b, e)
+		}
+		b.WriteByte(']')
+	case string:
+		ccJSString(b, x)
+	case json.Number:
+		b.WriteString(string(x))
+	case bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nil:
+		b.WriteString("null")
+	}
+}
+
+// ccJSString writes a string as JSON.stringify does.
+func ccJSString(b *bytes.Buffer, s string) {
+	const hexd = "0123456789abcdef"
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteByte(hexd[r>>4])
+				b.WriteByte(hexd[r&0xf])
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// linkSidechains links the Task calls of a 1.0.x file to the inline
+// sidechain whose first prompt is the call's prompt.
+func (r *ccReader) linkSidechains() {
+	for _, ref := range r.main.ToolCalls() {
+		c := ref.Call
+		if c.ChildSessionID != "" || (c.Tool != "Task" && c.Tool != "Agent") {
+			continue
+		}
+		var in struct {
+			Prompt string `json:"prompt"`
+		}
+		if json.Unmarshal(c.Input, &in) != nil || in.Prompt == "" {
+			continue
+		}
+		for id, side := range r.sidechain {
+			if r.st[side].firstPrompt == in.Prompt {
+				c.ChildSessionID = id
+			}
+		}
+	}
+}

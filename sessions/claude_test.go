@@ -1,0 +1,171 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+const claudeFixture = "../testdata/claude-code/anthropic"
+
+func TestClaudeFixture(t *testing.T) {
+	st, err := Open(claudeFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	infos, err := st.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != 2 {
+		t.Fatalf("want the session and its subagent, got %+v", infos)
+	}
+	var root, child model.SessionInfo
+	for _, in := range infos {
+		if in.Agent != model.AgentClaudeCode {
+			t.Errorf("%s: agent %q", in.ID, in.Agent)
+		}
+		if in.ParentID == "" {
+			root = in
+		} else {
+			child = in
+		}
+	}
+	if child.ParentID != root.ID || root.Directory != "/home/user/proj" || root.Version != "2.1.332" {
+		t.Errorf("root %+v child %+v", root, child)
+	}
+	sess, err := st.Load(context.Background(), root.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sess.AssistantSteps()); n != 14 {
+		t.Errorf("%d steps, want 14 (assistant lines merged by message.id)", n)
+	}
+	for _, i := range sess.AssistantSteps() {
+		if sess.Messages[i].Request == nil {
+			t.Errorf("step %s has no logged request", sess.Messages[i].ID)
+		}
+	}
+	var agent, persisted *model.ToolCall
+	for _, r := range sess.ToolCalls() {
+		switch {
+		case r.Call.Tool == "Agent":
+			agent = r.Call
+		case r.Call.Tool == "Bash" && strings.Contains(string(r.Call.Input), "seq 1 200000"):
+			persisted = r.Call
+		}
+		if r.Call.Sent == nil {
+			t.Errorf("%s: no result", r.Call.CallID)
+		}
+	}
+	if agent == nil || agent.ChildSessionID != child.ID {
+		t.Errorf("Agent call not linked to %s: %+v", child.ID, agent)
+	}
+	v := formatters.Visible(persisted, SpillsFor(sess.Info))
+	tr := v.Truncation
+	if tr == nil || tr.Kind != model.TruncClaudePersisted || tr.FullLines != 200000 || tr.SpillFound == "" {
+		t.Fatalf("persisted output: %+v", tr)
+	}
+	if !strings.HasPrefix(tr.SpillFound, filepath.Clean(claudeFixture)) && !strings.HasPrefix(tr.SpillFound, "/home/user/") {
+		t.Errorf("spill found at %s", tr.SpillFound)
+	}
+	// the other ways in: one transcript, its project dir, the projects dir
+	for _, p := range []string{filepath.Join(claudeFixture, "projects"), filepath.Join(claudeFixture, "projects", "-home-user-proj"),
+		filepath.Join(claudeFixture, "projects", "-home-user-proj", root.ID+".jsonl")} {
+		s2, err := Open(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if _, err := s2.Load(context.Background(), root.ID); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		if _, err := s2.Load(context.Background(), child.ID); err != nil {
+			t.Errorf("%s: subagent: %v", p, err)
+		}
+		s2.Close()
+	}
+}
+
+// A hand-made 1.0.x-style file: lines per content block, a bad line, a
+// content replacement, an inline sidechain and a partial last line.
+func TestClaudeTranscriptRules(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "projects", "-p")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const sid = "11111111-2222-4333-8444-555555555555"
+	lines := []string{
+		`{"type":"summary","summary":"A title","leafUuid":"u9"}`,
+		`{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"u1","sessionId":"` + sid + `","cwd":"/p","version":"1.0.98","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"do it"}}`,
+		`{"parentUuid":"u1","type":"assistant","uuid":"u2","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:01Z","message":{"id":"msg_1","role":"assistant","model":"claude-x","content":[{"type":"text","text":"ok"}]}}`,
+		`{"parentUuid":"u2","type":"assistant","uuid":"u3","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:01Z","message":{"id":"msg_1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_a","name":"Bash","input":{"command":"false"}}]}}`,
+		`{"parentUuid":"u3","type":"assistant","uuid":"u4","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:01Z","message":{"id":"msg_1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_b","name":"Task","input":{"description":"d","prompt":"look around"}}]}}`,
+		`{not json`,
+		`{"parentUuid":"u3","type":"user","uuid":"u5","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"boom","is_error":true}]}}`,
+		`{"parentUuid":null,"isSidechain":true,"type":"user","uuid":"s1","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:02Z","message":{"role":"user","content":"look around"}}`,
+		`{"parentUuid":"s1","isSidechain":true,"type":"assistant","uuid":"s2","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:03Z","message":{"id":"msg_s","role":"assistant","model":"claude-x","content":[{"type":"text","text":"found"}]}}`,
+		`{"parentUuid":"u4","type":"user","uuid":"u6","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:04Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"found"}]}]}}`,
+		`{"type":"content-replacement","sessionId":"` + sid + `","replacements":[{"kind":"tool-result","toolUseId":"toolu_a","replacement":"<persisted-output>\nOutput too large (2KB). Full output saved to: /x/projects/-p/` + sid + `/tool-results/t1.txt\n\nPreview (first 2KB):\nboom\n</persisted-output>"}]}`,
+		`{"parentUuid":"u6","type":"assistant","uuid":"u7","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:05Z","message":{"id":"msg_2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"done"}]}}`,
+		`{"parentUuid":"u7","type":"user","uuid":"u8"`,
+	}
+	file := filepath.Join(proj, sid+".jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, sid, "tool-results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, sid, "tool-results", "t1.txt"), []byte("boom\nboom\nboom\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := st.List(context.Background())
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("list: %v %+v", err, infos)
+	}
+	sess, err := st.Load(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Info.Title != "A title" || sess.Info.Version != "1.0.98" || sess.Info.Directory != "/p" {
+		t.Errorf("info %+v", sess.Info)
+	}
+	if n := len(sess.AssistantSteps()); n != 2 {
+		t.Errorf("%d steps, want 2", n)
+	}
+	var warned6, warned13 bool
+	for _, w := range sess.Warnings {
+		warned6 = warned6 || strings.Contains(w, sid+".jsonl:6: bad JSON")
+		warned13 = warned13 || strings.Contains(w, sid+".jsonl:13: partial line")
+	}
+	if !warned6 || !warned13 {
+		t.Errorf("warnings %q", sess.Warnings)
+	}
+	a, _ := sess.FindCall("toolu_a")
+	v := formatters.Visible(a.Call, SpillsFor(sess.Info))
+	if a.Call.Status != model.StatusError || v.Result.Type != model.ResultError || !strings.HasPrefix(v.Text, "<persisted-output>") {
+		t.Errorf("replacement not applied: %+v", v)
+	}
+	if v.Truncation == nil || v.Truncation.FullLines != 3 {
+		t.Errorf("spill via the config dir: %+v", v.Truncation)
+	}
+	b, _ := sess.FindCall("toolu_b")
+	if b.Call.ChildSessionID != "s1" {
+		t.Errorf("Task call linked to %q, want the inline sidechain s1", b.Call.ChildSessionID)
+	}
+	side, err := st.Load(context.Background(), "s1")
+	if err != nil || side.Info.ParentID != sid || len(side.AssistantSteps()) != 1 {
+		t.Errorf("sidechain: %v %+v", err, side)
+	}
+}

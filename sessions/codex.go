@@ -1,0 +1,606 @@
+package sessions
+
+// Codex CLI rollouts: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl
+// (and archived_sessions/), one JSON line {"timestamp","type","payload"} per
+// record. The model saw the `response_item` payloads: Codex sends them back
+// verbatim in every later request (0.171.0, observed), so a tool result is
+// the `output` of the function_call_output / custom_tool_call_output with
+// the call's call_id, exactly as stored.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+// codexStore reads the rollouts under a CODEX_HOME, or one rollout file.
+// Files are read again on every List and Load.
+type codexStore struct {
+	path string
+	file bool
+
+	mu       sync.Mutex
+	files    map[string]string // session id -> rollout
+	warnings []string
+}
+
+func openCodex(path string, file bool) (Store, error) {
+	s := &codexStore{path: path, file: file, files: map[string]string{}}
+	return s, nil
+}
+
+// isCodexHome says whether dir looks like a CODEX_HOME with rollouts.
+func isCodexHome(dir string) bool {
+	for _, sub := range []string{"sessions", "archived_sessions"} {
+		found := false
+		_ = filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || found {
+				return filepath.SkipAll
+			}
+			if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") {
+				found = true
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// CodexHome returns $CODEX_HOME, by default ~/.codex.
+func CodexHome() string {
+	if v := os.Getenv("CODEX_HOME"); v != "" {
+		return v
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".codex")
+}
+
+func (s *codexStore) Path() string { return s.path }
+func (s *codexStore) Close() error { return nil }
+
+func (s *codexStore) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+// rollouts lists the rollout files: sessions/ first, then
+// archived_sessions/; a .jsonl.zst beside its .jsonl is not read.
+func (s *codexStore) rollouts() (files, warnings []string) {
+	if s.file {
+		return []string{s.path}, nil
+	}
+	for _, sub := range []string{"sessions", "archived_sessions"} {
+		var found []string
+		_ = filepath.WalkDir(filepath.Join(s.path, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") &&
+				(strings.HasSuffix(d.Name(), ".jsonl") || strings.HasSuffix(d.Name(), ".jsonl.zst")) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		sort.Strings(found)
+		for _, p := range found {
+			if strings.HasSuffix(p, ".zst") {
+				if isFile(strings.TrimSuffix(p, ".zst")) {
+					continue // the plain file wins
+				}
+				warnings = append(warnings, fmt.Sprintf("skipped %s: zstd-compressed rollouts are not supported (no zstd decoder in correx's modules); decompress it with `zstd -d` to read it", p))
+				continue
+			}
+			files = append(files, p)
+		}
+	}
+	return files, warnings
+}
+
+func (s *codexStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	files, warnings := s.rollouts()
+	byID := map[string]string{}
+	var infos []model.SessionInfo
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sess, err := readCodexRollout(f, s.dataDir())
+		if err != nil {
+			warnings = append(warnings, "skipped "+err.Error())
+			continue
+		}
+		if prev, dup := byID[sess.Info.ID]; dup {
+			warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", f, sess.Info.ID, prev))
+			continue
+		}
+		byID[sess.Info.ID] = f
+		infos = append(infos, sess.Info)
+	}
+	s.mu.Lock()
+	s.files, s.warnings = byID, warnings
+	s.mu.Unlock()
+	sortInfos(infos)
+	return infos, nil
+}
+
+func (s *codexStore) dataDir() string {
+	if s.file {
+		return filepath.Dir(s.path)
+	}
+	return s.path
+}
+
+func (s *codexStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	s.mu.Lock()
+	f := s.files[id]
+	s.mu.Unlock()
+	if f == "" {
+		if _, err := s.List(ctx); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		f = s.files[id]
+		s.mu.Unlock()
+	}
+	if f == "" {
+		return nil, notFound(id, s.path)
+	}
+	sess, err := readCodexRollout(f, s.dataDir())
+	if err != nil {
+		return nil, err
+	}
+	sess.Warnings = append(Warnings(s), sess.Warnings...)
+	return sess, nil
+}
+
+// cxReadLines calls fn for every non-empty line of a file, with its 1-based
+// number; a final line without newline is passed too.
+func cxReadLines(path string, fn func(n int, line []byte)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			fn(n, t)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+func cxTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// codexItem is the part of a response item correx reads.
+type codexItem struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Summary   json.RawMessage `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	Action    json.RawMessage `json:"action"`
+	Status    string          `json:"status"`
+}
+
+// codexRolloutOnly are fields of rollout items that are never sent.
+var codexRolloutOnly = []string{"internal_chat_message_metadata_passthrough"}
+
+// readCodexRollout reads one rollout into a session. Prompt messages
+// (user, developer) are user messages; the items of one model response
+// (reasoning, assistant text, calls) and the outputs of its calls make
+// one assistant message, whose Stored holds those items in rollout order.
+func readCodexRollout(path, dataDir string) (*model.Session, error) {
+	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentCodex, Source: path, DataDir: dataDir}}
+	warnf := func(n int, format string, args ...any) {
+		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: ", path, n)+fmt.Sprintf(format, args...))
+	}
+	var (
+		cur      *model.Message // the open assistant step
+		open     = map[string]bool{}
+		calls    = map[string]*model.ToolCall{}
+		owner    = map[string]int{} // call id -> message index
+		curModel string
+		lastTS   time.Time
+		meta     bool
+		seq      int
+	)
+	closeStep := func() {
+		if cur != nil {
+			sess.Messages = append(sess.Messages, *cur)
+			cur = nil
+		}
+		clear(open)
+	}
+	stepDone := false
+	err := cxReadLines(path, func(n int, line []byte) {
+		var env struct {
+			Timestamp string          `json:"timestamp"`
+			Type      string          `json:"type"`
+			Payload   json.RawMessage `json:"payload"`
+		}
+		if err := json.Unmarshal(line, &env); err != nil {
+			warnf(n, "skipped a line that is not JSON (%v)", err)
+			return
+		}
+		ts := cxTime(env.Timestamp)
+		if !ts.IsZero() {
+			lastTS = ts
+		}
+		switch env.Type {
+		case "session_meta":
+			if meta {
+				return
+			}
+			var m struct {
+				ID         string          `json:"id"`
+				Timestamp  string          `json:"timestamp"`
+				Cwd        string          `json:"cwd"`
+				CLIVersion string          `json:"cli_version"`
+				Source     json.RawMessage `json:"source"`
+			}
+			if err := json.Unmarshal(env.Payload, &m); err != nil || m.ID == "" {
+				warnf(n, "skipped a session_meta line without id")
+				return
+			}
+			meta = true
+			sess.Info.ID, sess.Info.Directory, sess.Info.Version = m.ID, m.Cwd, m.CLIVersion
+			sess.Info.Created = cxTime(m.Timestamp)
+			var src struct {
+				Subagent struct {
+					ThreadSpawn struct {
+						ParentThreadID string `json:"parent_thread_id"`
+					} `json:"thread_spawn"`
+				} `json:"subagent"`
+			}
+			if json.Unmarshal(m.Source, &src) == nil {
+				sess.Info.ParentID = src.Subagent.ThreadSpawn.ParentThreadID
+			}
+		case "turn_context":
+			var m struct {
+				Model string `json:"model"`
+			}
+			if json.Unmarshal(env.Payload, &m) == nil && m.Model != "" {
+				curModel = m.Model
+			}
+		case "event_msg":
+			var m struct {
+				Type string `json:"type"`
+			}
+			_ = json.Unmarshal(env.Payload, &m)
+			if m.Type == "token_count" && cur != nil && len(open) == 0 {
+				stepDone = true // the model response is complete
+			}
+		case "response_item":
+			var it codexItem
+			if err := json.Unmarshal(env.Payload, &it); err != nil {
+				warnf(n, "skipped a response item that is not an object (%v)", err)
+				return
+			}
+			raw := cxWithoutKeys(env.Payload, codexRolloutOnly)
+			seq++
+			switch {
+			case it.Type == "ghost_snapshot":
+				return // a git snapshot for undo, never sent
+			case it.Type == "message" && it.Role != "assistant":
+				closeStep()
+				stepDone = false
+				m := model.Message{ID: cxFirst(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleUser, Created: ts, Completed: ts,
+					Stored: []json.RawMessage{raw}}
+				m.Parts = codexUserParts(it, seq)
+				sess.Messages = append(sess.Messages, m)
+			case strings.HasSuffix(it.Type, "_output"):
+				call := calls[it.CallID]
+				if call == nil {
+					warnf(n, "output for unknown call %q kept with the step before it", it.CallID)
+				}
+				if cur == nil {
+					// an output after its step was closed: attach to the owner
+					if i, ok := owner[it.CallID]; ok {
+						sess.Messages[i].Stored = append(sess.Messages[i].Stored, raw)
+					} else if len(sess.Messages) > 0 {
+						sess.Messages[len(sess.Messages)-1].Stored = append(sess.Messages[len(sess.Messages)-1].Stored, raw)
+					}
+				} else {
+					cur.Stored = append(cur.Stored, raw)
+					cur.Completed = ts
+				}
+				if call != nil {
+					sent := codexSent(it.Output)
+					call.Sent = &sent
+					call.Status = model.StatusCompleted
+					call.Output = formatters.ResultText(sent)
+					call.End = ts
+				}
+				delete(open, it.CallID)
+				if cur != nil && len(open) == 0 {
+					stepDone = true
+				}
+			default: // a model output item: reasoning, text, a call, ...
+				if cur == nil || stepDone {
+					closeStep()
+					stepDone = false
+					cur = &model.Message{ID: cxFirst(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleAssistant, Created: ts,
+						ProviderID: "openai", ModelID: curModel}
+				}
+				cur.Stored = append(cur.Stored, raw)
+				cur.Completed = ts
+				if p, ok := codexModelPart(it, seq, ts); ok {
+					if p.Tool != nil && p.Tool.CallID != "" {
+						open[p.Tool.CallID] = true
+						calls[p.Tool.CallID] = p.Tool
+					}
+					cur.Parts = append(cur.Parts, p)
+					if p.Tool != nil {
+						// cur is appended when the step closes, at this index
+						owner[p.Tool.CallID] = len(sess.Messages)
+					}
+				} else {
+					warnf(n, "response item of type %q kept for the wire but not shown", it.Type)
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	closeStep()
+	if !meta {
+		return nil, fmt.Errorf("%s: no session_meta line: not a Codex rollout", path)
+	}
+	sess.Info.Updated = lastTS
+	finishCodexInfo(sess)
+	return sess, nil
+}
+
+// codexModelPart is the part for one model output item.
+func codexModelPart(it codexItem, seq int, ts time.Time) (model.Part, bool) {
+	id := cxFirst(it.ID, fmt.Sprintf("item-%d", seq))
+	switch it.Type {
+	case "message":
+		var texts []string
+		var content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(it.Content, &content)
+		for _, c := range content {
+			texts = append(texts, c.Text)
+		}
+		return model.Part{ID: id, Type: model.PartText, Text: strings.Join(texts, "")}, true
+	case "reasoning":
+		var sum []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(it.Summary, &sum)
+		var texts []string
+		for _, x := range sum {
+			texts = append(texts, x.Text)
+		}
+		return model.Part{ID: id, Type: model.PartReasoning, Text: strings.Join(texts, "\n\n")}, true
+	case "function_call":
+		return codexToolPart(id, it.CallID, it.Name, cxJSONOrString(it.Arguments), ts), true
+	case "custom_tool_call":
+		b, _ := json.Marshal(it.Input)
+		return codexToolPart(id, it.CallID, it.Name, b, ts), true
+	case "local_shell_call":
+		return codexToolPart(id, it.CallID, "local_shell", it.Action, ts), true
+	}
+	return model.Part{}, false
+}
+
+func codexToolPart(id, callID, name string, input json.RawMessage, ts time.Time) model.Part {
+	return model.Part{ID: id, Type: model.PartTool, Tool: &model.ToolCall{
+		CallID: callID, Tool: name, Status: model.StatusRunning, Input: input, Start: ts,
+	}}
+}
+
+// cxJSONOrString is s when it is JSON, else s as a JSON string.
+func cxJSONOrString(s string) json.RawMessage {
+	if json.Valid([]byte(s)) && strings.TrimSpace(s) != "" {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// codexUserParts are the text and image parts of a prompt message.
+// Context Codex injects (AGENTS.md, environment, permissions, developer
+// instructions) is marked synthetic.
+func codexUserParts(it codexItem, seq int) []model.Part {
+	var content []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL string `json:"image_url"`
+	}
+	_ = json.Unmarshal(it.Content, &content)
+	var parts []model.Part
+	for i, c := range content {
+		id := fmt.Sprintf("%s-%d", cxFirst(it.ID, fmt.Sprintf("item-%d", seq)), i)
+		switch c.Type {
+		case "input_text", "output_text":
+			parts = append(parts, model.Part{ID: id, Type: model.PartText, Text: c.Text,
+				Synthetic: it.Role != "user" || codexInjected(c.Text)})
+		case "input_image":
+			parts = append(parts, model.Part{ID: id, Type: model.PartFile, File: &model.File{Mime: cxDataMime(c.ImageURL), URL: c.ImageURL}})
+		}
+	}
+	return parts
+}
+
+// codexInjected says whether a user text is context Codex added.
+func codexInjected(t string) bool {
+	t = strings.TrimSpace(t)
+	return strings.HasPrefix(t, "# AGENTS.md instructions for ") ||
+		strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">")
+}
+
+func cxDataMime(u string) string {
+	if !strings.HasPrefix(u, "data:") {
+		return ""
+	}
+	u = u[len("data:"):]
+	if i := strings.IndexAny(u, ";,"); i >= 0 {
+		return u[:i]
+	}
+	return ""
+}
+
+// codexSent is a stored output as the result the model got: a string is
+// text; a list of input_text / input_image items is content.
+func codexSent(out json.RawMessage) model.ToolResultValue {
+	var s string
+	if json.Unmarshal(out, &s) == nil {
+		return model.ToolResultValue{Type: model.ResultText, Text: s}
+	}
+	var items []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL string `json:"image_url"`
+	}
+	if json.Unmarshal(out, &items) == nil {
+		var content []model.ToolContent
+		for _, it := range items {
+			switch it.Type {
+			case "input_text":
+				content = append(content, model.ToolContent{Type: model.ContentText, Text: it.Text})
+			case "input_image":
+				content = append(content, model.ToolContent{Type: model.ContentFile, URI: it.ImageURL, Mime: cxDataMime(it.ImageURL)})
+			}
+		}
+		return model.ToolResultValue{Type: model.ResultContent, Content: content}
+	}
+	return model.ToolResultValue{Type: model.ResultJSON, JSON: out}
+}
+
+func finishCodexInfo(sess *model.Session) {
+	sess.Info.Messages = len(sess.Messages)
+	for _, m := range sess.Messages {
+		if sess.Info.Title == "" && m.Role == model.RoleUser {
+			for _, p := range m.Parts {
+				if p.Type == model.PartText && !p.Synthetic {
+					sess.Info.Title = cxFirstLine(p.Text)
+					break
+				}
+			}
+		}
+	}
+	for _, r := range sess.ToolCalls() {
+		sess.Info.ToolCalls++
+		v := formatters.Visible(r.Call, nil)
+		if v.Truncation != nil {
+			sess.Info.Truncated++
+		}
+	}
+}
+
+func cxFirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:100]) + "…"
+	}
+	return s
+}
+
+func cxFirst(a ...string) string {
+	for _, s := range a {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// cxWithoutKeys returns a JSON object without the given top-level keys, the
+// others kept byte for byte in their order.
+func cxWithoutKeys(raw json.RawMessage, drop []string) json.RawMessage {
+	has := false
+	for _, k := range drop {
+		has = has || bytes.Contains(raw, []byte(`"`+k+`"`))
+	}
+	if !has {
+		return cxCompact(raw)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return raw
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return raw
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return raw
+		}
+		k := kt.(string)
+		skip := false
+		for _, d := range drop {
+			skip = skip || k == d
+		}
+		if skip {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(cxCompact(v))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func cxCompact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}

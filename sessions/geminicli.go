@@ -1,0 +1,579 @@
+package sessions
+
+// Gemini CLI chat recordings: <home>/.gemini/tmp/<project>/chats/
+// session-<ts>-<id8>.jsonl (subagents: chats/<parent id>/<id>.jsonl), and
+// the older single-JSON session-*.json. A JSONL file holds a metadata line
+// {"sessionId","projectHash",…} (one more per resumed run), message records
+// {"id","type",…} re-appended whenever they change (last write wins),
+// {"$set":{…}} updates (with "messages": the whole list replaced: a resume
+// rewrites the history that way) and {"$rewindTo":id}.
+//
+// The model saw toolCalls[].result: the functionResponse parts, as stored
+// (the wire id drops the stored "<tool>__" prefix). Spilled outputs are in
+// <project>/tool-outputs/session-<id>/.
+//
+// Message.Stored holds, for render, the versions of each record that the
+// runs used: one JSON object per run {"run":N,"set":bool,"record":{…}},
+// set false for the record as that run wrote it live, true for the record
+// as a `$set messages` of that run (a resume) rewrote it.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+type geminiStore struct {
+	path string
+	file bool
+
+	mu       sync.Mutex
+	files    map[string]string
+	warnings []string
+}
+
+// GeminiDir returns Gemini CLI's data dir: $GEMINI_CLI_HOME/.gemini, by
+// default ~/.gemini.
+func GeminiDir() string {
+	home := os.Getenv("GEMINI_CLI_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		home = h
+	}
+	return filepath.Join(home, ".gemini")
+}
+
+// geminiChatFiles lists the chat files under a .gemini dir, a project temp
+// dir (<tmp>/<project>), or a chats/ dir.
+func geminiChatFiles(dir string) []string {
+	var chatDirs []string
+	switch {
+	case isDir(filepath.Join(dir, "tmp")):
+		chatDirs, _ = filepath.Glob(filepath.Join(dir, "tmp", "*", "chats"))
+	case isDir(filepath.Join(dir, "chats")):
+		chatDirs = []string{filepath.Join(dir, "chats")}
+	case filepath.Base(dir) == "chats":
+		chatDirs = []string{dir}
+	}
+	var files []string
+	for _, cd := range chatDirs {
+		for _, pat := range []string{"session-*.jsonl", "session-*.json", "*/*.jsonl"} {
+			m, _ := filepath.Glob(filepath.Join(cd, pat))
+			files = append(files, m...)
+		}
+	}
+	sort.Strings(files)
+	return files
+}
+
+func (s *geminiStore) Path() string { return s.path }
+func (s *geminiStore) Close() error { return nil }
+
+func (s *geminiStore) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	files := []string{s.path}
+	if !s.file {
+		files = geminiChatFiles(s.path)
+	}
+	var warnings []string
+	byID := map[string]string{}
+	var infos []model.SessionInfo
+	// a resumed legacy .json is rewritten as .jsonl beside it: the .jsonl wins
+	sort.SliceStable(files, func(i, j int) bool {
+		return strings.HasSuffix(files[i], ".jsonl") && !strings.HasSuffix(files[j], ".jsonl")
+	})
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sess, err := readGeminiChat(f)
+		if err != nil {
+			warnings = append(warnings, "skipped "+err.Error())
+			continue
+		}
+		if prev, dup := byID[sess.Info.ID]; dup {
+			if !strings.HasSuffix(f, ".json") {
+				warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", f, sess.Info.ID, prev))
+			}
+			continue
+		}
+		byID[sess.Info.ID] = f
+		infos = append(infos, sess.Info)
+	}
+	s.mu.Lock()
+	s.files, s.warnings = byID, warnings
+	s.mu.Unlock()
+	sortInfos(infos)
+	return infos, nil
+}
+
+func (s *geminiStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	s.mu.Lock()
+	f := s.files[id]
+	s.mu.Unlock()
+	if f == "" {
+		if _, err := s.List(ctx); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		f = s.files[id]
+		s.mu.Unlock()
+	}
+	if f == "" {
+		return nil, notFound(id, s.path)
+	}
+	sess, err := readGeminiChat(f)
+	if err != nil {
+		return nil, err
+	}
+	sess.Warnings = append(Warnings(s), sess.Warnings...)
+	return sess, nil
+}
+
+// gcRecord is the part of a message record correx reads.
+type gcRecord struct {
+	ID          string          `json:"id"`
+	Timestamp   string          `json:"timestamp"`
+	Type        string          `json:"type"`
+	Content     json.RawMessage `json:"content"`
+	Thoughts    []gcThought     `json:"thoughts"`
+	ToolCalls   []gcToolCall    `json:"toolCalls"`
+	Model       string          `json:"model"`
+	DisplayText json.RawMessage `json:"displayContent"`
+}
+
+type gcThought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+type gcToolCall struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Args        json.RawMessage `json:"args"`
+	Result      json.RawMessage `json:"result"`
+	Status      string          `json:"status"`
+	Timestamp   string          `json:"timestamp"`
+	Description string          `json:"description"`
+	DisplayName string          `json:"displayName"`
+}
+
+// gcEntry is one message of the list with its versions per run.
+type gcEntry struct {
+	id       string
+	versions []gcVersion
+	firstRun int
+}
+
+type gcVersion struct {
+	Run    int             `json:"run"`
+	Set    bool            `json:"set"`
+	Record json.RawMessage `json:"record"`
+}
+
+func (e *gcEntry) put(run int, set bool, rec json.RawMessage) {
+	if n := len(e.versions); n > 0 && e.versions[n-1].Run == run {
+		e.versions[n-1] = gcVersion{run, set, rec}
+		return
+	}
+	e.versions = append(e.versions, gcVersion{run, set, rec})
+}
+
+// readGeminiChat reads one chat file (JSONL, or the legacy single JSON).
+func readGeminiChat(path string) (*model.Session, error) {
+	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentGeminiCLI, Source: path, DataDir: geminiProjectDir(path)}}
+	warnf := func(n int, format string, args ...any) {
+		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: ", path, n)+fmt.Sprintf(format, args...))
+	}
+	var (
+		list    []*gcEntry
+		all     = map[string]*gcEntry{}
+		run     int
+		meta    bool
+		updated time.Time
+	)
+	entry := func(id string) *gcEntry {
+		e := all[id]
+		if e == nil {
+			e = &gcEntry{id: id, firstRun: run}
+			all[id] = e
+		}
+		return e
+	}
+	setMeta := func(n int, raw json.RawMessage) {
+		var m struct {
+			SessionID   string `json:"sessionId"`
+			StartTime   string `json:"startTime"`
+			LastUpdated string `json:"lastUpdated"`
+			Kind        string `json:"kind"`
+			Summary     string `json:"summary"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		if !meta && m.SessionID != "" {
+			meta = true
+			sess.Info.ID = m.SessionID
+			sess.Info.Created = cxTime(m.StartTime)
+		}
+		if t := cxTime(m.LastUpdated); t.After(updated) {
+			updated = t
+		}
+		if m.Summary != "" {
+			sess.Info.Title = m.Summary
+		}
+	}
+	record := func(n int, raw json.RawMessage, set bool) *gcEntry {
+		var r gcRecord
+		if err := json.Unmarshal(raw, &r); err != nil || r.ID == "" {
+			warnf(n, "skipped a message record without id")
+			return nil
+		}
+		if t := cxTime(r.Timestamp); t.After(updated) {
+			updated = t
+		}
+		e := entry(r.ID)
+		e.put(run, set, cxCompact(raw))
+		return e
+	}
+	line := func(n int, b []byte) {
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(b, &top); err != nil {
+			warnf(n, "skipped a line that is not a JSON object (%v)", err)
+			return
+		}
+		switch {
+		case top["$rewindTo"] != nil:
+			var id string
+			_ = json.Unmarshal(top["$rewindTo"], &id)
+			for i, e := range list {
+				if e.id == id {
+					list = list[:i]
+					break
+				}
+			}
+		case top["$set"] != nil:
+			var set map[string]json.RawMessage
+			if err := json.Unmarshal(top["$set"], &set); err != nil {
+				warnf(n, "skipped a $set that is not an object")
+				return
+			}
+			setMeta(n, top["$set"])
+			if msgs, ok := set["messages"]; ok {
+				var recs []json.RawMessage
+				if err := json.Unmarshal(msgs, &recs); err != nil {
+					warnf(n, "skipped a $set of messages that is not a list")
+					return
+				}
+				list = list[:0:0]
+				for _, r := range recs {
+					if e := record(n, r, true); e != nil {
+						list = append(list, e)
+					}
+				}
+			}
+		case top["sessionId"] != nil && top["id"] == nil:
+			run++
+			setMeta(n, b)
+		case top["id"] != nil:
+			if run == 0 {
+				run = 1
+			}
+			e := record(n, b, false)
+			if e == nil {
+				return
+			}
+			found := false
+			for _, x := range list {
+				found = found || x == e
+			}
+			if !found {
+				list = append(list, e)
+			}
+		default:
+			warnf(n, "skipped an unknown line")
+		}
+	}
+	if strings.HasSuffix(path, ".json") {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("%s: not a Gemini CLI session file: %v", path, err)
+		}
+		run = 1
+		setMeta(1, b)
+		for _, m := range doc.Messages {
+			if e := record(1, m, false); e != nil {
+				list = append(list, e)
+			}
+		}
+	} else if err := cxReadLines(path, line); err != nil {
+		return nil, err
+	}
+	if !meta {
+		return nil, fmt.Errorf("%s: no sessionId: not a Gemini CLI chat file", path)
+	}
+	sess.Info.Updated = updated
+	for _, e := range list {
+		if m, ok := geminiMessage(e, sess); ok {
+			sess.Messages = append(sess.Messages, m)
+		}
+	}
+	finishGeminiInfo(sess)
+	return sess, nil
+}
+
+// geminiMessage is one list entry as a message: the record as last
+// written live gives the tool calls (a resume's rewrite has none).
+func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
+	var live, last gcRecord
+	hasLive := false
+	for _, v := range e.versions {
+		var r gcRecord
+		if json.Unmarshal(v.Record, &r) != nil {
+			continue
+		}
+		last = r
+		if !v.Set {
+			live, hasLive = r, true
+		}
+	}
+	r := last
+	if hasLive {
+		r = live
+	}
+	m := model.Message{ID: e.id, Created: cxTime(r.Timestamp), Completed: cxTime(r.Timestamp), Run: e.firstRun}
+	for _, v := range e.versions {
+		b, _ := json.Marshal(v)
+		m.Stored = append(m.Stored, b)
+	}
+	switch r.Type {
+	case "user":
+		m.Role = model.RoleUser
+		for i, t := range geminiTexts(r.Content) {
+			m.Parts = append(m.Parts, model.Part{ID: fmt.Sprintf("%s-%d", e.id, i), Type: model.PartText, Text: t,
+				Synthetic: strings.HasPrefix(strings.TrimSpace(t), "<session_context>")})
+		}
+	case "gemini":
+		m.Role = model.RoleAssistant
+		m.ModelID, m.ProviderID = r.Model, "google"
+		for i, th := range r.Thoughts {
+			text := th.Description
+			if th.Subject != "" {
+				text = "**" + th.Subject + "** " + th.Description
+			}
+			m.Parts = append(m.Parts, model.Part{ID: fmt.Sprintf("%s-thought-%d", e.id, i), Type: model.PartReasoning, Text: text})
+		}
+		if t := strings.Join(geminiTexts(r.Content), ""); t != "" {
+			m.Parts = append(m.Parts, model.Part{ID: e.id + "-text", Type: model.PartText, Text: t})
+		}
+		for _, tc := range r.ToolCalls {
+			m.Parts = append(m.Parts, model.Part{ID: tc.ID, Type: model.PartTool, Tool: geminiToolCall(tc)})
+		}
+	default: // info, error, warning: UI notices, never sent
+		return m, false
+	}
+	return m, true
+}
+
+// geminiTexts are the non-thought texts of a PartListUnion.
+func geminiTexts(content json.RawMessage) []string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	var parts []struct {
+		Text    *string `json:"text"`
+		Thought bool    `json:"thought"`
+	}
+	_ = json.Unmarshal(content, &parts)
+	var out []string
+	for _, p := range parts {
+		if p.Text != nil && !p.Thought {
+			out = append(out, *p.Text)
+		}
+	}
+	return out
+}
+
+// GeminiWireID is a stored call id as the model saw it: Gemini CLI stores
+// "<tool>__<id>" and strips the prefix before every request.
+func GeminiWireID(name, id string) string {
+	if n := strings.TrimSpace(name); n != "" && strings.HasPrefix(id, n+"__") {
+		return id[len(n)+2:]
+	}
+	return id
+}
+
+func geminiToolCall(tc gcToolCall) *model.ToolCall {
+	call := &model.ToolCall{
+		CallID: GeminiWireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
+		Start: cxTime(tc.Timestamp), End: cxTime(tc.Timestamp),
+	}
+	switch tc.Status {
+	case "success":
+		call.Status = model.StatusCompleted
+	case "error", "cancelled":
+		call.Status = model.StatusError
+	default:
+		call.Status = model.StatusRunning
+	}
+	if len(tc.Result) == 0 || string(tc.Result) == "null" {
+		return call
+	}
+	sent, ok := geminiSent(tc.Result)
+	if ok {
+		call.Sent = &sent
+		if sent.Type == model.ResultError {
+			call.Error = sent.Text
+			call.Status = model.StatusError
+		} else {
+			call.Output = formatters.ResultText(sent)
+		}
+	}
+	return call
+}
+
+// geminiSent is a stored result (functionResponse parts, maybe with media
+// parts) as the result the model got: response.output is text,
+// response.error an error, any other response its JSON; inlineData parts
+// are files.
+func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
+	var parts []struct {
+		FunctionResponse *struct {
+			Response json.RawMessage `json:"response"`
+		} `json:"functionResponse"`
+		InlineData *struct {
+			MimeType string `json:"mimeType"`
+			Data     string `json:"data"`
+		} `json:"inlineData"`
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(result, &parts) != nil {
+		return model.ToolResultValue{}, false
+	}
+	var v model.ToolResultValue
+	var extra []model.ToolContent
+	for _, p := range parts {
+		switch {
+		case p.FunctionResponse != nil && v.Type == "":
+			var resp map[string]json.RawMessage
+			_ = json.Unmarshal(p.FunctionResponse.Response, &resp)
+			var s string
+			switch {
+			case len(resp) == 1 && resp["output"] != nil && json.Unmarshal(resp["output"], &s) == nil:
+				v = model.ToolResultValue{Type: model.ResultText, Text: s}
+			case len(resp) == 1 && resp["error"] != nil && json.Unmarshal(resp["error"], &s) == nil:
+				v = model.ToolResultValue{Type: model.ResultError, Text: s}
+			default:
+				v = model.ToolResultValue{Type: model.ResultJSON, JSON: cxCompact(p.FunctionResponse.Response)}
+			}
+		case p.InlineData != nil:
+			extra = append(extra, model.ToolContent{Type: model.ContentFile, Mime: p.InlineData.MimeType,
+				URI: "data:" + p.InlineData.MimeType + ";base64," + p.InlineData.Data})
+		case p.Text != nil:
+			extra = append(extra, model.ToolContent{Type: model.ContentText, Text: *p.Text})
+		}
+	}
+	if v.Type == "" {
+		return v, false
+	}
+	if len(extra) > 0 {
+		items := []model.ToolContent{{Type: model.ContentText, Text: formatters.ResultText(v)}}
+		v = model.ToolResultValue{Type: model.ResultContent, Content: append(items, extra...)}
+	}
+	return v, true
+}
+
+// geminiProjectDir is <tmp>/<project> of a chat file (spills are in its
+// tool-outputs/).
+func geminiProjectDir(path string) string {
+	for d := filepath.Dir(path); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "chats" {
+			return filepath.Dir(d)
+		}
+	}
+	return filepath.Dir(path)
+}
+
+func finishGeminiInfo(sess *model.Session) {
+	sess.Info.Messages = len(sess.Messages)
+	for _, m := range sess.Messages {
+		if sess.Info.Title == "" && m.Role == model.RoleUser {
+			for _, p := range m.Parts {
+				if p.Type == model.PartText && !p.Synthetic {
+					sess.Info.Title = cxFirstLine(p.Text)
+					break
+				}
+			}
+		}
+	}
+	if sess.Info.Directory == "" {
+		sess.Info.Directory = geminiProjectRoot(sess)
+	}
+	spill := Spills{DataDir: sess.Info.DataDir}
+	for _, r := range sess.ToolCalls() {
+		sess.Info.ToolCalls++
+		if r.Call.Status == model.StatusError {
+			sess.Info.Errors++
+		}
+		if v := formatters.Visible(r.Call, spill); v.Truncation != nil {
+			sess.Info.Truncated++
+		}
+	}
+}
+
+// geminiProjectRoot is the project a chat belongs to: the root that
+// <home>/.gemini/projects.json maps to the project's temp dir name, else
+// the first workspace directory of the session context the CLI sent.
+func geminiProjectRoot(sess *model.Session) string {
+	slug := filepath.Base(sess.Info.DataDir)
+	if b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
+		var doc struct {
+			Projects map[string]string `json:"projects"`
+		}
+		if json.Unmarshal(b, &doc) == nil {
+			for root, s := range doc.Projects {
+				if s == slug {
+					return root
+				}
+			}
+		}
+	}
+	const marker = "- **Workspace Directories:**\n  - "
+	for _, m := range sess.Messages {
+		for _, p := range m.Parts {
+			if i := strings.Index(p.Text, marker); i >= 0 {
+				d := p.Text[i+len(marker):]
+				if j := strings.IndexByte(d, '\n'); j >= 0 {
+					d = d[:j]
+				}
+				return strings.TrimSpace(d)
+			}
+		}
+	}
+	return ""
+}
