@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"os"
+	"runtime"
+	"sort"
+	"testing"
+
+	"correx/sessions"
+)
+
+// Benchmarks of what the user waits for, on the demo fixture and, when
+// CORREX_BENCH_BIG names a store written by testdata/gen (go run
+// ./testdata/gen -calls 5000 -mb 250 -out DIR), on that store's biggest
+// session. testdata/gen/bench.sh runs them and reports medians and peak RSS.
+//
+//	go test ./tui -run '^$' -bench . -count 5
+//	CORREX_BENCH_BIG=/tmp/big go test ./tui -run '^$' -bench . -count 5
+//
+// Both drive the root model synchronously through the test harness: every
+// returned tea.Cmd is run and its message fed back into Update (spinner
+// ticks are dropped), so a measured operation ends when the model has
+// nothing left to do, then View composes the frame.
+
+const (
+	benchDemo = "../testdata/opencode/anthropic/data"
+	benchW    = 120
+	benchH    = 40
+)
+
+func benchBig(b *testing.B) (string, bool) {
+	dir := os.Getenv("CORREX_BENCH_BIG")
+	if dir == "" {
+		return "", false
+	}
+	if _, err := os.Stat(dir); err != nil {
+		b.Fatalf("CORREX_BENCH_BIG=%s: %v", dir, err)
+	}
+	return dir, true
+}
+
+// runOn runs f as a sub-benchmark on the demo fixture and on the big store
+// (skipped with a message when CORREX_BENCH_BIG is unset).
+func runOn(b *testing.B, f func(b *testing.B, dir string)) {
+	b.Run("demo", func(b *testing.B) { f(b, benchDemo) })
+	b.Run("big", func(b *testing.B) {
+		dir, ok := benchBig(b)
+		if !ok {
+			b.Skip("CORREX_BENCH_BIG is unset: generate a store with `go run ./testdata/gen -calls 5000 -mb 250 -out DIR` and set CORREX_BENCH_BIG=DIR")
+		}
+		f(b, dir)
+	})
+}
+
+// biggestSession returns the id of the top-level session with the most
+// tool calls in dir.
+func biggestSession(b *testing.B, dir string) string {
+	s, err := sessions.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	infos, err := s.List(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].ToolCalls > infos[j].ToolCalls })
+	for _, in := range infos {
+		if in.ParentID == "" {
+			return in.ID
+		}
+	}
+	b.Fatalf("no top-level session in %s", dir)
+	return ""
+}
+
+// openFirstFrame opens the store, opens session id as `correx --session
+// ID` does, drives the model until the session view is loaded and its pane
+// rendered, and composes the first frame.
+func openFirstFrame(b *testing.B, dir, id string) (*harness, sessions.Store, string) {
+	s, err := sessions.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := newHarness(b, Options{Stores: []sessions.Store{s}, SessionID: id}, benchW, benchH)
+	v := h.m.current()
+	if v == nil || h.m.busy() || len(v.need) > 0 {
+		b.Fatalf("session %s not loaded and rendered: status %q", id, h.m.status.text)
+	}
+	return h, s, h.m.View().Content
+}
+
+// liveHeap reports the heap still in use (after a GC) while keep is alive.
+func liveHeap(b *testing.B, keep any) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-MB")
+	runtime.KeepAlive(keep)
+}
+
+// BenchmarkFirstFrame: from opening the store to the first full frame of
+// the session view with the first call's pane rendered.
+func BenchmarkFirstFrame(b *testing.B) {
+	runOn(b, func(b *testing.B, dir string) {
+		id := biggestSession(b, dir)
+		b.ReportAllocs()
+		var h *harness
+		for b.Loop() {
+			var s sessions.Store
+			var frame string
+			h, s, frame = openFirstFrame(b, dir, id)
+			if frame == "" {
+				b.Fatal("empty frame")
+			}
+			b.StopTimer()
+			s.Close()
+			b.StartTimer()
+		}
+		b.StopTimer()
+		liveHeap(b, h)
+	})
+}
+
+// BenchmarkKeypress: `j` in the call list of a loaded session (the next
+// call's pane is rendered) to the next frame. At the last call the
+// selection goes back to the first, outside the timer.
+func BenchmarkKeypress(b *testing.B) {
+	runOn(b, func(b *testing.B, dir string) {
+		id := biggestSession(b, dir)
+		h, s, _ := openFirstFrame(b, dir, id)
+		defer s.Close()
+		v := h.m.current()
+		if len(v.list.rows) < 2 {
+			b.Skipf("session %s has fewer than 2 calls", id)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if v.list.sel >= len(v.list.rows)-1 {
+				b.StopTimer()
+				v.list.Select(0)
+				h.send(nil)
+				b.StartTimer()
+			}
+			before := v.list.sel
+			h.key("j")
+			if v.list.sel == before || len(v.need) > 0 {
+				b.Fatalf("j did not move to a rendered call (at %d)", before)
+			}
+			if h.m.View().Content == "" {
+				b.Fatal("empty frame")
+			}
+		}
+		b.StopTimer()
+		liveHeap(b, h)
+	})
+}
