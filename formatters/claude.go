@@ -11,13 +11,13 @@ import (
 // them. They are tool-independent: any tool's result can be persisted.
 var (
 	// <persisted-output>\nOutput too large (1.2MB). Full output saved to: PATH\n\nPreview (first 2KB):\n
-	claudePersistedHead = regexp.MustCompile(`^<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]+)\n\nPreview \(first [^)\n]*\):\n`)
+	claudePersistedHead = marker{regexp.MustCompile(`^<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]+)\n\nPreview \(first [^)\n]*\):\n`), "<persisted-output>"}
 	// the closing tag, with the "..." line of a partial preview
-	claudePersistedTail = regexp.MustCompile(`(?:\n\.\.\.)?\n</persisted-output>`)
-	claudeMiddle        = regexp.MustCompile(`\n\n\.\.\. \[\d+ characters truncated\] \.\.\.\n\n`)
-	claudeLines         = regexp.MustCompile(`\n\n\.\.\. \[\d+ lines truncated\] \.\.\.`)
-	claudeSaved         = regexp.MustCompile(`(?m)^Error: result \([\d,]+ characters[^)\n]*\) exceeds maximum allowed tokens\. Output has been saved to (\S+?)\.?\n`)
-	claudeRefused       = regexp.MustCompile(`^File content \([\d,]+ tokens\) exceeds maximum allowed tokens \([\d,]+\)\.[^\n]*`)
+	claudePersistedTail = marker{regexp.MustCompile(`(?:\n\.\.\.)?\n</persisted-output>`), "</persisted-output>"}
+	claudeMiddle        = marker{regexp.MustCompile(`\n\n\.\.\. \[\d+ characters truncated\] \.\.\.\n\n`), " characters truncated] ..."}
+	claudeLines         = marker{regexp.MustCompile(`\n\n\.\.\. \[\d+ lines truncated\] \.\.\.`), " lines truncated] ..."}
+	claudeSaved         = marker{regexp.MustCompile(`(?m)^Error: result \([\d,]+ characters[^)\n]*\) exceeds maximum allowed tokens\. Output has been saved to (\S+?)\.?\n`), "exceeds maximum allowed tokens. Output has been saved to "}
+	claudeRefused       = marker{regexp.MustCompile(`^File content \([\d,]+ tokens\) exceeds maximum allowed tokens \([\d,]+\)\.[^\n]*`), "File content ("}
 )
 
 // detectClaude finds Claude Code's truncation markers.

@@ -20,15 +20,15 @@ type SpillFinder interface {
 // sees them. Each rule names the tools it applies to; "" means any tool.
 var (
 	bashTailPrefix = "...output truncated...\n\nFull output saved to: "
-	genericHead    = regexp.MustCompile(`\n\n\.\.\.(\d+) (lines|bytes) truncated\.\.\.\n\nThe tool call succeeded but the output was truncated\. Full output saved to: ([^\n]+)\n[^\n]*$`)
-	v2Bound        = regexp.MustCompile(`(?:^|\n\n)\.\.\. output truncated; full content saved to (\S+) \.\.\.(?:\n\n|$)`)
-	readShowing    = regexp.MustCompile(`\n\(Showing lines (\d+)-(\d+) of (\d+)\. Use offset=\d+ to continue\.\)`)
-	readCapped     = regexp.MustCompile(`\n\(Output capped at 50 KB\. Showing lines (\d+)-(\d+)\. Use offset=\d+ to continue\.\)`)
-	readLegacyMore = regexp.MustCompile(`\n\((?:File has more lines|Output truncated at \d+ bytes)\. Use 'offset' parameter to read beyond line \d+\)`)
+	genericHead    = marker{regexp.MustCompile(`\n\n\.\.\.(\d+) (lines|bytes) truncated\.\.\.\n\nThe tool call succeeded but the output was truncated\. Full output saved to: ([^\n]+)\n[^\n]*$`), "The tool call succeeded but the output was truncated. Full output saved to: "}
+	v2Bound        = marker{regexp.MustCompile(`(?:^|\n\n)\.\.\. output truncated; full content saved to (\S+) \.\.\.(?:\n\n|$)`), "... output truncated; full content saved to "}
+	readShowing    = marker{regexp.MustCompile(`\n\(Showing lines (\d+)-(\d+) of (\d+)\. Use offset=\d+ to continue\.\)`), "(Showing lines "}
+	readCapped     = marker{regexp.MustCompile(`\n\(Output capped at 50 KB\. Showing lines (\d+)-(\d+)\. Use offset=\d+ to continue\.\)`), "(Output capped at 50 KB. Showing lines "}
+	readLegacyMore = marker{regexp.MustCompile(`\n\((?:File has more lines|Output truncated at \d+ bytes)\. Use 'offset' parameter to read beyond line \d+\)`), " Use 'offset' parameter to read beyond line "}
 	readLongLine   = "... (line truncated to 2000 chars)"
 	globCap        = "\n\n(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
-	grepCapHead    = regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`)
-	grepCapTail    = regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`)
+	grepCapHead    = marker{regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`), "Found "}
+	grepCapTail    = marker{regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`), "(Results truncated"}
 )
 
 // Detect finds the truncation markers in a model-visible text of a tool and
@@ -142,7 +142,7 @@ func detectRead(text string) *model.Truncation {
 		off += i + len(readLongLine)
 	}
 	for _, rule := range []struct {
-		re   *regexp.Regexp
+		re   marker
 		kind model.TruncationKind
 	}{{readShowing, model.TruncReadLines}, {readCapped, model.TruncReadBytes}, {readLegacyMore, model.TruncReadLines}} {
 		if m := rule.re.FindStringIndex(text); m != nil {
@@ -192,19 +192,19 @@ func metaOutputPath(meta json.RawMessage) string {
 // Markers of Codex CLI (0.171.0, and the older ones its source still has)
 // and Gemini CLI (0.61.0), as the model sees them. They name no tool.
 var (
-	codexTokens  = regexp.MustCompile(`…(\d+) tokens truncated…`)
-	codexChars   = regexp.MustCompile(`…(\d+) chars truncated…`)
-	codexWarning = regexp.MustCompile(`(?m)^Warning: truncated output \(original token count: \d+\)\n`)
-	codexTotal   = regexp.MustCompile(`(?m)^Total output lines: \d+\n(?:\n)?`)
-	codexBuffer  = regexp.MustCompile(`(?m)^\.\.\. \d+ bytes omitted \.\.\.\n\n`)
-	codexLines   = regexp.MustCompile(`\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n`)
-	codexBytes   = regexp.MustCompile(`\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n`)
-	codexItems   = regexp.MustCompile(`\[omitted \d+ (?:text|audio|image) items \.\.\.\]`)
+	codexTokens  = marker{regexp.MustCompile(`…(\d+) tokens truncated…`), " tokens truncated…"}
+	codexChars   = marker{regexp.MustCompile(`…(\d+) chars truncated…`), " chars truncated…"}
+	codexWarning = marker{regexp.MustCompile(`(?m)^Warning: truncated output \(original token count: \d+\)\n`), "Warning: truncated output (original token count: "}
+	codexTotal   = marker{regexp.MustCompile(`(?m)^Total output lines: \d+\n(?:\n)?`), "Total output lines: "}
+	codexBuffer  = marker{regexp.MustCompile(`(?m)^\.\.\. \d+ bytes omitted \.\.\.\n\n`), " bytes omitted ..."}
+	codexLines   = marker{regexp.MustCompile(`\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n`), "[... omitted "}
+	codexBytes   = marker{regexp.MustCompile(`\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n`), "[... output truncated to fit "}
+	codexItems   = marker{regexp.MustCompile(`\[omitted \d+ (?:text|audio|image) items \.\.\.\]`), "[omitted "}
 
-	geminiTooLarge  = regexp.MustCompile(`^Output too large\. Showing first [\d,.\s]+ and last [\d,.\s]+ characters\. For full output see: ([^\n]+)\n`)
-	geminiOmitted   = regexp.MustCompile(`\n\n\.\.\. \[[\d,.\s]+ characters omitted\] \.\.\.\n\n`)
-	geminiNormal    = regexp.MustCompile(`^\[Message Normalized: Tool output exceeded size limit\]\n`)
-	geminiSavedTo   = regexp.MustCompile(`\n\nFull output saved to: ([^\n]+)`)
+	geminiTooLarge  = marker{regexp.MustCompile(`^Output too large\. Showing first [\d,.\s]+ and last [\d,.\s]+ characters\. For full output see: ([^\n]+)\n`), "Output too large. Showing first "}
+	geminiOmitted   = marker{regexp.MustCompile(`\n\n\.\.\. \[[\d,.\s]+ characters omitted\] \.\.\.\n\n`), " characters omitted] ..."}
+	geminiNormal    = marker{regexp.MustCompile(`^\[Message Normalized: Tool output exceeded size limit\]\n`), "[Message Normalized: Tool output exceeded size limit]"}
+	geminiSavedTo   = marker{regexp.MustCompile(`\n\nFull output saved to: ([^\n]+)`), "\n\nFull output saved to: "}
 	geminiStrategic = "\n\n--- Strategic Significance of Truncated Content ---\n"
 )
 
@@ -231,7 +231,7 @@ func detectCLI(text string) *model.Truncation {
 	}
 	var t *model.Truncation
 	for _, rule := range []struct {
-		re   *regexp.Regexp
+		re   marker
 		kind model.TruncationKind
 	}{
 		{codexTokens, model.TruncCodexTokens}, {codexChars, model.TruncCodexChars},
@@ -249,11 +249,47 @@ func detectCLI(text string) *model.Truncation {
 		return nil
 	}
 	// the headers of a truncated body are markers too
-	for _, re := range []*regexp.Regexp{codexWarning, codexTotal} {
+	for _, re := range []marker{codexWarning, codexTotal} {
 		if m := re.FindStringIndex(text); m != nil {
 			t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
 		}
 	}
 	sort.Slice(t.Markers, func(i, j int) bool { return t.Markers[i].Start < t.Markers[j].Start })
 	return t
+}
+
+// marker is a marker's regexp and a literal that every match contains.
+// Outputs run to megabytes and most hold no marker: the literal is searched
+// first (fast), and the regexp runs only where it is found.
+type marker struct {
+	re  *regexp.Regexp
+	lit string
+}
+
+func (m marker) FindStringSubmatchIndex(s string) []int {
+	if !strings.Contains(s, m.lit) {
+		return nil
+	}
+	return m.re.FindStringSubmatchIndex(s)
+}
+
+func (m marker) FindStringIndex(s string) []int {
+	if !strings.Contains(s, m.lit) {
+		return nil
+	}
+	return m.re.FindStringIndex(s)
+}
+
+func (m marker) FindStringSubmatch(s string) []string {
+	if !strings.Contains(s, m.lit) {
+		return nil
+	}
+	return m.re.FindStringSubmatch(s)
+}
+
+func (m marker) FindAllStringIndex(s string, n int) [][]int {
+	if !strings.Contains(s, m.lit) {
+		return nil
+	}
+	return m.re.FindAllStringIndex(s, n)
 }
