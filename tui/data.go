@@ -35,9 +35,20 @@ type callInfo struct {
 	vis  model.Visible
 	step int // 1-based assistant step whose message holds the call
 	msg  *model.Message
+	// visNative is what the native lowering sent, for the v1 calls where it
+	// differs from vis (a completed call with attachments); nil otherwise.
+	visNative *model.Visible
 }
 
 func (c callInfo) call() *model.ToolCall { return c.ref.Call }
+
+// visFor is the model-visible result under a lowering.
+func (c *callInfo) visFor(l model.Lowering) *model.Visible {
+	if l == model.LoweringNative && c.visNative != nil {
+		return c.visNative
+	}
+	return &c.vis
+}
 
 // buildSessionData computes every call's model-visible result.
 func buildSessionData(sess *model.Session) *sessionData {
@@ -48,14 +59,81 @@ func buildSessionData(sess *model.Session) *sessionData {
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		d.calls = append(d.calls, callInfo{
+		ci := callInfo{
 			ref:  ref,
 			vis:  formatters.Visible(ref.Call, spills),
 			step: stepOf[ref.Message],
 			msg:  &sess.Messages[ref.Message],
-		})
+		}
+		if c := ref.Call; sess.Info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
+			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
+			ci.visNative = &nv
+		}
+		d.calls = append(d.calls, ci)
 	}
 	return d
+}
+
+// lowering is the lowering a session's requests are shown under: v2
+// sessions are always native, v1 opencode sessions use the one chosen (L),
+// other agents build their own requests and have none.
+func lowering(info model.SessionInfo, v1 model.Lowering) model.Lowering {
+	switch {
+	case info.Agent != "" && info.Agent != model.AgentOpencode:
+		return ""
+	case info.Pipeline == model.PipelineV2:
+		return model.LoweringNative
+	case v1 == "":
+		return model.LoweringAISDK
+	}
+	return v1
+}
+
+// agentName is an agent's display name.
+func agentName(a model.Agent) string {
+	switch a {
+	case model.AgentOpencode, "":
+		return "opencode"
+	case model.AgentClaudeCode:
+		return "Claude Code"
+	case model.AgentCodex:
+		return "Codex"
+	case model.AgentGeminiCLI:
+		return "Gemini CLI"
+	}
+	return string(a)
+}
+
+// agentLabel is the picker's agent column: the agent, and for opencode
+// the pipeline ("opencode v2").
+func agentLabel(in model.SessionInfo) string {
+	s := agentName(in.Agent)
+	if in.Pipeline != "" && (in.Agent == model.AgentOpencode || in.Agent == "") {
+		s += " " + string(in.Pipeline)
+	}
+	return s
+}
+
+// agentVersion is the header's "opencode 1.18.33 · v2".
+func agentVersion(in model.SessionInfo) string {
+	s := agentName(in.Agent)
+	if in.Version != "" {
+		s += " " + in.Version
+	}
+	if in.Pipeline != "" && (in.Agent == model.AgentOpencode || in.Agent == "") {
+		s += " · " + string(in.Pipeline)
+	}
+	return s
+}
+
+// ownProvider is the wire API the agent itself sent for an assistant
+// message (its provider id as the loaders set it: Claude Code anthropic,
+// Codex openai → Responses, Gemini CLI google → Gemini), "" when unknown.
+func ownProvider(msg *model.Message) render.Provider {
+	if msg == nil {
+		return ""
+	}
+	return render.Native(msg.ProviderID, msg.ModelID)
 }
 
 type listedMsg struct {
@@ -74,6 +152,7 @@ type convKey struct {
 	sess *model.Session
 	p    render.Provider
 	step int
+	low  model.Lowering // "" for agents that build their own requests
 }
 
 type convResult struct {
@@ -151,7 +230,7 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 
 func convCmd(k convKey) tea.Cmd {
 	return func() tea.Msg {
-		val, err := render.Conversation(k.sess, k.p, k.step, render.Model{})
+		val, err := render.Conversation(k.sess, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{val: val, err: err}
 		if err == nil && val != nil {
 			b, err := render.MarshalIndent(val)
@@ -162,6 +241,40 @@ func convCmd(k convKey) tea.Cmd {
 			}
 		}
 		return convMsg{key: k, res: res}
+	}
+}
+
+// otherCmd loads the candidate sessions of the other pipeline in order and
+// returns the first with a call of tool (else the first that loads).
+func otherCmd(store sessions.Store, cands []model.SessionInfo, tool string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var first *sessionData
+		var lastErr error
+		for i, in := range cands {
+			if i >= 20 {
+				break
+			}
+			sess, err := store.Load(ctx, in.ID)
+			if err != nil {
+				lastErr = err
+				continue
+			}
+			d := buildSessionData(sess)
+			for _, c := range d.calls {
+				if c.call().Tool == tool {
+					return otherMsg{data: d, tool: tool}
+				}
+			}
+			if first == nil {
+				first = d
+			}
+		}
+		if first != nil {
+			return otherMsg{data: first, tool: tool}
+		}
+		return otherMsg{tool: tool, err: lastErr}
 	}
 }
 

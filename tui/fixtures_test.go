@@ -117,7 +117,7 @@ func TestFixtures(t *testing.T) {
 					h.key("p")
 					require.NotEqual(t, before, v.provider)
 					require.Contains(t, h.plain(), v.provider.Label())
-					for p := 1; p <= 5; p++ {
+					for p := 1; p <= 6; p++ {
 						h.key(fmt.Sprint(p))
 						checkFrame(t, h.raw(), w, 30)
 					}

@@ -24,9 +24,11 @@ type KeyMap struct {
 	FocusPane key.Binding
 	NextPane  key.Binding
 	PrevPane  key.Binding
-	JumpPane  key.Binding // 1-5, shown in help only
+	JumpPane  key.Binding // 1-6, shown in help only
 	Provider  key.Binding
 	Provider2 key.Binding
+	Lowering  key.Binding // ai-sdk ↔ native for opencode v1 sessions
+	OtherPipe key.Binding // Compare: the same tool in the other pipeline
 	Left      key.Binding
 	Right     key.Binding
 	HalfUp    key.Binding
@@ -60,9 +62,11 @@ func DefaultKeyMap() KeyMap {
 		FocusPane: b(k("right", "l"), h("→/l", "focus pane")),
 		NextPane:  b(k("tab"), h("tab", "next pane")),
 		PrevPane:  b(k("shift+tab"), h("shift+tab", "prev pane")),
-		JumpPane:  b(k("1", "2", "3", "4", "5"), h("1-5", "jump to pane")),
+		JumpPane:  b(k("1", "2", "3", "4", "5", "6"), h("1-6", "jump to pane")),
 		Provider:  b(k("p"), h("p", "provider")),
 		Provider2: b(k("P"), h("P", "compare with")),
+		Lowering:  b(k("L"), h("L", "lowering")),
+		OtherPipe: b(k("V"), h("V", "v1↔v2")),
 		Left:      b(k("left", "h"), h("←/→", "scroll sideways")),
 		Right:     b(k("right", "l")),
 		HalfUp:    b(k("ctrl+u"), h("ctrl+u", "half page up")),

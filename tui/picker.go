@@ -46,7 +46,8 @@ func (p *picker) apply() {
 	q := asciiLower(p.filter.value)
 	p.shown = p.shown[:0]
 	for i, in := range p.all {
-		if q == "" || strings.Contains(asciiLower(in.Title+" "+in.Directory+" "+in.ID), q) {
+		hay := in.Title + " " + in.Directory + " " + in.ID + " " + agentLabel(in) + " " + string(in.Agent)
+		if q == "" || strings.Contains(asciiLower(hay), q) {
 			p.shown = append(p.shown, i)
 		}
 	}
@@ -90,12 +91,12 @@ func (p *picker) rowAt(y int) int {
 	return i
 }
 
-type pickerCols struct{ title, dir, upd, calls, trunc, errs int }
+type pickerCols struct{ title, agent, dir, upd, calls, trunc, errs int }
 
 func (p *picker) cols() pickerCols {
-	c := pickerCols{upd: 10, calls: 6, trunc: 5, errs: 5}
-	rest := p.width - 2 - c.upd - c.calls - c.trunc - c.errs - 5
-	c.dir = max(rest*2/5, 8)
+	c := pickerCols{agent: 11, upd: 10, calls: 5, trunc: 4, errs: 4}
+	rest := p.width - 2 - c.agent - c.upd - c.calls - c.trunc - c.errs - 6
+	c.dir = max(rest/3, 8)
 	c.title = max(rest-c.dir, 10)
 	return c
 }
@@ -112,7 +113,7 @@ func (p *picker) View() string {
 		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d sessions, newest first", len(p.all))), p.width))
 	}
 	c := p.cols()
-	hdr := "  " + fit("TITLE", c.title) + " " + fit("DIRECTORY", c.dir) + " " +
+	hdr := "  " + fit("TITLE", c.title) + " " + fit("AGENT", c.agent) + " " + fit("DIRECTORY", c.dir) + " " +
 		fmt.Sprintf("%*s %*s %*s %*s", c.upd, "UPDATED", c.calls, "CALLS", c.trunc, "✂", c.errs, "ERR")
 	lines = append(lines, fit(st.ColumnHeader.Render(hdr), p.width))
 	h := p.rowsHeight()
@@ -156,6 +157,7 @@ func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
 	}
 	upd := fmt.Sprintf("%*s", c.upd, relTime(in.Updated, p.now()))
 	plain := mark + fit(inertString(title, st.Inert), c.title) + " " +
+		fit(st.Value.Render(inertString(agentLabel(in), st.Inert)), c.agent) + " " +
 		fit(st.Muted.Render(shortDir(in.Directory, c.dir)), c.dir) + " " +
 		st.Muted.Render(upd) + " " + num(in.ToolCalls, c.calls, st.Value) + " " +
 		num(in.Truncated, c.trunc, st.TruncBadge) + " " + num(in.Errors, c.errs, st.ErrBadge)

@@ -20,12 +20,13 @@ const (
 	paneWire
 	paneRequest
 	paneCompare
+	panePipeline
 	paneCount
 )
 
 var (
-	paneNames = [paneCount]string{"Call", "Model sees", "Wire", "Request", "Compare"}
-	paneShort = [paneCount]string{"Call", "Sees", "Wire", "Req", "Cmp"}
+	paneNames = [paneCount]string{"Call", "Model sees", "Wire", "Request", "Compare", "Pipeline"}
+	paneShort = [paneCount]string{"Call", "Sees", "Wire", "Req", "Cmp", "Pipe"}
 )
 
 type focusKind int
@@ -49,6 +50,13 @@ type sessionView struct {
 	focus    focusKind
 	provider render.Provider
 	compare  render.Provider
+	// lowV1 is the lowering chosen for v1 opencode sessions (L); the
+	// root sets it before every refresh.
+	lowV1 model.Lowering
+	// other, when set, makes Compare show the selected call beside the
+	// first call of the same tool in a session of the other opencode
+	// pipeline (V).
+	other *sessionData
 
 	views   [paneCount]textView
 	cmp     compareView
@@ -170,6 +178,8 @@ func (v *sessionView) refresh(conv convSource) {
 	}
 	ci := r.info()
 	sess := r.data.sess
+	low := lowering(sess.Info, v.lowV1)
+	vis := ci.visFor(low)
 	switch p {
 	case paneCall:
 		key := rowKey(r)
@@ -180,26 +190,26 @@ func (v *sessionView) refresh(conv convSource) {
 			v.raw[p], v.loaded[p] = text, key
 		}
 	case paneSees:
-		key := rowKey(r)
+		key := rowKey(r) + "/" + string(low)
 		if v.loaded[p] != key {
-			v.headers[p] = v.seesHeader(ci)
+			v.headers[p] = v.seesHeader(ci, vis)
 			v.views[p].empty = "(empty: the model was shown an empty result)"
 			var marks []model.Span
-			if t := ci.vis.Truncation; t != nil {
+			if t := vis.Truncation; t != nil {
 				marks = t.Markers
 			}
-			v.views[p].SetContentSyntax(ci.vis.Text, v.readSyntax(ci), marks, false)
-			v.raw[p], v.loaded[p] = ci.vis.Text, key
+			v.views[p].SetContentSyntax(vis.Text, v.readSyntax(ci), marks, false)
+			v.raw[p], v.loaded[p] = vis.Text, key
 		}
-	case paneWire, paneRequest:
+	case paneWire, paneRequest, panePipeline:
 		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%d", rowKey(r), v.provider, step)
+		key := fmt.Sprintf("%s/%s/%d/%s", rowKey(r), v.provider, step, low)
 		if p == paneRequest {
-			key = fmt.Sprintf("%p/%s/%d", sess, v.provider, step)
+			key = fmt.Sprintf("%p/%s/%d/%s", sess, v.provider, step, low)
 		}
 		res, ready := convResult{}, step == 0
 		if step > 0 {
-			k := convKey{sess: sess, p: v.provider, step: step}
+			k := convKey{sess: sess, p: v.provider, step: step, low: low}
 			if res, ready = conv(k); !ready {
 				v.need = append(v.need, k)
 			}
@@ -208,14 +218,26 @@ func (v *sessionView) refresh(conv convSource) {
 		if v.loaded[p] == key {
 			break
 		}
-		text, head, empty := v.wireContent(p, ci, sess, step, res, ready)
+		if p == panePipeline {
+			text, heads, notes, marks, head := v.pipelineContent(ci, sess, low, step, res, ready)
+			v.headers[p] = head
+			v.views[p].lineStyle = pipeLineStyle(v.st, heads, notes)
+			v.views[p].SetContent(text, nil, marks, false)
+			v.raw[p], v.loaded[p] = text, key
+			break
+		}
+		text, head, empty := v.wireContent(p, ci, sess, low, step, res, ready)
 		v.headers[p] = head
 		v.views[p].empty = empty
 		v.views[p].SetContent(text, lexerByName("json"), nil, false)
 		v.raw[p], v.loaded[p] = text, key
 	case paneCompare:
+		if v.other != nil {
+			v.crossCompare(r, conv)
+			break
+		}
 		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%s/%d", rowKey(r), v.provider, v.compare, step)
+		key := fmt.Sprintf("%s/%s/%s/%d/%s", rowKey(r), v.provider, v.compare, step, low)
 		var texts [2]string
 		var notes [2]string
 		allReady := true
@@ -224,7 +246,7 @@ func (v *sessionView) refresh(conv convSource) {
 				notes[i] = "no later request"
 				continue
 			}
-			k := convKey{sess: sess, p: prov, step: step}
+			k := convKey{sess: sess, p: prov, step: step, low: low}
 			res, ready := conv(k)
 			if !ready {
 				v.need = append(v.need, k)
@@ -250,10 +272,12 @@ func (v *sessionView) refresh(conv convSource) {
 			break
 		}
 		v.cmp.SetContent(texts[0], texts[1], false)
-		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" vs ") + v.st.Badge.Render(v.compare.Label())
+		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, v.provider)+" vs ") +
+			v.st.Badge.Render(v.compare.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, v.compare))
 		if step > 0 {
 			head += v.st.Muted.Render(fmt.Sprintf(" · request of step %d", step))
 		}
+		head += v.st.Muted.Render(loweringWord(low))
 		second := v.st.Muted.Render(fmt.Sprintf("%d of %d rows differ (≠)", v.cmp.differ, len(v.cmp.rows)))
 		for i, n := range notes {
 			if n != "" {
@@ -317,9 +341,8 @@ func (v *sessionView) callHeader(ci *callInfo, s *model.Session) []string {
 	return lines
 }
 
-func (v *sessionView) seesHeader(ci *callInfo) []string {
+func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	st := v.st
-	vis := ci.vis
 	text := vis.Text
 	rt := string(vis.Result.Type)
 	typeStyle := st.Badge
@@ -389,18 +412,29 @@ func truncBadge(t *model.Truncation) string {
 	return lines + " · " + bytes + " (" + string(t.Kind) + ")"
 }
 
-func (v *sessionView) providerLabel(ci *callInfo) string {
+// asSentFor is "as sent" for the provider the agent itself sent the
+// call's step to, "projection" for every other.
+func (v *sessionView) asSentFor(ci *callInfo, p render.Provider) string {
+	if own := ownProvider(ci.msg); own != "" && own == p {
+		return "as sent"
+	}
+	return "projection"
+}
+
+func (v *sessionView) asSent(ci *callInfo) string { return v.asSentFor(ci, v.provider) }
+
+// providerLabel is "Anthropic · as sent · lowering ai-sdk (L)", or
+// "· projection (Claude Code sent Anthropic)".
+func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering) string {
 	st := v.st
 	s := st.Badge.Render(v.provider.Label())
-	native := render.Provider("")
-	if ci.msg != nil {
-		native = render.Native(ci.msg.ProviderID, ci.msg.ModelID)
-	}
+	own := ownProvider(ci.msg)
+	agent := agentName(sess.Info.Agent)
 	switch {
-	case native == v.provider:
-		s += st.StatusOK.Render(" · native")
-	case native != "":
-		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" (session used "+native.Label()+")")
+	case own == v.provider:
+		s += st.StatusOK.Render(" · as sent")
+	case own != "":
+		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" ("+agent+" sent "+own.Label()+")")
 	default:
 		pid := ""
 		if ci.msg != nil {
@@ -408,12 +442,19 @@ func (v *sessionView) providerLabel(ci *callInfo) string {
 		}
 		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" (session used "+inertString(pid, st.Inert)+")")
 	}
+	switch {
+	case low == "":
+	case sess.Info.Pipeline == model.PipelineV2:
+		s += st.Muted.Render(" · lowering ") + st.Badge.Render(string(low)) + st.Muted.Render(" (v2)")
+	default:
+		s += st.Muted.Render(" · lowering ") + st.Badge.Render(string(low)) + st.Muted.Render(" (L)")
+	}
 	return s
 }
 
-func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, step int, res convResult, ready bool) (text string, head []string, empty string) {
+func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, low model.Lowering, step int, res convResult, ready bool) (text string, head []string, empty string) {
 	st := v.st
-	head = []string{v.providerLabel(ci)}
+	head = []string{v.providerLabel(ci, s, low)}
 	switch {
 	case step == 0:
 		head = append(head, st.BadgeWarn.Render("no request after this call's step: the session ended before the result was sent"))
@@ -506,6 +547,9 @@ func (v *sessionView) View() string {
 		inner = inner[:h]
 	}
 	ptitle := "[→] " + paneNames[v.pane]
+	if v.pane == paneCompare && v.other != nil {
+		ptitle += " v1 ↔ v2"
+	}
 	if v.pane != paneCompare && tv.Lines() > 0 {
 		ptitle += fmt.Sprintf(" %d–%d/%d", tv.yOff+1, min(tv.yOff+tv.height, tv.Lines()), tv.Lines())
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"correx/model"
 	"correx/sessions"
 )
 
@@ -86,6 +87,10 @@ type Model struct {
 	spill    *spillView
 	showHelp bool
 
+	// lowering is the lowering shown for opencode v1 sessions (L); v2
+	// sessions are always native, other agents have none.
+	lowering model.Lowering
+
 	convs    map[convKey]convResult
 	pending  map[convKey]bool
 	loading  int
@@ -110,6 +115,7 @@ func New(opts Options) Model {
 		warnings: append([]string(nil), opts.Warnings...),
 		width:    80,
 		height:   24,
+		lowering: model.LoweringAISDK,
 	}
 	m.help.Styles = st.Help
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner))
@@ -226,6 +232,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case convMsg:
 		delete(m.pending, msg.key)
 		m.convs[msg.key] = msg.res
+	case otherMsg:
+		m.loading = max(m.loading-1, 0)
+		v := m.current()
+		switch {
+		case msg.err != nil:
+			m.fail("could not open the other pipeline's session: " + msg.err.Error())
+		case msg.data == nil:
+			m.warn("no session of the other pipeline could be opened")
+		case v != nil:
+			v.other = msg.data
+			v.pane = paneCompare
+			in := msg.data.sess.Info
+			m.info(fmt.Sprintf("Compare: beside the first %s call of %s session %s (V: back)", msg.tool, pipelineName(in), firstNonEmpty(in.Title, in.ID)))
+		}
 	case spillMsg:
 		if m.spill != nil && m.spill.path == msg.path {
 			m.spill.SetText(msg.text, msg.cut, msg.err)
@@ -258,6 +278,7 @@ func (m *Model) sync() []tea.Cmd {
 	if v == nil {
 		return nil
 	}
+	v.lowV1 = m.lowering
 	v.refresh(func(k convKey) (convResult, bool) {
 		r, ok := m.convs[k]
 		return r, ok
@@ -452,6 +473,11 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.info("compare with: " + v.compare.Label())
 		return nil
+	case key.Matches(msg, k.Lowering):
+		m.toggleLowering(v)
+		return nil
+	case key.Matches(msg, k.OtherPipe):
+		return m.otherPipeline(v)
 	case key.Matches(msg, k.Copy):
 		text := v.raw[v.pane]
 		m.info(fmt.Sprintf("copied %s of %s to the clipboard (OSC 52)", humanBytes(len(text)), paneNames[v.pane]))
@@ -550,6 +576,75 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		tv.Right()
 	}
 	return nil
+}
+
+func lowSuffix(l model.Lowering) string {
+	if l == "" {
+		return ""
+	}
+	return " · " + string(l)
+}
+
+// toggleLowering switches the lowering of opencode v1 sessions between
+// the AI SDK converters and the native packages/llm.
+func (m *Model) toggleLowering(v *sessionView) {
+	in := v.data.sess.Info
+	switch {
+	case in.Agent != "" && in.Agent != model.AgentOpencode:
+		m.warn(agentName(in.Agent) + " builds its own requests: there is no opencode lowering to switch")
+	case in.Pipeline == model.PipelineV2:
+		m.info("v2 sessions are native only: opencode's v2 loop always lowers with packages/llm")
+	case m.lowering == model.LoweringNative:
+		m.lowering = model.LoweringAISDK
+		m.info("lowering: ai-sdk (the AI SDK converters, opencode's default)")
+	default:
+		m.lowering = model.LoweringNative
+		m.info("lowering: native (opencode's packages/llm)")
+	}
+}
+
+// otherPipeline turns the cross-pipeline Compare on (loading, in a
+// command, a session of the other opencode pipeline that has a call of the
+// selected tool) or off.
+func (m *Model) otherPipeline(v *sessionView) tea.Cmd {
+	if v.other != nil {
+		v.other = nil
+		v.pane = paneCompare
+		m.info("Compare: providers side by side")
+		return nil
+	}
+	r, ok := v.list.Selected()
+	if !ok || m.store == nil {
+		return nil
+	}
+	in := r.data.sess.Info
+	if in.Agent != "" && in.Agent != model.AgentOpencode {
+		m.warn("V compares opencode's v1 and v2 pipelines; this is a " + agentName(in.Agent) + " session")
+		return nil
+	}
+	want := model.PipelineV2
+	if in.Pipeline == model.PipelineV2 {
+		want = model.PipelineV1
+	}
+	var top, sub []model.SessionInfo
+	for _, s := range m.picker.all {
+		if (s.Agent != "" && s.Agent != model.AgentOpencode) || s.Pipeline != want {
+			continue
+		}
+		if s.ParentID == "" {
+			top = append(top, s)
+		} else {
+			sub = append(sub, s)
+		}
+	}
+	cands := append(top, sub...)
+	if len(cands) == 0 {
+		m.warn("no opencode " + string(want) + " session in the loaded stores to compare with")
+		return nil
+	}
+	m.loading++
+	m.info("looking for a " + r.info().call().Tool + " call in a " + string(want) + " session…")
+	return otherCmd(m.store, cands, r.info().call().Tool)
 }
 
 // openSpill opens the selected call's spilled full output in the viewer,
@@ -726,10 +821,7 @@ func (m Model) headerView() string {
 	right := ""
 	if v := m.current(); v != nil {
 		in := v.data.sess.Info
-		right = st.HeaderID.Render(inertString(in.ID, st.Inert))
-		if in.Version != "" {
-			right += st.HeaderID.Render(" · opencode " + inertString(in.Version, st.Inert))
-		}
+		right = st.HeaderID.Render(inertString(in.ID, st.Inert) + " · " + inertString(agentVersion(in), st.Inert))
 	}
 	if m.opts.Demo {
 		right = st.Demo.Render(" DEMO: built-in sample sessions, not your recordings ") + " " + right
@@ -772,7 +864,8 @@ func (m Model) statusView() string {
 	} else if v := m.current(); v != nil {
 		if r, ok := v.list.Selected(); ok {
 			ci := r.info()
-			right = st.Muted.Render(fmt.Sprintf("call %d/%d · step %d · %s", v.list.sel+1, len(v.list.rows), ci.step, v.provider.Label()))
+			right = st.Muted.Render(fmt.Sprintf("call %d/%d · step %d · %s", v.list.sel+1, len(v.list.rows), ci.step, v.provider.Label()) +
+				lowSuffix(lowering(r.data.sess.Info, m.lowering)))
 		}
 	}
 	return spread(left, right, m.width)
@@ -793,9 +886,18 @@ func (m Model) ShortHelp() []key.Binding {
 			if r, ok := v.list.Selected(); ok && r.child != nil {
 				open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "into subagent"))
 			}
-			return []key.Binding{k.Down, open, k.NextPane, k.Provider, k.Spill, k.Search, k.Back, k.Help}
+			keys := []key.Binding{k.Down, open, k.NextPane, k.Provider, k.Lowering}
+			if v.pane == paneCompare {
+				keys = append(keys, k.OtherPipe)
+			}
+			return append(keys, k.Help, k.Spill, k.Search, k.Back)
 		}
-		return []key.Binding{k.Down, k.NextPane, k.Provider, k.Search, k.Spill, k.Copy, k.Back, k.Help}
+		keys := []key.Binding{k.Down, k.NextPane, k.Provider, k.Lowering}
+		if v.pane == paneCompare {
+			keys = append(keys, k.OtherPipe)
+		}
+		// ? early: a narrow footer is cut at the right
+		return append(keys, k.Help, k.Search, k.Spill, k.Copy, k.Back)
 	}
 	return []key.Binding{k.Down, k.Open, k.Filter, k.Quit, k.Help}
 }
@@ -812,7 +914,8 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{
 			move,
 			{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane},
-			{k.Provider, k.Provider2, k.Search, k.Next, k.Copy, k.Spill, k.Pager},
+			{k.Provider, k.Provider2, k.Lowering, k.OtherPipe},
+			{k.Search, k.Next, k.Copy, k.Spill, k.Pager},
 			global,
 		}
 	}

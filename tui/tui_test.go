@@ -217,11 +217,11 @@ func TestProviderCycling(t *testing.T) {
 	h.selectCall("call_hello")
 	h.key("3")
 	out := h.plain()
-	require.Contains(t, out, "OpenAI Responses · native")
+	require.Contains(t, out, "OpenAI Responses · as sent · lowering ai-sdk (L)")
 	h.key("p")
 	out = h.plain()
-	require.Contains(t, out, "Anthropic · projection (session used OpenAI Responses)")
-	require.NotContains(t, out, "OpenAI Responses · native")
+	require.Contains(t, out, "Anthropic · projection (opencode sent OpenAI Responses)")
+	require.NotContains(t, out, "OpenAI Responses · as sent")
 	h.key("p", "p", "p")
 	require.Contains(t, h.plain(), "OpenAI Chat · projection")
 	// the chat renderer exists: the excerpt holds the call and its result
@@ -314,7 +314,7 @@ func TestLayoutInvariants(t *testing.T) {
 			h.key("enter")
 			for _, id := range []string{"call_hello", "call_ansi", "call_seq", "call_read", "call_task", "call_glob"} {
 				h.selectCall(id)
-				for p := 1; p <= 5; p++ {
+				for p := 1; p <= 6; p++ {
 					h.key(fmt.Sprint(p))
 					checkFrame(t, h.raw(), w, hh)
 				}

@@ -1,0 +1,658 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/render"
+)
+
+// The Pipeline pane follows one call's result through every stage it
+// passed on its way to the model:
+//
+//  1. the raw stored state (v1: state.output/error/attachments/metadata;
+//     v2: structured, content, outputPaths, error; other agents: the
+//     result as they stored it);
+//  2. the model-visible text (formatters.Visible under the lowering);
+//  3. bounded: the truncation facts (kind, markers, seen/full, spill);
+//  4. the ToolResultValue (type and value);
+//  5. the wire: the result as the current provider receives it under the
+//     current lowering.
+//
+// Each stage is headed and says in one line what changed from the stage
+// before. The stages' texts are written exactly (the text view makes
+// control characters inert); only the heading and note lines are ours.
+
+// pipeText is the composed pane text and which of its lines are headings
+// and notes.
+type pipeText struct {
+	b     strings.Builder
+	line  int
+	heads map[int]bool
+	notes map[int]bool
+	marks []model.Span
+}
+
+func newPipeText() *pipeText {
+	return &pipeText{heads: map[int]bool{}, notes: map[int]bool{}}
+}
+
+// oneLine keeps a label on one line: a newline in a name or path would
+// shift the heading lines.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+}
+
+func (p *pipeText) writeLine(s string) {
+	p.b.WriteString(oneLine(s))
+	p.b.WriteByte('\n')
+	p.line++
+}
+
+func (p *pipeText) head(n int, s string) {
+	if p.line > 0 {
+		p.writeLine("")
+	}
+	p.heads[p.line] = true
+	p.writeLine(fmt.Sprintf("━━ %d %s ━━", n, s))
+}
+
+func (p *pipeText) note(s string) {
+	p.notes[p.line] = true
+	p.writeLine("→ " + s)
+}
+
+// body writes a stage's text exactly, and returns where it starts; a
+// text without a final newline is ended by one (the label said so).
+func (p *pipeText) body(text string) int {
+	off := p.b.Len()
+	p.b.WriteString(text)
+	p.line += strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		p.b.WriteByte('\n')
+		p.line++
+	}
+	return off
+}
+
+// textLabel is "label (N lines · X bytes)" for a body about to be written.
+func textLabel(label, text string) string {
+	n := formatters.CountLines(text)
+	s := fmt.Sprintf("%s (%s%s · %s", label, commas(n), plural(n, " line", " lines"), humanBytes(len(text)))
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		s += ", no final newline"
+	}
+	return s + "):"
+}
+
+func (p *pipeText) textBlock(label, text string) int {
+	if text == "" {
+		p.writeLine(label + ": (empty)")
+		return p.b.Len()
+	}
+	p.writeLine(textLabel(label, text))
+	return p.body(text)
+}
+
+func (p *pipeText) jsonBlock(label string, raw json.RawMessage) {
+	if len(raw) == 0 {
+		p.writeLine(label + ": (absent)")
+		return
+	}
+	p.writeLine(label + ":")
+	p.body(string(raw))
+}
+
+// pipeStored is stage 1.
+func (p *pipeText) pipeStored(c *model.ToolCall, info model.SessionInfo) {
+	switch {
+	case c.Sent != nil:
+		p.head(1, "stored state · "+agentName(info.Agent)+" stores the result as it sent it")
+		p.note("the agent's own record of the result")
+		p.writeLine("status: " + string(c.Status))
+		p.writeLine("stored result type: " + string(c.Sent.Type))
+		p.contentItems("stored", *c.Sent)
+		if c.Output != "" && c.Output != formatters.ResultText(*c.Sent) {
+			p.textBlock("stored output (before the agent's additions)", c.Output)
+		}
+		if c.Error != "" && c.Error != formatters.ResultText(*c.Sent) {
+			p.textBlock("stored error", c.Error)
+		}
+	case c.IsV2():
+		p.head(1, "stored state · v2 tool state (session_message)")
+		p.note("as stored by opencode's v2 loop")
+		p.writeLine("status: " + string(c.Status))
+		p.jsonBlock("state.structured", c.Structured)
+		p.writeLine(fmt.Sprintf("state.content: %d %s", len(c.Content), plural(len(c.Content), "item", "items")))
+		for i, it := range c.Content {
+			p.contentItem(fmt.Sprintf("  [%d]", i), it)
+		}
+		if len(c.OutputPaths) == 0 {
+			p.writeLine("state.outputPaths: (none)")
+		} else {
+			p.writeLine("state.outputPaths:")
+			for _, o := range c.OutputPaths {
+				p.writeLine("  " + o)
+			}
+		}
+		if c.Status == model.StatusError || len(c.ErrorValue) > 0 {
+			p.jsonBlock("state.error", c.ErrorValue)
+		}
+	default:
+		p.head(1, "stored state · v1 tool part (state)")
+		p.note("as stored by opencode")
+		p.writeLine("status: " + string(c.Status))
+		if c.Compacted {
+			p.writeLine("state.time.compacted: set (the output was pruned from later requests)")
+		}
+		switch c.Status {
+		case model.StatusCompleted:
+			p.textBlock("state.output", c.Output)
+		case model.StatusError:
+			p.textBlock("state.error", c.Error)
+		}
+		if len(c.Attachments) > 0 {
+			p.writeLine(fmt.Sprintf("state.attachments: %d", len(c.Attachments)))
+			for i, f := range c.Attachments {
+				p.writeLine(fmt.Sprintf("  [%d] %s %s", i, f.Mime, f.Filename))
+				p.body(f.URL)
+			}
+		}
+	}
+	if len(c.Metadata) > 0 && string(c.Metadata) != "null" {
+		if b, err := render.MarshalIndent(rawOrString(c.Metadata)); err == nil {
+			p.writeLine("state.metadata:")
+			p.body(string(b))
+		}
+	}
+}
+
+func (p *pipeText) contentItems(label string, r model.ToolResultValue) {
+	switch r.Type {
+	case model.ResultContent:
+		p.writeLine(fmt.Sprintf("%s content: %d %s", label, len(r.Content), plural(len(r.Content), "item", "items")))
+		for i, it := range r.Content {
+			p.contentItem(fmt.Sprintf("  [%d]", i), it)
+		}
+	case model.ResultJSON:
+		p.jsonBlock(label+" json", r.JSON)
+	default:
+		p.textBlock(label+" "+string(r.Type), r.Text)
+	}
+}
+
+func (p *pipeText) contentItem(label string, it model.ToolContent) {
+	if it.Type == model.ContentText {
+		p.textBlock(label+" text", it.Text)
+		return
+	}
+	p.writeLine(fmt.Sprintf("%s %s %s %s", label, it.Type, it.Mime, it.Name))
+	p.body(it.URI)
+}
+
+// visibleNote says how stage 2 came from stage 1.
+func visibleNote(c *model.ToolCall, vis *model.Visible, low model.Lowering) string {
+	switch {
+	case c.Sent != nil:
+		if vis.Why != "" {
+			return vis.Why
+		}
+		return "unchanged: the result as the agent stored it"
+	case c.IsV2():
+		switch {
+		case !formatters.V2Settled(c):
+			return "none: the call never settled, opencode replays the call without a result"
+		case c.Status == model.StatusError:
+			return "JSON.stringify({error, content, structured})"
+		case len(c.Content) == 0:
+			return "JSON.stringify(structured): the tool returned no content items"
+		case len(c.Content) == 1 && c.Content[0].Type == model.ContentText:
+			return "unchanged: the one text item"
+		}
+		return "the text items joined by newlines; files stay items of the result"
+	}
+	switch c.Status {
+	case model.StatusCompleted:
+		switch {
+		case c.Compacted:
+			return "placeholder: compacted (" + formatters.ClearedOutput + ")"
+		case len(c.Attachments) > 0 && low == model.LoweringNative:
+			return "JSON.stringify of the text and media items (native lowering)"
+		case len(c.Attachments) > 0:
+			return "unchanged text: state.output; the attachments become file items of the result"
+		}
+		return "unchanged: state.output verbatim"
+	case model.StatusError:
+		if vis.Result.Type != model.ResultError {
+			return "metadata.output of an interrupted call, sent as a normal result"
+		}
+		return "unchanged: state.error verbatim"
+	}
+	return "placeholder: interrupted (" + formatters.InterruptedOutput + ")"
+}
+
+// boundNote says what the truncation rule did.
+func boundNote(t *model.Truncation) string {
+	if t == nil {
+		return "unchanged: not truncated"
+	}
+	var what string
+	switch t.Kind {
+	case model.TruncBashTail:
+		what = "cut to its tail, marker added"
+	case model.TruncGenericHead:
+		what = "cut to its head, footer added"
+	case model.TruncV2Bound:
+		what = "cut to head+tail, marker added"
+	case model.TruncReadLines, model.TruncReadBytes:
+		what = "read stopped at its limit, footer added"
+	case model.TruncReadLine:
+		what = "long lines cut to 2000 chars, marker added"
+	case model.TruncGlobCap, model.TruncGrepCap:
+		what = "capped at 100 results, note added"
+	case model.TruncClaudePersisted:
+		what = "replaced by a 2 KB preview, full output persisted"
+	case model.TruncClaudeRefused, model.TruncClaudeSaved:
+		what = "refused as too large, note added"
+	case model.TruncCodexBuffer, model.TruncCodexLines, model.TruncCodexBytes, model.TruncCodexItems:
+		what = "cut, marker added"
+	default:
+		what = "middle cut, marker added"
+	}
+	return what + " (" + string(t.Kind) + "; done before the result was stored, so stages 1 and 2 hold the cut)"
+}
+
+func (p *pipeText) pipeBound(t *model.Truncation, text string) {
+	p.head(3, "bounded")
+	p.note(boundNote(t))
+	if t == nil {
+		n := formatters.CountLines(text)
+		p.writeLine(fmt.Sprintf("model saw all %s%s · %s", commas(n), plural(n, " line", " lines"), humanBytes(len(text))))
+		return
+	}
+	p.writeLine("kind: " + string(t.Kind))
+	for i, m := range t.Markers {
+		p.writeLine(fmt.Sprintf("marker %d: bytes %s–%s: %s", i+1, commas(m.Start), commas(m.End), jsonQuote(text[m.Start:m.End])))
+	}
+	p.writeLine("seen: " + truncBadge(t))
+	switch {
+	case t.SpillPath == "":
+		p.writeLine("spill: none kept")
+	case t.SpillFound != "":
+		p.writeLine("spill: " + t.SpillPath)
+		if t.SpillFound != t.SpillPath {
+			p.writeLine("  found at " + t.SpillFound)
+		}
+	default:
+		p.writeLine("spill: " + t.SpillPath + " (gone)")
+	}
+}
+
+// resultValue is a ToolResultValue as packages/llm writes it: type and value.
+func resultValue(r model.ToolResultValue) render.Value {
+	o := render.Obj{{Key: "type", Val: string(r.Type)}}
+	switch r.Type {
+	case model.ResultJSON:
+		o.Set("value", rawOrString(r.JSON))
+	case model.ResultContent:
+		items := []render.Value{}
+		for _, c := range r.Content {
+			it := render.Obj{{Key: "type", Val: string(c.Type)}}
+			if c.Type == model.ContentText {
+				it.Set("text", c.Text)
+			} else {
+				it.Set("uri", c.URI)
+				it.Set("mime", c.Mime)
+				if c.Name != "" {
+					it.Set("name", c.Name)
+				}
+			}
+			items = append(items, it)
+		}
+		o.Set("value", items)
+	default:
+		o.Set("value", r.Text)
+	}
+	return o
+}
+
+func valueNote(c *model.ToolCall, vis *model.Visible) string {
+	r := vis.Result
+	switch r.Type {
+	case model.ResultJSON:
+		return "json: the structured value, sent as its JSON text"
+	case model.ResultContent:
+		files := 0
+		for _, it := range r.Content {
+			if it.Type == model.ContentFile {
+				files++
+			}
+		}
+		return fmt.Sprintf("content: %d items (%d %s), not one string", len(r.Content), files, plural(files, "file", "files"))
+	case model.ResultError:
+		if c.IsV2() && !formatters.V2Settled(c) {
+			return "none: no result is sent for this call"
+		}
+		return "error: the text above, flagged as an error where the provider has a flag"
+	}
+	return "text: the text above"
+}
+
+// wireNote describes stage 5 from the excerpt and the result.
+func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low model.Lowering, media bool) string {
+	var where string
+	switch p {
+	case render.OpenAIChat:
+		where = "a tool message"
+	case render.OpenAIResponses:
+		where = "a function_call_output item"
+	case render.Anthropic:
+		where = "a tool_result block of a user message"
+	case render.Gemini:
+		where = "a functionResponse part"
+	case render.Bedrock:
+		where = "a toolResult block of a user message"
+	default:
+		where = string(p)
+	}
+	var parts []string
+	switch {
+	case media:
+		parts = append(parts, "images moved to a synthetic user message")
+	case low == model.LoweringNative && !c.IsV2() && c.Sent == nil && len(c.Attachments) > 0 && c.Status == model.StatusCompleted:
+		parts = append(parts, "stringified JSON (native lowering)")
+	case vis.Result.Type == model.ResultJSON:
+		parts = append(parts, "JSON.stringify(structured) as the text")
+	case vis.Result.Type == model.ResultContent:
+		parts = append(parts, "items kept: text and media blocks")
+	default:
+		parts = append(parts, "the text as it is (JSON-escaped below)")
+	}
+	if vis.Result.Type == model.ResultError {
+		if p == render.Anthropic {
+			parts = append(parts, "is_error set")
+		} else {
+			parts = append(parts, "no error flag on this wire")
+		}
+	}
+	return "in " + where + ": " + strings.Join(parts, "; ")
+}
+
+// resultExcerpt picks from a conversation the items that carry a call's
+// result (not the call itself), and the synthetic user message that
+// carries its media when there is one. media reports that message.
+func resultExcerpt(conv render.Value, callID string) (text string, media, ok bool) {
+	items, isList := conv.([]render.Value)
+	if !isList || callID == "" {
+		return "", false, false
+	}
+	needles := []string{jsonQuote(callID)}
+	if s := unsafeIDChars.ReplaceAllString(callID, "_"); s != callID {
+		needles = append(needles, jsonQuote(s))
+	}
+	var picked []render.Value
+	last := -1
+	for i, it := range items {
+		if callSide(it) {
+			continue
+		}
+		b, err := render.Marshal(it)
+		if err != nil {
+			continue
+		}
+		for _, n := range needles {
+			if strings.Contains(string(b), n) {
+				picked = append(picked, it)
+				last = i
+				break
+			}
+		}
+	}
+	if len(picked) == 0 {
+		return "", false, false
+	}
+	// the media of a step's results follow its tool messages
+	for j := last + 1; j < len(items); j++ {
+		role, _, _ := itemHead(items[j])
+		if role == "tool" {
+			continue
+		}
+		if mediaMessage(items[j]) {
+			picked = append(picked, items[j])
+			media = true
+		}
+		break
+	}
+	b, err := render.MarshalIndent(picked)
+	if err != nil {
+		return "", false, false
+	}
+	return string(b), media, true
+}
+
+// itemHead is the role and type of a conversation item, whatever Go
+// value holds it (an Obj, or raw JSON from a logged request).
+func itemHead(it render.Value) (role, typ string, raw string) {
+	b, err := render.Marshal(it)
+	if err != nil {
+		return "", "", ""
+	}
+	var h struct {
+		Role string `json:"role"`
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(b, &h)
+	return h.Role, h.Type, string(b)
+}
+
+// callSide reports an item that holds tool calls: an assistant or model
+// message, or a Responses function_call item.
+func callSide(it render.Value) bool {
+	role, typ, _ := itemHead(it)
+	switch {
+	case role == "assistant" || role == "model":
+		return true
+	case typ == "function_call" || typ == "custom_tool_call" || typ == "local_shell_call":
+		return true
+	}
+	return false
+}
+
+// mediaMessage reports a user message that only moves a tool result's
+// media: "Attached media from tool result:" (1.1.65: "Attached image(s)"),
+// or (native lowering) a user message of image parts only.
+func mediaMessage(it render.Value) bool {
+	role, _, raw := itemHead(it)
+	if role != "user" {
+		return false
+	}
+	if strings.Contains(raw, "Attached media from tool result:") || strings.Contains(raw, "Attached image(s) from tool result:") {
+		return true
+	}
+	var m struct {
+		Content []struct {
+			Type string `json:"type"`
+		} `json:"content"`
+	}
+	if json.Unmarshal([]byte(raw), &m) != nil || len(m.Content) == 0 {
+		return false
+	}
+	for _, c := range m.Content {
+		if c.Type != "image_url" && c.Type != "image" && c.Type != "input_image" && c.Type != "file" {
+			return false
+		}
+	}
+	return true
+}
+
+// pipelineContent composes the Pipeline pane for a call.
+func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low model.Lowering, step int, res convResult, ready bool) (string, map[int]bool, map[int]bool, []model.Span, []string) {
+	c := ci.call()
+	vis := ci.visFor(low)
+	p := newPipeText()
+	p.pipeStored(c, sess.Info)
+
+	p.head(2, "model-visible text")
+	p.note(visibleNote(c, vis, low))
+	off := p.textBlock("visible text", vis.Text)
+	if t := vis.Truncation; t != nil {
+		for _, m := range t.Markers {
+			p.marks = append(p.marks, model.Span{Start: off + m.Start, End: off + m.End})
+		}
+	}
+
+	p.pipeBound(vis.Truncation, vis.Text)
+
+	p.head(4, "ToolResultValue")
+	p.note(valueNote(c, vis))
+	if b, err := render.MarshalIndent(resultValue(vis.Result)); err == nil {
+		p.body(string(b))
+	}
+
+	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSent(ci)+loweringWord(low))
+	switch {
+	case step == 0:
+		p.note("not sent: the session ended before another request was made")
+	case !ready:
+		p.note(fmt.Sprintf("rendering the request of step %d…", step))
+	case res.err != nil:
+		p.note("render error: " + res.err.Error())
+	case res.val == nil:
+		p.note(v.provider.Label() + " is not available (its renderer returned nothing)")
+	default:
+		text, media, ok := resultExcerpt(res.val, c.CallID)
+		if !ok {
+			why := "the result was not found by its call id in the request of step %d"
+			if v.provider == render.Gemini {
+				why += " (Gemini matches results to calls by position, without ids: see Request)"
+			}
+			p.note(fmt.Sprintf(why, step))
+			break
+		}
+		p.note(wireNote(v.provider, vis, c, low, media))
+		p.writeLine(fmt.Sprintf("request of step %d:", step))
+		p.body(text)
+	}
+
+	head := []string{v.providerLabel(ci, sess, low)}
+	return p.b.String(), p.heads, p.notes, p.marks, head
+}
+
+func loweringWord(low model.Lowering) string {
+	if low == "" {
+		return ""
+	}
+	return " · lowering " + string(low)
+}
+
+// pipeLineStyle styles the heading and note lines of the Pipeline pane.
+func pipeLineStyle(st *Styles, heads, notes map[int]bool) func(int) (lipgloss.Style, bool) {
+	return func(i int) (lipgloss.Style, bool) {
+		switch {
+		case heads[i]:
+			return st.Header, true
+		case notes[i]:
+			return st.BadgeWarn, true
+		}
+		return lipgloss.Style{}, false
+	}
+}
+
+// crossCompare fills Compare with the selected call beside the first call
+// of the same tool in the other pipeline's session (v.other): each side is
+// the model-visible text, then the result on the current provider's wire
+// under that session's lowering.
+func (v *sessionView) crossCompare(r callRow, conv convSource) {
+	const p = paneCompare
+	ci := r.info()
+	o := v.other
+	var oi *callInfo
+	for i := range o.calls {
+		if o.calls[i].call().Tool == ci.call().Tool {
+			oi = &o.calls[i]
+			break
+		}
+	}
+	type side struct {
+		ci   *callInfo
+		sess *model.Session
+	}
+	sides := []side{{ci, r.data.sess}}
+	if oi != nil {
+		sides = append(sides, side{oi, o.sess})
+	}
+	var texts [2]string
+	allReady := true
+	for i, sd := range sides {
+		low := lowering(sd.sess.Info, v.lowV1)
+		vis := sd.ci.visFor(low)
+		var b strings.Builder
+		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
+		b.WriteString(vis.Text)
+		if !strings.HasSuffix(vis.Text, "\n") {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "\nwire · %s · %s%s:\n", v.provider.Label(), v.asSentFor(sd.ci, v.provider), loweringWord(low))
+		step := requestStep(sd.ci, sd.sess)
+		if step == 0 {
+			b.WriteString("(not sent: no later request)\n")
+			texts[i] = b.String()
+			continue
+		}
+		k := convKey{sess: sd.sess, p: v.provider, step: step, low: low}
+		res, ready := conv(k)
+		switch {
+		case !ready:
+			v.need = append(v.need, k)
+			allReady = false
+			b.WriteString("(rendering…)\n")
+		case res.err != nil:
+			b.WriteString("(render error: " + res.err.Error() + ")\n")
+		case res.val == nil:
+			b.WriteString("(not available for this provider)\n")
+		default:
+			if t, _, ok := resultExcerpt(res.val, sd.ci.call().CallID); ok {
+				b.WriteString(t)
+			} else {
+				b.WriteString("(result not found by its call id)\n")
+			}
+		}
+		texts[i] = b.String()
+	}
+	key := fmt.Sprintf("x/%s/%p/%s/%s/%t", rowKey(r), o, v.provider, v.lowV1, allReady)
+	if v.loaded[p] == key {
+		return
+	}
+	v.cmp.SetContent(texts[0], texts[1], false)
+	st := v.st
+	head := st.Badge.Render(pipelineName(r.data.sess.Info)+" "+inertString(ci.call().Tool, st.Inert)) + st.Muted.Render(" (left) vs ")
+	second := st.Muted.Render(fmt.Sprintf("%d of %d rows differ (≠) · V: back to providers", v.cmp.differ, len(v.cmp.rows)))
+	if oi != nil {
+		head += st.Badge.Render(pipelineName(o.sess.Info)+" "+inertString(oi.call().Tool, st.Inert)) +
+			st.Muted.Render(" (right) in "+inertString(firstNonEmpty(o.sess.Info.Title, o.sess.Info.ID), st.Inert))
+	} else {
+		head += st.BadgeWarn.Render("no " + inertString(ci.call().Tool, st.Inert) + " call in " + pipelineName(o.sess.Info) + " session " + inertString(firstNonEmpty(o.sess.Info.Title, o.sess.Info.ID), st.Inert))
+	}
+	v.headers[p] = []string{head, second}
+	v.raw[p], v.loaded[p] = texts[0]+"\n"+texts[1], key
+}
+
+// pipelineName is "v1" or "v2" for opencode sessions, else the agent.
+func pipelineName(in model.SessionInfo) string {
+	if in.Pipeline != "" {
+		return string(in.Pipeline)
+	}
+	return agentName(in.Agent)
+}
+
+// otherMsg is the other pipeline's session that V found.
+type otherMsg struct {
+	data *sessionData
+	tool string
+	err  error
+}
