@@ -22,10 +22,11 @@ type entry struct {
 	Step    int    `json:"step"`
 }
 
-// lastRequest returns the manifest entry and body of the last main request.
-func lastRequest(t *testing.T) (entry, map[string]any) {
+// lastRequest returns the manifest entry and body of the last main request
+// of a recording.
+func lastRequest(t *testing.T, dir string) (entry, map[string]any) {
 	var m []entry
-	b, err := os.ReadFile(filepath.Join(fixture, "requests", "manifest.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "requests", "manifest.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &m))
 	var last entry
@@ -34,7 +35,7 @@ func lastRequest(t *testing.T) (entry, map[string]any) {
 			last = e
 		}
 	}
-	body, err := os.ReadFile(filepath.Join(fixture, "requests", last.File))
+	body, err := os.ReadFile(filepath.Join(dir, "requests", last.File))
 	require.NoError(t, err)
 	var v map[string]any
 	require.NoError(t, json.Unmarshal(body, &v))
@@ -48,7 +49,7 @@ func correx(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestShowPrintsWhatReachedTheWire(t *testing.T) {
-	last, body := lastRequest(t)
+	last, body := lastRequest(t, fixture)
 	n := 0
 	for _, m := range body["messages"].([]any) {
 		msg := m.(map[string]any)
@@ -64,7 +65,7 @@ func TestShowPrintsWhatReachedTheWire(t *testing.T) {
 }
 
 func TestWireEqualsCapturedConversation(t *testing.T) {
-	last, body := lastRequest(t)
+	last, body := lastRequest(t, fixture)
 	out, stderr, code := correx(t, "wire", "--source", fixture+"/data", "--session", last.Session, "--provider", "openai-chat", "--text-only")
 	require.Equal(t, 0, code, stderr)
 	var got any
@@ -79,7 +80,7 @@ func TestWireEqualsCapturedConversation(t *testing.T) {
 }
 
 func TestShowJSONTruncationFacts(t *testing.T) {
-	last, _ := lastRequest(t)
+	last, _ := lastRequest(t, fixture)
 	out, _, code := correx(t, "calls", "--source", fixture+"/data", "--session", last.Session, "--json")
 	require.Equal(t, 0, code)
 	var calls []struct {
@@ -125,7 +126,7 @@ func TestShowJSONTruncationFacts(t *testing.T) {
 }
 
 func TestPipedInspectorPrintsTranscript(t *testing.T) {
-	last, _ := lastRequest(t)
+	last, _ := lastRequest(t, fixture)
 	out, stderr, code := correx(t, "--source", fixture+"/data", "--session", last.Session)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "truncated (bash-tail): model saw 1999 lines")
@@ -136,7 +137,7 @@ func TestPipedInspectorPrintsTranscript(t *testing.T) {
 }
 
 func TestErrorsNameTheThing(t *testing.T) {
-	last, _ := lastRequest(t)
+	last, _ := lastRequest(t, fixture)
 	src := fixture + "/data"
 	cases := []struct {
 		args []string

@@ -27,3 +27,28 @@ type CacheMark struct {
 	Block   int
 	Value   json.RawMessage
 }
+
+// AnthropicBlock is an Anthropic content block as Claude Code writes it, in
+// its transcript and in the requests it logs.
+type AnthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature *string         `json:"signature"`
+	Data      *string         `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   *bool           `json:"is_error"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	} `json:"source"`
+}
+
+// Errored reports is_error: true.
+func (b AnthropicBlock) Errored() bool { return b.IsError != nil && *b.IsError }

@@ -35,19 +35,7 @@ func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, 
 		prompt = claudePromptFromSession(s, idx)
 	}
 	claudeCaching(prompt)
-	switch p {
-	case OpenAIChat:
-		return openAIChat(prompt), nil
-	case OpenAIResponses:
-		return openAIResponses(prompt), nil
-	case Anthropic:
-		return anthropic(prompt), nil
-	case Gemini:
-		return gemini(prompt, m.ModelID), nil
-	case Bedrock:
-		return bedrock(prompt), nil
-	}
-	return nil, fmt.Errorf("unknown provider %q", p)
+	return lower(prompt, p, m.ModelID)
 }
 
 // claudeNative is the logged messages with cache_control put back.
@@ -147,27 +135,6 @@ func decodeOrdered(dec *json.Decoder) (Value, error) {
 	return tok, nil
 }
 
-// wireBlock is an Anthropic content block as Claude Code logs it.
-type wireBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Signature *string         `json:"signature"`
-	Data      *string         `json:"data"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Source    *struct {
-		Type      string `json:"type"`
-		MediaType string `json:"media_type"`
-		Data      string `json:"data"`
-		URL       string `json:"url"`
-	} `json:"source"`
-}
-
 // claudePromptFromWire lifts logged Anthropic messages into the prompt IR:
 // runs of tool_result blocks become tool messages, other user blocks user
 // messages, in their order.
@@ -187,7 +154,7 @@ func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
 			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
 			continue
 		}
-		var blocks []wireBlock
+		var blocks []model.AnthropicBlock
 		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			return nil, fmt.Errorf("logged message %d: content: %w", i, err)
 		}
@@ -242,7 +209,7 @@ func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
 	return out, nil
 }
 
-func wireFilePart(b wireBlock) part {
+func wireFilePart(b model.AnthropicBlock) part {
 	if b.Source.Type == "base64" {
 		return part{kind: pFile, mime: b.Source.MediaType, url: "data:" + b.Source.MediaType + ";base64," + b.Source.Data}
 	}
@@ -250,15 +217,15 @@ func wireFilePart(b wireBlock) part {
 }
 
 // wireToolOutput is a tool_result's content as an AI SDK output.
-func wireToolOutput(b wireBlock) output {
+func wireToolOutput(b model.AnthropicBlock) output {
 	var s string
 	if len(b.Content) == 0 || json.Unmarshal(b.Content, &s) == nil {
-		if b.IsError {
+		if b.Errored() {
 			return output{kind: outErrorText, value: s}
 		}
 		return output{kind: outText, value: s}
 	}
-	var blocks []wireBlock
+	var blocks []model.AnthropicBlock
 	_ = json.Unmarshal(b.Content, &blocks)
 	o := output{kind: outContent}
 	for _, c := range blocks {

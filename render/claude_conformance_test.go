@@ -1,11 +1,7 @@
 package render_test
 
 import (
-	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -22,29 +18,16 @@ import (
 // `correx show` prints for its call.
 
 func claudeFixtureDirs(t *testing.T) []string {
-	found, _ := filepath.Glob("../testdata/claude-code/*/requests/manifest.json")
-	if len(found) == 0 {
+	dirs := manifestDirs("../testdata/claude-code/*")
+	if len(dirs) == 0 {
 		t.Fatal("no recorded fixtures under testdata/claude-code: run `go run ./testdata/record -flavour claude-code`")
 	}
-	var dirs []string
-	for _, m := range found {
-		dirs = append(dirs, filepath.Dir(filepath.Dir(m)))
-	}
-	sort.Strings(dirs)
 	return dirs
 }
 
 func TestClaudeConformance(t *testing.T) {
 	for _, dir := range claudeFixtureDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			var manifest []manifestEntry
-			b, err := os.ReadFile(filepath.Join(dir, "requests", "manifest.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &manifest); err != nil {
-				t.Fatal(err)
-			}
 			st, err := sessions.Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -53,42 +36,29 @@ func TestClaudeConformance(t *testing.T) {
 			loaded := map[string]*model.Session{}
 			shown := map[string]bool{} // calls whose result was compared
 			checked, results := 0, 0
-			for _, e := range manifest {
+			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
 				}
-				sess := loaded[e.Session]
-				if sess == nil {
-					if sess, err = st.Load(context.Background(), e.Session); err != nil {
-						t.Fatalf("%s: %v", e.File, err)
-					}
+				sess := loadOnce(t, st, loaded, e, func(sess *model.Session) {
 					if sess.Info.Agent != model.AgentClaudeCode {
 						t.Fatalf("%s: agent %q", e.Session, sess.Info.Agent)
 					}
 					for _, w := range sess.Warnings {
 						t.Errorf("%s: warning: %s", e.Session, w)
 					}
-					loaded[e.Session] = sess
-				}
-				body, err := os.ReadFile(filepath.Join(dir, "requests", e.File))
-				if err != nil {
-					t.Fatal(err)
-				}
+				})
 				p := providerOf(strings.SplitN(e.Path, "?", 2)[0]) // /v1/messages?beta=true
 				if p != render.Anthropic {
 					t.Fatalf("%s: endpoint %s", e.File, e.Path)
 				}
-				want := capturedConversation(p, decode(t, body).(map[string]any))
-				conv, err := render.Conversation(sess, p, e.Step, render.Model{})
+				want := captured(t, dir, e, p)
+				got, err := rendered(t, sess, p, e.Step, render.Model{})
 				if err != nil {
 					t.Errorf("%s: %v", e.File, err)
 					continue
 				}
-				raw, err := render.Marshal(conv)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if path, g, w := firstDiff("", decode(t, raw), want); path != "-" {
+				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, path, short(g), short(w))
 				}
 				for _, r := range wireResults(p, want) {

@@ -24,20 +24,11 @@ func cliConversation(s *model.Session, upto int, p Provider, m Model) Value {
 	case s.Info.Agent == model.AgentGeminiCLI && p == Gemini:
 		return geminiCLIContents(s, upto)
 	}
-	prompt := normalize(cliPrompt(s, upto, p, m), p, m)
-	switch p {
-	case OpenAIChat:
-		return openAIChat(prompt)
-	case OpenAIResponses:
-		return openAIResponses(prompt)
-	case Anthropic:
-		return anthropic(prompt)
-	case Gemini:
-		return gemini(prompt, m.ModelID)
-	case Bedrock:
-		return bedrock(prompt)
+	v, err := lower(normalize(cliPrompt(s, upto, p, m), p, m), p, m.ModelID)
+	if err != nil {
+		return []Value{}
 	}
-	return []Value{}
+	return v
 }
 
 // ---- Codex: Responses `input` ----

@@ -1,9 +1,7 @@
 package render_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -24,13 +22,11 @@ import (
 func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	for _, agent := range []string{"codex", "gemini-cli"} {
-		m, _ := filepath.Glob("../testdata/" + agent + "/*/requests/manifest.json")
+		m := manifestDirs("../testdata/" + agent + "/*")
 		if len(m) == 0 {
 			t.Errorf("no recorded %s fixtures: run `go run ./testdata/record -flavour %s`", agent, agent)
 		}
-		for _, f := range m {
-			dirs = append(dirs, filepath.Dir(filepath.Dir(f)))
-		}
+		dirs = append(dirs, m...)
 	}
 	sort.Strings(dirs)
 	return dirs
@@ -40,47 +36,25 @@ func TestCLIConformance(t *testing.T) {
 	for _, dir := range cliFixtureDirs(t) {
 		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
-			var manifest []manifestEntry
-			b, err := os.ReadFile(filepath.Join(dir, "requests", "manifest.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &manifest); err != nil {
-				t.Fatal(err)
-			}
 			st := openStore(t, dir)
 			loaded := map[string]*model.Session{}
 			checked, results, opaque, projected := 0, 0, 0, 0
-			for _, e := range manifest {
+			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
 				}
 				p := providerOf(e.Path)
-				sess := loaded[e.Session]
-				if sess == nil {
-					if sess, err = st.Load(context.Background(), e.Session); err != nil {
-						t.Fatalf("%s: %v", e.File, err)
-					}
+				sess := loadOnce(t, st, loaded, e, func(sess *model.Session) {
 					for _, w := range sess.Warnings {
 						t.Errorf("load warning: %s", w)
 					}
-					loaded[e.Session] = sess
-				}
-				body, err := os.ReadFile(filepath.Join(dir, "requests", e.File))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := capturedConversation(p, decode(t, body).(map[string]any))
-				conv, err := render.Conversation(sess, p, e.Step, render.Model{})
+				})
+				want := captured(t, dir, e, p)
+				got, err := rendered(t, sess, p, e.Step, render.Model{})
 				if err != nil {
 					t.Errorf("%s: %v", e.File, err)
 					continue
 				}
-				raw, err := render.Marshal(conv)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := decode(t, raw)
 				if p == render.Gemini {
 					opaque += dropOpaqueSignatures(got, want)
 				}
@@ -94,13 +68,12 @@ func TestCLIConformance(t *testing.T) {
 					if q == p {
 						continue
 					}
-					pc, err := render.Conversation(sess, q, e.Step, render.Model{})
+					pc, err := rendered(t, sess, q, e.Step, render.Model{})
 					if err != nil {
 						t.Errorf("%s: %s projection: %v", e.File, q, err)
 						continue
 					}
-					pr, _ := render.Marshal(pc)
-					projected += checkProjection(t, e.File+" ("+string(q)+" projection)", q, sess, decode(t, pr))
+					projected += checkShow(t, e.File+" ("+string(q)+" projection)", q, sess, pc, "")
 				}
 			}
 			t.Logf("%s: %d requests, %d tool results compared on the agent's wire (%d thoughtSignatures the model streamed are not stored: left out), %d in projections",
@@ -184,68 +157,4 @@ func cliCompare(t *testing.T, file string, sess *model.Session, spill formatters
 		t.Errorf("%s: call %s (%s): show prints %q, the wire has %q", file, id, ref.Call.Tool, short(v.Text), short(text))
 	}
 	return 1
-}
-
-// checkProjection compares the tool results of a projection with `correx
-// show` (Gemini results carry no id there: matched by position).
-func checkProjection(t *testing.T, file string, p render.Provider, sess *model.Session, conv any) int {
-	calls := sess.ToolCalls()
-	n := 0
-	check := func(id, text string) {
-		var ref model.CallRef
-		ok := false
-		if id == "" {
-			if n < len(calls) {
-				ref, ok = calls[n], true
-			}
-		} else {
-			ref, ok = sess.FindCall(id)
-		}
-		if !ok {
-			t.Errorf("%s: tool result for unknown call %q", file, id)
-			return
-		}
-		if v := formatters.Visible(ref.Call, nil); v.Text != text {
-			t.Errorf("%s: call %s (%s): show prints %q, the wire has %q", file, ref.Call.CallID, ref.Call.Tool, short(v.Text), short(text))
-		}
-		n++
-	}
-	for _, m := range conv.([]any) {
-		msg := m.(map[string]any)
-		switch p {
-		case render.OpenAIChat:
-			if msg["role"] == "tool" {
-				check(msg["tool_call_id"].(string), msg["content"].(string))
-			}
-		case render.OpenAIResponses:
-			if msg["type"] == "function_call_output" {
-				check(msg["call_id"].(string), texts(msg["output"], "input_text"))
-			}
-		case render.Anthropic:
-			for _, c := range blocks(msg["content"]) {
-				if c["type"] == "tool_result" {
-					check(c["tool_use_id"].(string), texts(c["content"], "text"))
-				}
-			}
-		case render.Bedrock:
-			for _, c := range blocks(msg["content"]) {
-				if tr, ok := c["toolResult"].(map[string]any); ok {
-					check(tr["toolUseId"].(string), texts(tr["content"], ""))
-				}
-			}
-		case render.Gemini:
-			for _, c := range blocks(msg["parts"]) {
-				if fr, ok := c["functionResponse"].(map[string]any); ok {
-					content := fr["response"].(map[string]any)["content"]
-					s, ok := content.(string)
-					if !ok {
-						b, _ := json.Marshal(content)
-						s = string(b)
-					}
-					check("", s)
-				}
-			}
-		}
-	}
-	return n
 }

@@ -2,13 +2,10 @@ package render_test
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"correx/model"
-	"correx/render"
 )
 
 // The two lowerings of the v1 loop must differ on the recorded native runs,
@@ -21,17 +18,9 @@ func TestLoweringDifferenceIsVisible(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			var manifest []manifestEntry
-			b, err := os.ReadFile(filepath.Join(dir, "requests", "manifest.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &manifest); err != nil {
-				t.Fatal(err)
-			}
 			st := openStore(t, dir)
 			differ, total := 0, 0
-			for _, e := range manifest {
+			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
 				}
@@ -40,17 +29,15 @@ func TestLoweringDifferenceIsVisible(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				body, _ := os.ReadFile(filepath.Join(dir, "requests", e.File))
-				want := capturedConversation(p, decode(t, body).(map[string]any))
+				want := captured(t, dir, e, p)
 				aisdk := opts
 				aisdk.Lowering = model.LoweringAISDK
-				conv, err := render.Conversation(sess, p, e.Step, aisdk)
+				got, err := rendered(t, sess, p, e.Step, aisdk)
 				if err != nil {
 					t.Fatal(err)
 				}
-				raw, _ := render.Marshal(conv)
 				total++
-				if path, _, _ := firstDiff("", decode(t, raw), want); path != "-" {
+				if path, _, _ := firstDiff("", got, want); path != "-" {
 					differ++
 					t.Logf("%s step %d: the AI SDK lowering differs at %s", e.File, e.Step, path)
 				}

@@ -109,6 +109,12 @@ func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error
 	if m.Lowering == model.LoweringNative {
 		return nativeConversation(prompt, p), nil
 	}
+	return lower(prompt, p, m.ModelID)
+}
+
+// lower runs provider p's AI SDK converter over a prompt; modelID matters
+// to Gemini only.
+func lower(prompt []msg, p Provider, modelID string) (Value, error) {
 	switch p {
 	case OpenAIChat:
 		return openAIChat(prompt), nil
@@ -117,7 +123,7 @@ func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error
 	case Anthropic:
 		return anthropic(prompt), nil
 	case Gemini:
-		return gemini(prompt, m.ModelID), nil
+		return gemini(prompt, modelID), nil
 	case Bedrock:
 		return bedrock(prompt), nil
 	}

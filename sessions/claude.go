@@ -13,7 +13,6 @@ package sessions
 // reminders that follow a tool result to the last result of the message.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -27,7 +26,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -37,16 +35,7 @@ import (
 
 // ClaudeConfigDir returns Claude Code's config dir: $CLAUDE_CONFIG_DIR, by
 // default ~/.claude.
-func ClaudeConfigDir() string {
-	if v := os.Getenv("CLAUDE_CONFIG_DIR"); v != "" {
-		return v
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".claude")
-}
+func ClaudeConfigDir() string { return agentDir("CLAUDE_CONFIG_DIR", ".claude") }
 
 // claudeStore reads the transcripts of one file, one project dir, a
 // projects dir or a config dir.
@@ -55,10 +44,8 @@ type claudeStore struct {
 	roots []string // transcript files or dirs to walk
 	root  string   // config dir (holding projects/), "" when unknown
 
-	mu       sync.Mutex
-	cache    map[string]*claudeCached // by file
-	files    map[string]string        // session id -> file
-	warnings []string
+	cache map[string]*claudeCached // by file; guarded by fileIndex.mu
+	fileIndex
 }
 
 type claudeCached struct {
@@ -115,7 +102,7 @@ func looksClaude(path string) bool {
 }
 
 func newClaudeStore(path string, roots []string) *claudeStore {
-	s := &claudeStore{path: path, roots: roots, cache: map[string]*claudeCached{}, files: map[string]string{}}
+	s := &claudeStore{path: path, roots: roots, cache: map[string]*claudeCached{}}
 	abs, _ := filepath.Abs(roots[0])
 	if i := strings.LastIndex(abs, string(filepath.Separator)+"projects"+string(filepath.Separator)); i >= 0 {
 		s.root = abs[:i]
@@ -127,12 +114,6 @@ func newClaudeStore(path string, roots []string) *claudeStore {
 
 func (s *claudeStore) Path() string { return s.path }
 func (s *claudeStore) Close() error { return nil }
-
-func (s *claudeStore) Warnings() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.warnings...)
-}
 
 // transcriptFiles lists the transcripts: session files, and subagent files
 // (subagents/**/agent-*.jsonl and the older <project>/agent-*.jsonl).
@@ -221,28 +202,15 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		}
 		infos = append(infos, sess.Info)
 	}
-	s.mu.Lock()
-	s.files = files
-	s.warnings = warns
-	s.mu.Unlock()
+	s.setIndex(files, warns)
 	sortInfos(infos)
 	return infos, nil
 }
 
 func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	s.mu.Lock()
-	file, ok := s.files[id]
-	s.mu.Unlock()
-	if !ok {
-		if _, err := s.List(ctx); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		file, ok = s.files[id]
-		s.mu.Unlock()
-	}
-	if !ok {
-		return nil, notFound(id, s.path)
+	file, err := s.fileOf(ctx, id, s.path, s.List)
+	if err != nil {
+		return nil, err
 	}
 	list, err := s.load(file)
 	if err != nil {
@@ -310,31 +278,12 @@ type ccMessage struct {
 	blocks     []json.RawMessage // assistant: merged content blocks
 }
 
-type ccBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Signature *string         `json:"signature"`
-	Data      *string         `json:"data"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   *bool           `json:"is_error"`
-	Source    *struct {
-		Type      string `json:"type"`
-		MediaType string `json:"media_type"`
-		Data      string `json:"data"`
-		URL       string `json:"url"`
-	} `json:"source"`
-}
-
 // ccReader builds the sessions of one file.
 type ccReader struct {
-	file string
-	root string
-	warn []string
+	file   string
+	root   string
+	warn   []string
+	warnAt func(n int, format string, args ...any) // "file:n: …" into warn
 
 	main      *model.Session
 	sidechain map[string]*model.Session // inline sidechains (1.0.x), by root uuid
@@ -364,26 +313,12 @@ var ccAgentIDTail = regexp.MustCompile(`agentId: ([0-9a-zA-Z_-]+)`)
 // readClaudeTranscript reads one file: its session (or subagent) first,
 // then any inline sidechains as their own sessions.
 func readClaudeTranscript(file, root string) ([]*model.Session, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	r := &ccReader{file: file, root: root, sidechain: map[string]*model.Session{}, sideOf: map[string]string{}, st: map[*model.Session]*ccState{}, rank: map[*model.Session]int{}}
 	base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 	r.main = r.newSession(base)
-	br := bufio.NewReaderSize(f, 1<<20)
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			r.line(line, lineNo, err == io.EOF)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	r.warnAt = lineWarner(&r.warn, file)
+	if err := readJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }); err != nil {
+		return nil, err
 	}
 	out := []*model.Session{r.main}
 	var sides []string
@@ -455,10 +390,10 @@ func (r *ccReader) line(raw []byte, lineNo int, last bool) {
 	var l ccLine
 	if err := json.Unmarshal(raw, &l); err != nil {
 		what := "bad JSON"
-		if last && !bytes.HasSuffix(raw, []byte("\n")) {
+		if last {
 			what = "partial line (still being written?)"
 		}
-		r.warnf("%s:%d: %s, skipped: %v", r.file, lineNo, what, err)
+		r.warnAt(lineNo, "%s, skipped: %v", what, err)
 		return
 	}
 	sess := r.main
@@ -594,7 +529,7 @@ func (r *ccReader) sidechainOf(l ccLine) *model.Session {
 func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) {
 	var m ccMessage
 	if json.Unmarshal(l.Message, &m) != nil {
-		r.warnf("%s:%d: user record without a message, skipped", r.file, lineNo)
+		r.warnAt(lineNo, "user record without a message, skipped")
 		return
 	}
 	if len(m.Content) > 0 {
@@ -611,13 +546,13 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 	} else {
 		var blocks []json.RawMessage
 		if json.Unmarshal(m.Content, &blocks) != nil {
-			r.warnf("%s:%d: user content is neither a string nor a list, skipped", r.file, lineNo)
+			r.warnAt(lineNo, "user content is neither a string nor a list, skipped")
 			return
 		}
 		for i, raw := range blocks {
-			var b ccBlock
+			var b model.AnthropicBlock
 			if json.Unmarshal(raw, &b) != nil {
-				r.warnf("%s:%d: content[%d] is not an object, skipped", r.file, lineNo, i)
+				r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
 				continue
 			}
 			switch b.Type {
@@ -641,13 +576,13 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 }
 
 // result attaches a tool_result block to its call.
-func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b ccBlock) {
+func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b model.AnthropicBlock) {
 	c := st.calls[b.ToolUseID]
 	if c == nil {
 		r.warnf("%s: tool_result for unknown tool_use %s", r.file, b.ToolUseID)
 		return
 	}
-	isErr := b.IsError != nil && *b.IsError
+	isErr := b.Errored()
 	c.Status = model.StatusCompleted
 	if isErr {
 		c.Status = model.StatusError
@@ -687,7 +622,7 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 	if len(content) == 0 || string(content) == "null" {
 		s = ""
 	} else if json.Unmarshal(content, &s) != nil {
-		var blocks []ccBlock
+		var blocks []model.AnthropicBlock
 		if json.Unmarshal(content, &blocks) == nil {
 			v := &model.ToolResultValue{Type: model.ResultContent, Content: []model.ToolContent{}}
 			for _, b := range blocks {
@@ -712,7 +647,7 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 
 // ccBlockFile is an image or document block as a file (base64 sources as a
 // data: URL).
-func ccBlockFile(b ccBlock) *model.File {
+func ccBlockFile(b model.AnthropicBlock) *model.File {
 	if b.Source == nil {
 		return nil
 	}
@@ -728,7 +663,7 @@ func ccBlockFile(b ccBlock) *model.File {
 func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo int) {
 	var m ccMessage
 	if json.Unmarshal(l.Message, &m) != nil {
-		r.warnf("%s:%d: assistant record without a message, skipped", r.file, lineNo)
+		r.warnAt(lineNo, "assistant record without a message, skipped")
 		return
 	}
 	if l.IsAPIErrorMessage || m.Model == "<synthetic>" {
@@ -738,7 +673,7 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 	}
 	var blocks []json.RawMessage
 	if json.Unmarshal(m.Content, &blocks) != nil {
-		r.warnf("%s:%d: assistant content is not a list, skipped", r.file, lineNo)
+		r.warnAt(lineNo, "assistant content is not a list, skipped")
 		return
 	}
 	t := ccTime(l.Timestamp)
@@ -762,9 +697,9 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 	}
 	for i, raw := range blocks {
 		am.blocks = append(am.blocks, raw)
-		var b ccBlock
+		var b model.AnthropicBlock
 		if json.Unmarshal(raw, &b) != nil {
-			r.warnf("%s:%d: content[%d] is not an object, skipped", r.file, lineNo, i)
+			r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
 			continue
 		}
 		pid := fmt.Sprintf("%s/%d", l.UUID, i)
@@ -808,7 +743,7 @@ func ccContentText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var blocks []ccBlock
+	var blocks []model.AnthropicBlock
 	_ = json.Unmarshal(raw, &blocks)
 	var parts []string
 	for _, b := range blocks {
@@ -837,7 +772,7 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 	if l.Keep > 0 {
 		base := st.requests[l.Base]
 		if base == nil || base.Missing > 0 || len(base.Messages) < l.Keep {
-			r.warnf("%s:%d: api-request %s keeps %d messages of an unknown request %s", r.file, lineNo, l.ID, l.Keep, l.Base)
+			r.warnAt(lineNo, "api-request %s keeps %d messages of an unknown request %s", l.ID, l.Keep, l.Base)
 			req.Missing += l.Keep
 		} else {
 			req.Messages = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.Messages[:l.Keep]...)
@@ -928,7 +863,7 @@ func (r *ccReader) finish(sess *model.Session) {
 			if json.Unmarshal(raw, &m) != nil || m.Role != "user" || len(m.Content) == 0 || m.Content[0] != '[' {
 				continue
 			}
-			var blocks []ccBlock
+			var blocks []model.AnthropicBlock
 			if json.Unmarshal(m.Content, &blocks) != nil {
 				continue
 			}
@@ -938,10 +873,10 @@ func (r *ccReader) finish(sess *model.Session) {
 				}
 				sentSeen[b.ToolUseID] = true
 				if c := st.calls[b.ToolUseID]; c != nil {
-					c.Sent = claudeResultValue(b.Content, b.IsError != nil && *b.IsError)
+					c.Sent = claudeResultValue(b.Content, b.Errored())
 					if c.Status == model.StatusRunning {
 						c.Status = model.StatusCompleted
-						if b.IsError != nil && *b.IsError {
+						if b.Errored() {
 							c.Status = model.StatusError
 						}
 					}

@@ -18,7 +18,7 @@ func openCLIDir(dir string) (Store, bool) {
 		return s, true
 	}
 	if len(geminiChatFiles(dir)) > 0 {
-		return &geminiStore{path: dir, files: map[string]string{}}, true
+		return &geminiStore{path: dir}, true
 	}
 	return nil, false
 }
@@ -40,7 +40,7 @@ func openCLIFile(path string) (Store, bool) {
 	f.Close()
 	head = head[:n]
 	if strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json") && bytes.Contains(head, []byte(`"sessionId"`)) {
-		return &geminiStore{path: path, file: true, files: map[string]string{}}, true // legacy single JSON
+		return &geminiStore{path: path, file: true}, true // legacy single JSON
 	}
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
@@ -50,7 +50,7 @@ func openCLIFile(path string) (Store, bool) {
 		s, _ := openCodex(path, true)
 		return s, true
 	case bytes.Contains(head, []byte(`"sessionId"`)) && bytes.Contains(head, []byte(`"projectHash"`)):
-		return &geminiStore{path: path, file: true, files: map[string]string{}}, true
+		return &geminiStore{path: path, file: true}, true
 	}
 	return nil, false
 }

@@ -8,19 +8,14 @@ package sessions
 // the call's call_id, exactly as stored.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"correx/formatters"
@@ -32,14 +27,11 @@ import (
 type codexStore struct {
 	path string
 	file bool
-
-	mu       sync.Mutex
-	files    map[string]string // session id -> rollout
-	warnings []string
+	fileIndex
 }
 
 func openCodex(path string, file bool) (Store, error) {
-	s := &codexStore{path: path, file: file, files: map[string]string{}}
+	s := &codexStore{path: path, file: file}
 	return s, nil
 }
 
@@ -65,25 +57,10 @@ func isCodexHome(dir string) bool {
 }
 
 // CodexHome returns $CODEX_HOME, by default ~/.codex.
-func CodexHome() string {
-	if v := os.Getenv("CODEX_HOME"); v != "" {
-		return v
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".codex")
-}
+func CodexHome() string { return agentDir("CODEX_HOME", ".codex") }
 
 func (s *codexStore) Path() string { return s.path }
 func (s *codexStore) Close() error { return nil }
-
-func (s *codexStore) Warnings() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.warnings...)
-}
 
 // rollouts lists the rollout files: sessions/ first, then
 // archived_sessions/; a .jsonl.zst beside its .jsonl is not read.
@@ -138,9 +115,7 @@ func (s *codexStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		byID[sess.Info.ID] = f
 		infos = append(infos, sess.Info)
 	}
-	s.mu.Lock()
-	s.files, s.warnings = byID, warnings
-	s.mu.Unlock()
+	s.setIndex(byID, warnings)
 	sortInfos(infos)
 	return infos, nil
 }
@@ -153,19 +128,9 @@ func (s *codexStore) dataDir() string {
 }
 
 func (s *codexStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	s.mu.Lock()
-	f := s.files[id]
-	s.mu.Unlock()
-	if f == "" {
-		if _, err := s.List(ctx); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		f = s.files[id]
-		s.mu.Unlock()
-	}
-	if f == "" {
-		return nil, notFound(id, s.path)
+	f, err := s.fileOf(ctx, id, s.path, s.List)
+	if err != nil {
+		return nil, err
 	}
 	sess, err := readCodexRollout(f, s.dataDir())
 	if err != nil {
@@ -173,29 +138,6 @@ func (s *codexStore) Load(ctx context.Context, id string) (*model.Session, error
 	}
 	sess.Warnings = append(Warnings(s), sess.Warnings...)
 	return sess, nil
-}
-
-// cxReadLines calls fn for every non-empty line of a file, with its 1-based
-// number; a final line without newline is passed too.
-func cxReadLines(path string, fn func(n int, line []byte)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			fn(n, t)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
 }
 
 func cxTime(s string) time.Time {
@@ -228,9 +170,7 @@ var codexRolloutOnly = []string{"internal_chat_message_metadata_passthrough"}
 // one assistant message, whose Stored holds those items in rollout order.
 func readCodexRollout(path, dataDir string) (*model.Session, error) {
 	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentCodex, Source: path, DataDir: dataDir}}
-	warnf := func(n int, format string, args ...any) {
-		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: ", path, n)+fmt.Sprintf(format, args...))
-	}
+	warnf := lineWarner(&sess.Warnings, path)
 	var (
 		cur      *model.Message // the open assistant step
 		open     = map[string]bool{}
@@ -249,7 +189,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 		clear(open)
 	}
 	stepDone := false
-	err := cxReadLines(path, func(n int, line []byte) {
+	err := readJSONL(path, func(n int, line []byte, _ bool) {
 		var env struct {
 			Timestamp string          `json:"timestamp"`
 			Type      string          `json:"type"`

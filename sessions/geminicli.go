@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"correx/formatters"
@@ -35,10 +34,7 @@ import (
 type geminiStore struct {
 	path string
 	file bool
-
-	mu       sync.Mutex
-	files    map[string]string
-	warnings []string
+	fileIndex
 }
 
 // GeminiDir returns Gemini CLI's data dir: $GEMINI_CLI_HOME/.gemini, by
@@ -81,12 +77,6 @@ func geminiChatFiles(dir string) []string {
 func (s *geminiStore) Path() string { return s.path }
 func (s *geminiStore) Close() error { return nil }
 
-func (s *geminiStore) Warnings() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.warnings...)
-}
-
 func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	files := []string{s.path}
 	if !s.file {
@@ -117,27 +107,15 @@ func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		byID[sess.Info.ID] = f
 		infos = append(infos, sess.Info)
 	}
-	s.mu.Lock()
-	s.files, s.warnings = byID, warnings
-	s.mu.Unlock()
+	s.setIndex(byID, warnings)
 	sortInfos(infos)
 	return infos, nil
 }
 
 func (s *geminiStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	s.mu.Lock()
-	f := s.files[id]
-	s.mu.Unlock()
-	if f == "" {
-		if _, err := s.List(ctx); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		f = s.files[id]
-		s.mu.Unlock()
-	}
-	if f == "" {
-		return nil, notFound(id, s.path)
+	f, err := s.fileOf(ctx, id, s.path, s.List)
+	if err != nil {
+		return nil, err
 	}
 	sess, err := readGeminiChat(f)
 	if err != nil {
@@ -199,9 +177,7 @@ func (e *gcEntry) put(run int, set bool, rec json.RawMessage) {
 // readGeminiChat reads one chat file (JSONL, or the legacy single JSON).
 func readGeminiChat(path string) (*model.Session, error) {
 	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentGeminiCLI, Source: path, DataDir: geminiProjectDir(path)}}
-	warnf := func(n int, format string, args ...any) {
-		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: ", path, n)+fmt.Sprintf(format, args...))
-	}
+	warnf := lineWarner(&sess.Warnings, path)
 	var (
 		list    []*gcEntry
 		all     = map[string]*gcEntry{}
@@ -251,7 +227,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 		e.put(run, set, cxCompact(raw))
 		return e
 	}
-	line := func(n int, b []byte) {
+	line := func(n int, b []byte, _ bool) {
 		var top map[string]json.RawMessage
 		if err := json.Unmarshal(b, &top); err != nil {
 			warnf(n, "skipped a line that is not a JSON object (%v)", err)
@@ -327,7 +303,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 				list = append(list, e)
 			}
 		}
-	} else if err := cxReadLines(path, line); err != nil {
+	} else if err := readJSONL(path, line); err != nil {
 		return nil, err
 	}
 	if !meta {

@@ -293,40 +293,11 @@ func claudeEnv(l layout, baseURL string) []string {
 }
 
 // setupClaudeHome lays out the neutral home and the project (the scenario's
-// files plus a CLAUDE.md, committed at a fixed date).
+// files plus a CLAUDE.md).
 func setupClaudeHome(l layout) error {
-	if err := resetHome(l.Home); err != nil {
-		return err
-	}
-	for _, d := range []string{l.Proj, l.Config, l.Cache, l.State, l.Data, l.Tmp, claudeConfigDir(l)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
 	files := projectFiles()
 	files["CLAUDE.md"] = []byte("# Project instructions\n\nThis is the correx oracle project. Keep answers short.\n")
-	for name, body := range files {
-		path := filepath.Join(l.Proj, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			return err
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial commit"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = l.Proj
-		cmd.Env = append(baseEnv(l),
-			"GIT_AUTHOR_NAME=Oracle User", "GIT_AUTHOR_EMAIL=user@example.com",
-			"GIT_COMMITTER_NAME=Oracle User", "GIT_COMMITTER_EMAIL=user@example.com",
-			"GIT_AUTHOR_DATE=2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2025-01-01T00:00:00Z",
-			"GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return nil
+	return setupProject(l, files, claudeConfigDir(l))
 }
 
 var claudeSessionRe = regexp.MustCompile(`"session_id":\s*"([0-9a-f-]{36})"`)
@@ -453,20 +424,8 @@ func recordClaude(opt options, f flavour) (err error) {
 		"stored_vs_sent":   vr,
 		"problems":         problems,
 	}
-	if err := writeJSON(filepath.Join(stage, "record.json"), rec); err != nil {
-		return err
-	}
-	if err := checkNoHostPaths(stage, opt); err != nil {
-		return err
-	}
-	size, err := treeSize(stage)
+	size, err := publishFixture(opt, stage, final, rec)
 	if err != nil {
-		return err
-	}
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	if err := os.Rename(stage, final); err != nil {
 		return err
 	}
 	logf("%s: %d requests, %d transcripts, %.1f MB in %s", f.Name, len(reqs), len(trans), float64(size)/1e6, final)
@@ -569,14 +528,10 @@ func readClaudeTranscripts(projects string) ([]*claudeTranscript, error) {
 // claudeManifest maps each request to the transcript whose user texts it
 // carries, and numbers the main requests of each transcript.
 func claudeManifest(reqs []*captured, trans []*claudeTranscript, rootID string) []manifestEntry {
-	width := max(3, len(fmt.Sprint(len(reqs))))
 	steps := map[string]int{}
-	var out []manifestEntry
-	for _, r := range reqs {
-		e := manifestEntry{File: fmt.Sprintf("%0*d.json", width, r.Seq), Method: r.Method, Path: r.Path, Kind: r.Kind, Headers: r.Header}
-		if e.Kind == "" {
-			e.Kind = "aux"
-		}
+	out := manifestEntries(reqs)
+	for i, r := range reqs {
+		e := &out[i]
 		switch r.Scenario {
 		case "main":
 			e.Session = rootID
@@ -591,7 +546,6 @@ func claudeManifest(reqs []*captured, trans []*claudeTranscript, rootID string) 
 			steps[e.Session]++
 			e.Step = steps[e.Session]
 		}
-		out = append(out, e)
 	}
 	return out
 }

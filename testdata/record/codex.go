@@ -219,88 +219,6 @@ func codexAnalyse(wire string, doc map[string]any) conversation {
 	return cv
 }
 
-// streamCodexResponses is the Responses SSE stream, with freeform tools as
-// custom_tool_call items (streamResponses only knows function calls).
-func streamCodexResponses(w http.ResponseWriter, a answer) {
-	s := newSSE(w)
-	seq := 0
-	ev := func(typ string, kv ...any) {
-		s.event(typ, J(append([]any{"type", typ, "sequence_number", seq}, kv...)...))
-		seq++
-	}
-	respID := "resp_" + a.ids.hex("resp", 48)
-	base := func(status string, output rawJSON, usage any) rawJSON {
-		return J("id", respID, "object", "response", "created_at", created, "status", status, "background", false,
-			"error", nil, "incomplete_details", nil, "instructions", nil, "model", a.model, "output", output,
-			"parallel_tool_calls", true, "reasoning", J("effort", "medium", "summary", "detailed"),
-			"store", false, "tool_choice", "auto", "usage", usage)
-	}
-	ev("response.created", "response", base("in_progress", A(), nil))
-	ev("response.in_progress", "response", base("in_progress", A(), nil))
-	var done []any
-	oi := 0
-	if a.step.Reasoning != "" {
-		id := "rs_" + a.ids.hex("rs", 48)
-		enc := "gAAAAAB" + strings.NewReplacer("+", "-", "/", "_").Replace(a.ids.b64("encrypted_content", 180))
-		ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "reasoning", "encrypted_content", enc, "summary", A()))
-		ev("response.reasoning_summary_part.added", "item_id", id, "output_index", oi, "summary_index", 0, "part", J("type", "summary_text", "text", ""))
-		for _, piece := range chunks(a.step.Reasoning, 3) {
-			ev("response.reasoning_summary_text.delta", "item_id", id, "output_index", oi, "summary_index", 0, "delta", piece)
-		}
-		ev("response.reasoning_summary_text.done", "item_id", id, "output_index", oi, "summary_index", 0, "text", a.step.Reasoning)
-		ev("response.reasoning_summary_part.done", "item_id", id, "output_index", oi, "summary_index", 0, "part", J("type", "summary_text", "text", a.step.Reasoning))
-		item := J("id", id, "type", "reasoning", "encrypted_content", enc, "summary", A(J("type", "summary_text", "text", a.step.Reasoning)))
-		ev("response.output_item.done", "output_index", oi, "item", item)
-		done = append(done, item)
-		oi++
-	}
-	if a.step.Text != "" {
-		id := "msg_" + a.ids.hex("msg", 48)
-		ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "message", "status", "in_progress", "content", A(), "role", "assistant"))
-		ev("response.content_part.added", "item_id", id, "output_index", oi, "content_index", 0, "part", J("type", "output_text", "annotations", A(), "logprobs", A(), "text", ""))
-		for _, piece := range chunks(a.step.Text, 3) {
-			ev("response.output_text.delta", "item_id", id, "output_index", oi, "content_index", 0, "delta", piece, "logprobs", A())
-		}
-		ev("response.output_text.done", "item_id", id, "output_index", oi, "content_index", 0, "text", a.step.Text, "logprobs", A())
-		part := J("type", "output_text", "annotations", A(), "logprobs", A(), "text", a.step.Text)
-		ev("response.content_part.done", "item_id", id, "output_index", oi, "content_index", 0, "part", part)
-		item := J("id", id, "type", "message", "status", "completed", "content", A(part), "role", "assistant")
-		ev("response.output_item.done", "output_index", oi, "item", item)
-		done = append(done, item)
-		oi++
-	}
-	for i, c := range a.step.Calls {
-		callID := "call_" + a.ids.alnum(fmt.Sprintf("call%d", i), 24)
-		if codexCustomTools[c.Name] {
-			id := "ctc_" + a.ids.hex(fmt.Sprintf("ctc%d", i), 48)
-			ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "custom_tool_call", "status", "in_progress", "call_id", callID, "input", "", "name", c.Name))
-			for _, piece := range chunks(c.Args, 2) {
-				ev("response.custom_tool_call_input.delta", "item_id", id, "output_index", oi, "delta", piece)
-			}
-			ev("response.custom_tool_call_input.done", "item_id", id, "output_index", oi, "input", c.Args)
-			item := J("id", id, "type", "custom_tool_call", "status", "completed", "call_id", callID, "input", c.Args, "name", c.Name)
-			ev("response.output_item.done", "output_index", oi, "item", item)
-			done = append(done, item)
-			oi++
-			continue
-		}
-		id := "fc_" + a.ids.hex(fmt.Sprintf("fc%d", i), 48)
-		ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "function_call", "status", "in_progress", "arguments", "", "call_id", callID, "name", c.Name))
-		for _, piece := range chunks(c.Args, 2) {
-			ev("response.function_call_arguments.delta", "item_id", id, "output_index", oi, "delta", piece)
-		}
-		ev("response.function_call_arguments.done", "item_id", id, "output_index", oi, "arguments", c.Args)
-		item := J("id", id, "type", "function_call", "status", "completed", "arguments", c.Args, "call_id", callID, "name", c.Name)
-		ev("response.output_item.done", "output_index", oi, "item", item)
-		done = append(done, item)
-		oi++
-	}
-	out := a.outTokens() + a.reasoningTokens()
-	usage := J("input_tokens", a.inTokens, "input_tokens_details", J("cached_tokens", 0),
-		"output_tokens", out, "output_tokens_details", J("reasoning_tokens", a.reasoningTokens()), "total_tokens", a.inTokens+out)
-	ev("response.completed", "response", base("completed", A(done...), usage))
-}
-
 // ensureNpmCLI installs pkg@version with npm into the cache (once) and
 // returns the install dir.
 func ensureNpmCLI(cacheDir, dirName, pkg, version string) (string, error) {
@@ -340,42 +258,6 @@ func runQuiet(dir, name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	return cmd.CombinedOutput()
-}
-
-// setupCLIHome wipes the neutral home and lays out the project (the same
-// files as opencode's, a git repo with one fixed commit) without any
-// opencode config.
-func setupCLIHome(l layout) error {
-	if err := resetHome(l.Home); err != nil {
-		return err
-	}
-	for _, d := range []string{l.Proj, l.Data, l.Config, l.Cache, l.State, l.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	for name, body := range projectFiles() {
-		p := filepath.Join(l.Proj, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			return err
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial commit"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = l.Proj
-		cmd.Env = append(baseEnv(l),
-			"GIT_AUTHOR_NAME=Oracle User", "GIT_AUTHOR_EMAIL=user@example.com",
-			"GIT_COMMITTER_NAME=Oracle User", "GIT_COMMITTER_EMAIL=user@example.com",
-			"GIT_AUTHOR_DATE=2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2025-01-01T00:00:00Z",
-			"GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return nil
 }
 
 func codexConfig(baseURL, modelID string) string {
@@ -419,10 +301,10 @@ func recordCodex(opt options, f flavour) (err error) {
 		if c.Wire != "responses" {
 			return false
 		}
-		streamCodexResponses(w, answer{step: st, ids: newIDs(f.Name, c), inTokens: len(c.Body) / 4, model: f.ModelID})
+		streamResponses(w, answer{step: st, ids: newIDs(f.Name, c), inTokens: len(c.Body) / 4, model: f.ModelID}, codexCustomTools)
 		return true
 	}
-	if err := setupCLIHome(l); err != nil {
+	if err := setupProject(l, projectFiles()); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
@@ -535,16 +417,13 @@ func isDirPath(p string) bool {
 // cliManifest maps each request to the one session of the run: main
 // requests are its steps in order.
 func cliManifest(reqs []*captured, session string) []manifestEntry {
-	width := max(3, len(fmt.Sprint(len(reqs))))
-	var out []manifestEntry
+	out := manifestEntries(reqs)
 	step := 0
-	for _, r := range reqs {
-		e := manifestEntry{File: fmt.Sprintf("%0*d.json", width, r.Seq), Method: r.Method, Path: r.Path, Kind: r.Kind, Headers: r.Header}
+	for i, r := range reqs {
 		if r.Kind == "main" {
 			step++
-			e.Session, e.Step = session, step
+			out[i].Session, out[i].Step = session, step
 		}
-		out = append(out, e)
 	}
 	return out
 }
@@ -562,20 +441,8 @@ func writeRequests(stage string, reqs []*captured, manifest []manifestEntry) err
 }
 
 func finishCLIFixture(opt options, stage, final string, rec map[string]any, problems []string) error {
-	if err := writeJSON(filepath.Join(stage, "record.json"), rec); err != nil {
-		return err
-	}
-	if err := checkNoHostPaths(stage, opt); err != nil {
-		return err
-	}
-	size, err := treeSize(stage)
+	size, err := publishFixture(opt, stage, final, rec)
 	if err != nil {
-		return err
-	}
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	if err := os.Rename(stage, final); err != nil {
 		return err
 	}
 	logf("%d requests, %.1f MB in %s", rec["requests"], float64(size)/1e6, final)

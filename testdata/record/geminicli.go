@@ -169,7 +169,7 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 		}
 		return true
 	}
-	if err := setupCLIHome(l); err != nil {
+	if err := setupProject(l, projectFiles()); err != nil {
 		return err
 	}
 	// The CLI puts its install path into every request (the location of

@@ -129,19 +129,19 @@ const smallPage = `<!DOCTYPE html>
 </html>
 `
 
-// setupHome lays out the neutral home: XDG dirs, the project (a git repo
-// with one commit at a fixed date, so its id is the same in every
-// recording), and opencode.json.
-func setupHome(l layout, f flavour, baseURL string) error {
+// setupProject wipes the neutral home, makes its XDG dirs and dirs, and
+// lays out the project: files in a git repo with one commit at a fixed
+// date, so its id is the same in every recording.
+func setupProject(l layout, files map[string][]byte, dirs ...string) error {
 	if err := resetHome(l.Home); err != nil {
 		return err
 	}
-	for _, d := range []string{l.Proj, l.Data, l.Config, l.Cache, l.State, l.Tmp} {
+	for _, d := range append([]string{l.Proj, l.Data, l.Config, l.Cache, l.State, l.Tmp}, dirs...) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
 	}
-	for name, body := range projectFiles() {
+	for name, body := range files {
 		p := filepath.Join(l.Proj, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
@@ -150,7 +150,7 @@ func setupHome(l layout, f flavour, baseURL string) error {
 			return err
 		}
 	}
-	git := func(args ...string) error {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial commit"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = l.Proj
 		cmd.Env = append(baseEnv(l),
@@ -158,19 +158,17 @@ func setupHome(l layout, f flavour, baseURL string) error {
 			"GIT_COMMITTER_NAME=Oracle User", "GIT_COMMITTER_EMAIL=user@example.com",
 			"GIT_AUTHOR_DATE=2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2025-01-01T00:00:00Z",
 			"GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
+		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		return nil
 	}
-	if err := git("init", "-q", "-b", "main"); err != nil {
-		return err
-	}
-	if err := git("add", "-A"); err != nil {
-		return err
-	}
-	if err := git("commit", "-q", "-m", "initial commit"); err != nil {
+	return nil
+}
+
+// setupHome is setupProject with opencode's config (opencode.json, and a
+// skill for 1.1.x).
+func setupHome(l layout, f flavour, baseURL string) error {
+	if err := setupProject(l, projectFiles()); err != nil {
 		return err
 	}
 	cfg := opencodeConfig(f, baseURL)

@@ -214,31 +214,7 @@ func recordFlavour(opt options, f flavour) (err error) {
 		"requests":     len(reqs),
 		"problems":     problems,
 	}
-	if err := writeJSON(filepath.Join(stage, "record.json"), rec); err != nil {
-		return err
-	}
-	if err := checkNoHostPaths(stage, opt); err != nil {
-		return err
-	}
-	size, err := treeSize(stage)
-	if err != nil {
-		return err
-	}
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	if err := os.Rename(stage, final); err != nil {
-		return err
-	}
-	counts := map[string]int{}
-	for _, e := range manifest {
-		counts[e.Kind]++
-	}
-	logf("%s: %d requests (%v), %d sessions, %.1f MB in %s", f.Name, len(reqs), counts, len(sessionIDs), float64(size)/1e6, final)
-	for _, p := range problems {
-		warnf("%s: %s", f.Name, p)
-	}
-	return nil
+	return finishOpencodeFixture(opt, f, stage, final, rec, manifest, sessionIDs, problems)
 }
 
 // runOpencode runs one opencode command in its own process group, with the
@@ -332,6 +308,43 @@ func listSessions(l layout, f flavour) ([]string, error) {
 		return ids, nil
 	}
 	return sqliteSessions(filepath.Join(l.opencodeData(), "opencode.db"))
+}
+
+// finishOpencodeFixture publishes an opencode flavour's fixture and reports
+// it (rec holds "requests").
+func finishOpencodeFixture(opt options, f flavour, stage, final string, rec map[string]any, manifest []manifestEntry, sessionIDs, problems []string) error {
+	size, err := publishFixture(opt, stage, final, rec)
+	if err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	for _, e := range manifest {
+		counts[e.Kind]++
+	}
+	logf("%s: %d requests (%v), %d sessions, %.1f MB in %s", f.Name, rec["requests"], counts, len(sessionIDs), float64(size)/1e6, final)
+	for _, p := range problems {
+		warnf("%s: %s", f.Name, p)
+	}
+	return nil
+}
+
+// publishFixture writes record.json into the staged fixture, checks it for
+// host paths and puts it in place of final; it returns the fixture's size.
+func publishFixture(opt options, stage, final string, rec map[string]any) (int64, error) {
+	if err := writeJSON(filepath.Join(stage, "record.json"), rec); err != nil {
+		return 0, err
+	}
+	if err := checkNoHostPaths(stage, opt); err != nil {
+		return 0, err
+	}
+	size, err := treeSize(stage)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.RemoveAll(final); err != nil {
+		return 0, err
+	}
+	return size, os.Rename(stage, final)
 }
 
 func writeJSON(path string, v any) error {

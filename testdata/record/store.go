@@ -155,21 +155,24 @@ type manifestEntry struct {
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
-func buildManifest(reqs []*captured, sessions []*sessionInfo) []manifestEntry {
+// manifestEntries are the requests' entries without session and step.
+func manifestEntries(reqs []*captured) []manifestEntry {
 	width := max(3, len(fmt.Sprint(len(reqs))))
+	out := make([]manifestEntry, len(reqs))
+	for i, r := range reqs {
+		out[i] = manifestEntry{File: fmt.Sprintf("%0*d.json", width, r.Seq), Method: r.Method, Path: r.Path, Kind: r.Kind, Headers: r.Header}
+		if r.Kind == "" {
+			out[i].Kind = "aux"
+		}
+	}
+	return out
+}
+
+func buildManifest(reqs []*captured, sessions []*sessionInfo) []manifestEntry {
 	steps := map[string]int{}
-	var out []manifestEntry
-	for _, r := range reqs {
-		e := manifestEntry{
-			File:    fmt.Sprintf("%0*d.json", width, r.Seq),
-			Method:  r.Method,
-			Path:    r.Path,
-			Kind:    r.Kind,
-			Headers: r.Header,
-		}
-		if e.Kind == "" {
-			e.Kind = "aux"
-		}
+	out := manifestEntries(reqs)
+	for i, r := range reqs {
+		e := &out[i]
 		if e.Kind == "main" {
 			first := strings.TrimSpace(r.conv.firstUser)
 			for _, s := range sessions {
@@ -194,7 +197,6 @@ func buildManifest(reqs []*captured, sessions []*sessionInfo) []manifestEntry {
 				}
 			}
 		}
-		out = append(out, e)
 	}
 	return out
 }

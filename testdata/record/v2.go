@@ -331,31 +331,7 @@ func recordV2(opt options, f flavour) (err error) {
 		"requests":     len(reqs),
 		"problems":     problems,
 	}
-	if err := writeJSON(filepath.Join(stage, "record.json"), rec); err != nil {
-		return err
-	}
-	if err := checkNoHostPaths(stage, opt); err != nil {
-		return err
-	}
-	size, err := treeSize(stage)
-	if err != nil {
-		return err
-	}
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	if err := os.Rename(stage, final); err != nil {
-		return err
-	}
-	counts := map[string]int{}
-	for _, e := range manifest {
-		counts[e.Kind]++
-	}
-	logf("%s: %d requests (%v), %d sessions, %.1f MB in %s", f.Name, len(reqs), counts, len(sessionIDs), float64(size)/1e6, final)
-	for _, p := range problems {
-		warnf("%s: %s", f.Name, p)
-	}
-	return nil
+	return finishOpencodeFixture(opt, f, stage, final, rec, manifest, sessionIDs, problems)
 }
 
 // ---- opencode serve ----
@@ -759,20 +735,10 @@ func checkPagesMatchRows(pages [][]byte, sessions []*v2Session, id string) error
 // buildV2Manifest maps each request to the v2 session whose first user text
 // it starts with; step = 1 + that session's earlier requests.
 func buildV2Manifest(reqs []*captured, sessions []*v2Session) []manifestEntry {
-	width := max(3, len(fmt.Sprint(len(reqs))))
 	steps := map[string]int{}
-	var out []manifestEntry
-	for _, r := range reqs {
-		e := manifestEntry{
-			File:    fmt.Sprintf("%0*d.json", width, r.Seq),
-			Method:  r.Method,
-			Path:    r.Path,
-			Kind:    r.Kind,
-			Headers: r.Header,
-		}
-		if e.Kind == "" {
-			e.Kind = "aux"
-		}
+	out := manifestEntries(reqs)
+	for i, r := range reqs {
+		e := &out[i]
 		first := strings.TrimSpace(r.conv.firstUser)
 		for _, s := range sessions {
 			if first != "" && strings.TrimSpace(s.FirstUser) == first {
@@ -784,7 +750,6 @@ func buildV2Manifest(reqs []*captured, sessions []*v2Session) []manifestEntry {
 			steps[e.Session]++
 			e.Step = steps[e.Session]
 		}
-		out = append(out, e)
 	}
 	return out
 }

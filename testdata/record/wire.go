@@ -122,7 +122,7 @@ func writeStream(w http.ResponseWriter, wire string, a answer) {
 	case "gemini":
 		streamGemini(w, a)
 	case "responses":
-		streamResponses(w, a)
+		streamResponses(w, a, nil)
 	case "bedrock":
 		streamBedrock(w, a)
 	}
@@ -279,7 +279,9 @@ func streamGemini(w http.ResponseWriter, a answer) {
 
 // ---- OpenAI Responses ----
 
-func streamResponses(w http.ResponseWriter, a answer) {
+// streamResponses is the Responses SSE stream; calls of the tools in
+// custom (Codex's freeform tools) are custom_tool_call items.
+func streamResponses(w http.ResponseWriter, a answer, custom map[string]bool) {
 	s := newSSE(w)
 	seq := 0
 	ev := func(typ string, kv ...any) {
@@ -328,8 +330,21 @@ func streamResponses(w http.ResponseWriter, a answer) {
 		oi++
 	}
 	for i, c := range a.step.Calls {
-		id := "fc_" + a.ids.hex(fmt.Sprintf("fc%d", i), 48)
 		callID := "call_" + a.ids.alnum(fmt.Sprintf("call%d", i), 24)
+		if custom[c.Name] {
+			id := "ctc_" + a.ids.hex(fmt.Sprintf("ctc%d", i), 48)
+			ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "custom_tool_call", "status", "in_progress", "call_id", callID, "input", "", "name", c.Name))
+			for _, piece := range chunks(c.Args, 2) {
+				ev("response.custom_tool_call_input.delta", "item_id", id, "output_index", oi, "delta", piece)
+			}
+			ev("response.custom_tool_call_input.done", "item_id", id, "output_index", oi, "input", c.Args)
+			item := J("id", id, "type", "custom_tool_call", "status", "completed", "call_id", callID, "input", c.Args, "name", c.Name)
+			ev("response.output_item.done", "output_index", oi, "item", item)
+			done = append(done, item)
+			oi++
+			continue
+		}
+		id := "fc_" + a.ids.hex(fmt.Sprintf("fc%d", i), 48)
 		ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "function_call", "status", "in_progress", "arguments", "", "call_id", callID, "name", c.Name))
 		for _, piece := range chunks(c.Args, 2) {
 			ev("response.function_call_arguments.delta", "item_id", id, "output_index", oi, "delta", piece)
