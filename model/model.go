@@ -171,6 +171,18 @@ type ToolCall struct {
 	Structured  json.RawMessage // state.structured, compact, nil when absent
 	OutputPaths []string        // state.outputPaths: spill files of ToolOutputStore.bound
 	ErrorValue  json.RawMessage // state.error as stored ({"type","message"}), nil unless error
+
+	// OutputBytes and Elided are set only by outline loads
+	// (sessions.OutlineLoader), which leave large outputs in the store.
+	// OutputBytes is the length in bytes of Output; when Elided, of what
+	// was left out as stored (the JSON-escaped output, metadata.output,
+	// error and attachments with their keys), a close upper bound of the
+	// output's size. Elided tells that Output, Error, Attachments and
+	// Metadata's "output" field were left out because the stored part is
+	// large: the whole call is read with sessions.OutputLoader. A full
+	// Load leaves both zero.
+	OutputBytes int
+	Elided      bool
 }
 
 // IsV2 reports whether the call was stored by opencode's v2 loop.

@@ -1,0 +1,272 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"correx/model"
+)
+
+// Lazy loading, for viewers of sessions too large to hold: a session is
+// read as an outline, in pages of messages, with the large tool outputs
+// left in the store, and a call's full output is read when it is shown.
+// Load keeps its meaning (everything, in one snapshot); the opencode SQLite
+// store is the one store that offers the lazy path.
+
+// OutlineElideBytes is the stored size (bytes of a part's JSON) above
+// which an outline leaves a tool part's output out.
+const OutlineElideBytes = 1024
+
+// elideBytes is OutlineElideBytes; tests lower it.
+var elideBytes = OutlineElideBytes
+
+// OutlinePage is one page of a session outline.
+type OutlinePage struct {
+	// Session holds the session's Info (its counts are those of List, except
+	// Messages, counted when the page was read) and the page's messages, in
+	// order, their tool calls marked Elided where the output was left out.
+	// Warnings are the page's (the first page's also carry the store's).
+	Session *model.Session
+	// From is the index of the page's first message in the session.
+	From int
+	// More tells that messages follow: the next page starts at
+	// From+len(Session.Messages).
+	More bool
+}
+
+// OutlineLoader is implemented by stores that read a session in pages
+// without its large outputs.
+type OutlineLoader interface {
+	// LoadOutline reads up to limit messages of session id from message
+	// index from on (limit <= 0: all), each page from its own snapshot. A
+	// session the store cannot page (opencode's v2 loop) comes whole in the
+	// first page, outputs included, with More false. An unknown id gives an
+	// error that wraps ErrNotFound.
+	LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error)
+}
+
+// OutputLoader is implemented by stores whose outlines elide outputs.
+type OutputLoader interface {
+	// LoadOutput reads tool part partID of session sessionID whole (output,
+	// error, attachments and metadata as Load gives them).
+	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
+}
+
+// Lazy is a store that offers both parts of the lazy path.
+type Lazy interface {
+	OutlineLoader
+	OutputLoader
+}
+
+// LazyFor returns the store of s that can read session id lazily, or nil
+// when it must be loaded whole with Load. A combined store answers for the
+// sessions its List attributed to a lazy store.
+func LazyFor(s Store, id string) Lazy {
+	if m, ok := s.(*multi); ok {
+		m.mu.Lock()
+		s = m.owner[id]
+		m.mu.Unlock()
+		if s == nil && len(m.stores) == 1 {
+			s = m.stores[0]
+		}
+	}
+	if l, ok := s.(Lazy); ok {
+		return l
+	}
+	return nil
+}
+
+// outlinePartsSQL reads a page's parts; a part whose JSON is valid and
+// longer than ?1 bytes comes without its output, metadata.output, error
+// and attachments, with its stored size. octet_length reads a row's size
+// without its overflow pages, so a small part costs one read and a large
+// one a parse in SQLite (json_valid's parse is reused by json_remove); a
+// malformed part comes whole, for the decoder to report.
+const outlinePartsSQL = `
+SELECT id, message_id, octet_length(data),
+       CASE WHEN octet_length(data) > ?1 AND json_valid(data) THEN json_remove(data, '$.state.output', '$.state.metadata.output', '$.state.error', '$.state.attachments') ELSE data END,
+       octet_length(data) > ?1 AND json_valid(data)
+FROM part
+WHERE session_id = ?2 AND message_id IN (%s)
+ORDER BY message_id, id`
+
+func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error) {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
+	}
+	defer tx.Rollback()
+	p, err := s.outline(ctx, tx, id, max(from, 0), limit)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
+	}
+	return p, nil
+}
+
+func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int) (*OutlinePage, error) {
+	var r sessionRow
+	err := tx.QueryRowContext(ctx,
+		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
+		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id, s.path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess := &model.Session{Info: r.info(s.path, s.dataDir())}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM message WHERE session_id = ?`, id).Scan(&sess.Info.Messages); err != nil {
+		return nil, err
+	}
+	page := &OutlinePage{Session: sess, From: from}
+	var d decoder
+	if sess.Info.Messages == 0 && s.v2Table {
+		if from == 0 {
+			if err := s.loadV2(ctx, tx, sess, &d); err != nil {
+				return nil, err
+			}
+			countCalls(&sess.Info, sess.Messages)
+			sess.Warnings = append(append([]string(nil), s.warnings...), d.warnings...)
+		}
+		return page, nil
+	}
+
+	q := `SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id`
+	args := []any{id}
+	if limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, limit+1, from)
+	} else if from > 0 {
+		q += ` LIMIT -1 OFFSET ?`
+		args = append(args, from)
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	index := map[string]int{} // message id -> index in sess.Messages
+	var ids []any
+	for rows.Next() {
+		if limit > 0 && len(ids) == limit {
+			page.More = true
+			break
+		}
+		var (
+			mid     string
+			created sql.NullInt64
+			data    sql.RawBytes
+		)
+		if err := rows.Scan(&mid, &created, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, mid)
+		m, ok := d.message(mid, data, created.Int64, "table message, row "+mid)
+		if !ok {
+			continue
+		}
+		index[mid] = len(sess.Messages)
+		sess.Messages = append(sess.Messages, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	orphans := map[string]int{}
+	if len(ids) > 0 {
+		q := fmt.Sprintf(outlinePartsSQL, strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","))
+		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id}, ids...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var (
+				pid, mid string
+				size     int
+				data     sql.RawBytes
+				elided   bool
+			)
+			if err := rows.Scan(&pid, &mid, &size, &data, &elided); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			mi, ok := index[mid]
+			if !ok {
+				orphans[mid]++
+				continue
+			}
+			p, ok := d.part(pid, data, "table part, row "+pid)
+			if !ok {
+				continue
+			}
+			if tc := p.Tool; tc != nil {
+				if elided {
+					tc.Elided, tc.OutputBytes = true, size-len(data)
+				} else {
+					tc.OutputBytes = len(tc.Output)
+				}
+			}
+			sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if !page.More {
+		// parts whose message is not in the table at all, as Load reports them
+		rows, err := tx.QueryContext(ctx, `
+SELECT message_id, count(*) FROM part
+WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?1)
+GROUP BY message_id`, id)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var mid string
+			var n int
+			if err := rows.Scan(&mid, &n); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			orphans[mid] += n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for _, mid := range sortedKeys(orphans) {
+		d.warnf("table part: %d part(s) of message %s skipped: the message was not loaded", orphans[mid], mid)
+	}
+	if from == 0 {
+		sess.Warnings = append(sess.Warnings, s.warnings...)
+	}
+	sess.Warnings = append(sess.Warnings, d.warnings...)
+	return page, nil
+}
+
+func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
+	var data []byte
+	err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: part %s of session %s in %s", ErrNotFound, partID, sessionID, s.path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
+	}
+	var d decoder
+	p, ok := d.part(partID, data, "table part, row "+partID)
+	if !ok || p.Tool == nil {
+		return nil, fmt.Errorf("load part %s from %s: not a readable tool part: %s", partID, s.path, strings.Join(d.warnings, "; "))
+	}
+	p.Tool.OutputBytes = len(p.Tool.Output)
+	return p.Tool, nil
+}
