@@ -4,7 +4,12 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"sync"
 	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 
 	"correx/sessions"
 )
@@ -75,19 +80,83 @@ func biggestSession(b *testing.B, dir string) string {
 }
 
 // openFirstFrame opens the store, opens session id as `correx --session
-// ID` does, drives the model until the session view is loaded and its pane
-// rendered, and composes the first frame.
-func openFirstFrame(b *testing.B, dir, id string) (*harness, sessions.Store, string) {
+// ID` does and composes the first frame: the session view with its first
+// call's pane rendered. The model's Cmds run concurrently as Bubble Tea
+// runs them (the session list, a lazy session's further pages), and the
+// first frame is the first one after a message that leaves the view
+// rendered and waiting for nothing. finish waits for the Cmds still
+// running, outside the timer: with apply, their messages (and everything
+// they lead to) go into the model, else they are dropped.
+func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store, frame string, finish func(apply bool)) {
 	s, err := sessions.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := newHarness(b, Options{Stores: []sessions.Store{s}, SessionID: id}, benchW, benchH)
-	v := h.m.current()
-	if v == nil || h.m.busy() || len(v.need) > 0 {
-		b.Fatalf("session %s not loaded and rendered: status %q", id, h.m.status.text)
+	m := New(Options{Stores: []sessions.Store{s}, SessionID: id})
+	m.now = func() time.Time { return fakeNow }
+	m.picker.now = m.now
+	h = &harness{t: b, m: m}
+	nm, _ := h.m.Update(tea.WindowSizeMsg{Width: benchW, Height: benchH})
+	h.m = nm.(Model)
+	ch := make(chan tea.Msg, 1<<12)
+	var wg sync.WaitGroup
+	var start func(cmd tea.Cmd)
+	start = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch <- cmd()
+		}()
 	}
-	return h, s, h.m.View().Content
+	start(h.m.Init())
+	rendered := func() bool {
+		v := h.m.current()
+		return v != nil && !h.m.busy() && len(v.need) == 0 && v.needDetail == nil
+	}
+	for !rendered() {
+		switch msg := (<-ch).(type) {
+		case nil, spinner.TickMsg, liveTickMsg, tea.QuitMsg:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				start(c)
+			}
+		default:
+			nm, cmd := h.m.Update(msg)
+			h.m = nm.(Model)
+			start(cmd)
+		}
+	}
+	frame = h.m.View().Content
+	finish = func(apply bool) {
+		for {
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			select {
+			case msg := <-ch:
+				switch msg := msg.(type) {
+				case nil, spinner.TickMsg, liveTickMsg, tea.QuitMsg:
+				case tea.BatchMsg:
+					for _, c := range msg {
+						start(c)
+					}
+				default:
+					if apply {
+						nm, cmd := h.m.Update(msg)
+						h.m = nm.(Model)
+						start(cmd)
+					}
+				}
+			case <-done:
+				if len(ch) == 0 {
+					return
+				}
+			}
+		}
+	}
+	return h, s, frame, finish
 }
 
 // liveHeap reports the heap still in use (after a GC) while keep is alive.
@@ -109,11 +178,13 @@ func BenchmarkFirstFrame(b *testing.B) {
 		for b.Loop() {
 			var s sessions.Store
 			var frame string
-			h, s, frame = openFirstFrame(b, dir, id)
+			var finish func(bool)
+			h, s, frame, finish = openFirstFrame(b, dir, id)
 			if frame == "" {
 				b.Fatal("empty frame")
 			}
 			b.StopTimer()
+			finish(false)
 			s.Close()
 			b.StartTimer()
 		}
@@ -128,7 +199,8 @@ func BenchmarkFirstFrame(b *testing.B) {
 func BenchmarkKeypress(b *testing.B) {
 	runOn(b, func(b *testing.B, dir string) {
 		id := biggestSession(b, dir)
-		h, s, _ := openFirstFrame(b, dir, id)
+		h, s, _, finish := openFirstFrame(b, dir, id)
+		finish(true) // every page read
 		defer s.Close()
 		v := h.m.current()
 		if len(v.list.rows) < 2 {
@@ -144,7 +216,7 @@ func BenchmarkKeypress(b *testing.B) {
 			}
 			before := v.list.sel
 			h.key("j")
-			if v.list.sel == before || len(v.need) > 0 {
+			if v.list.sel == before || len(v.need) > 0 || v.needDetail != nil {
 				b.Fatalf("j did not move to a rendered call (at %d)", before)
 			}
 			if h.m.View().Content == "" {

@@ -130,10 +130,10 @@ func (l *callList) row(i int) string {
 	if r.child != nil {
 		badges = append(badges, st.SubBadge.Render(fmt.Sprintf("⑂%d", len(r.child.calls))))
 	}
-	if ci.vis.Truncation != nil {
+	if ci.truncated() {
 		badges = append(badges, st.TruncBadge.Render("✂"))
 	}
-	if c.Status == model.StatusError || ci.vis.Result.Type == model.ResultError {
+	if c.Status == model.StatusError || ci.errResult() {
 		badges = append(badges, st.ErrBadge.Render("err"))
 	}
 	right := strings.Join(badges, " ")

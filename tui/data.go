@@ -27,6 +27,17 @@ type sessionData struct {
 	calls []callInfo
 	// children are the loaded subagent sessions, by session id.
 	children map[string]*sessionData
+
+	// lazy is set for a session read through the store's outline
+	// (sessions.Lazy, lazy.go): its messages arrive in pages (loading
+	// while more are to come, the next from message index next), and a
+	// call's model-visible result is computed when the call is shown,
+	// kept for the most recently shown calls only (details).
+	lazy    sessions.Lazy
+	loading bool
+	next    int
+	details *detailCache
+	budget  int // of eagerBytes, what is left
 }
 
 // callInfo is one tool call of a session.
@@ -38,9 +49,23 @@ type callInfo struct {
 	// visNative is what the native lowering sent, for the v1 calls where it
 	// differs from vis (a completed call with attachments); nil otherwise.
 	visNative *model.Visible
+
+	// ready tells that vis and visNative are computed; always for an
+	// eagerly loaded session, in a lazy one while the call's detail is
+	// cached (full is then the whole call when the outline elided it).
+	// seen/trunc/errRes keep the list badges of a call whose detail was
+	// computed once and since dropped.
+	ready, seen, trunc, errRes bool
+	full                       *model.ToolCall
 }
 
-func (c callInfo) call() *model.ToolCall { return c.ref.Call }
+// call is the call as stored: whole when it is loaded (or its detail is).
+func (c callInfo) call() *model.ToolCall {
+	if c.full != nil {
+		return c.full
+	}
+	return c.ref.Call
+}
 
 // visFor is the model-visible result under a lowering.
 func (c *callInfo) visFor(l model.Lowering) *model.Visible {
@@ -65,6 +90,7 @@ func buildSessionData(sess *model.Session) *sessionData {
 			step: stepOf[ref.Message],
 			msg:  &sess.Messages[ref.Message],
 		}
+		ci.ready = true
 		if c := ref.Call; sess.Info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
 			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
 			ci.visNative = &nv
@@ -188,11 +214,15 @@ func listCmd(store sessions.Store) tea.Cmd {
 }
 
 // loadCmd loads a session and the subagent sessions its task calls made
-// (to a depth of 4), computing every call's visible result.
+// (to a depth of 4), computing every call's visible result; a session the
+// store reads lazily comes as its first outline page (lazy.go).
 func loadCmd(store sessions.Store, id string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
+		if l := sessions.LazyFor(store, id); l != nil {
+			return loadFirstPage(ctx, store, l, id)
+		}
 		sess, err := store.Load(ctx, id)
 		if err != nil {
 			return loadedMsg{id: id, err: err}
@@ -228,9 +258,18 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 	}
 }
 
-func convCmd(k convKey) tea.Cmd {
+// convCmd renders a conversation from snap, a copy of k.sess taken in
+// Update; for a lazy session (l set) the outputs the outline left out are
+// read for the render and dropped after it.
+func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 	return func() tea.Msg {
-		val, err := render.Conversation(k.sess, k.p, k.step, render.Model{Lowering: k.low})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sess, err := convSession(ctx, l, snap, k.step)
+		if err != nil {
+			return convMsg{key: k, res: convResult{err: err}}
+		}
+		val, err := render.Conversation(sess, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{val: val, err: err}
 		if err == nil && val != nil {
 			b, err := render.MarshalIndent(val)

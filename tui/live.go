@@ -25,7 +25,8 @@ var liveEvery = 2 * time.Second
 type liveTickMsg struct{}
 
 // liveMsg is what a live check found: the fresh list, and the reloaded
-// open session when it changed.
+// open session when it changed (for a lazy store its first outline page,
+// the rest to follow as pages before it is swapped in).
 type liveMsg struct {
 	infos []model.SessionInfo
 	err   error
@@ -36,22 +37,21 @@ func liveTick() tea.Cmd {
 	return tea.Tick(liveEvery, func(time.Time) tea.Msg { return liveTickMsg{} })
 }
 
-// liveCmd lists the store and reloads the session known, when it changed.
-func liveCmd(store sessions.Store, known *model.SessionInfo) tea.Cmd {
+// liveCmd lists the store and reloads the open session id when its listed
+// facts differ from prev, the ones of the previous list.
+func liveCmd(store sessions.Store, id string, prev model.SessionInfo) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		infos, err := store.List(ctx)
 		msg := liveMsg{infos: infos, err: err}
-		if known == nil || err != nil {
+		if id == "" || err != nil {
 			return msg
 		}
 		for _, in := range infos {
-			if in.ID == known.ID && changed(in, *known) {
-				if sess, err := store.Load(ctx, in.ID); err == nil {
-					msg.data = buildSessionData(sess)
-					var warns []string
-					loadChildren(ctx, store, msg.data, map[string]bool{in.ID: true}, 1, &warns)
+			if in.ID == id && changed(in, prev) {
+				if loaded, ok := loadCmd(store, id)().(loadedMsg); ok && loaded.err == nil {
+					msg.data = loaded.data
 				}
 			}
 		}
@@ -64,32 +64,47 @@ func changed(a, b model.SessionInfo) bool {
 		a.Errors != b.Errors || a.Truncated != b.Truncated
 }
 
-// live handles a tick (start a check unless one runs) and a check's result.
+// live handles a tick (start a check unless one runs, or a reload is still
+// reading pages) and a check's result.
 func (m *Model) live(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case liveTickMsg:
-		if m.store == nil || m.checking {
+		if m.store == nil || m.checking || m.liveNext != nil {
 			return liveTick()
 		}
 		m.checking = true
-		var known *model.SessionInfo
+		id, prev := "", model.SessionInfo{}
 		if len(m.stack) > 0 {
-			known = &m.stack[0].data.sess.Info
+			id = m.stack[0].data.sess.Info.ID
+			prev, _ = m.picker.Info(id)
 		}
-		return liveCmd(m.store, known)
+		return liveCmd(m.store, id, prev)
 	case liveMsg:
 		m.checking = false
 		if msg.err == nil {
 			m.picker.Refresh(msg.infos)
 		}
-		if msg.data != nil && len(m.stack) > 0 && m.stack[0].data.sess.Info.ID == msg.data.sess.Info.ID {
-			if news := m.stack[0].Replace(msg.data); news != "" {
-				m.info("live: " + news)
+		if d := msg.data; d != nil && len(m.stack) > 0 && m.stack[0].data.sess.Info.ID == d.sess.Info.ID {
+			if d.loading {
+				m.liveNext = d // swapped in by swapLive once its last page is read
+				return tea.Batch(pageCmd(m.store, d), liveTick())
 			}
+			m.swapLive(d)
 		}
 		return liveTick()
 	}
 	return nil
+}
+
+// swapLive puts a reloaded session on screen.
+func (m *Model) swapLive(d *sessionData) {
+	m.liveNext = nil
+	if len(m.stack) == 0 || m.stack[0].data.sess.Info.ID != d.sess.Info.ID {
+		return
+	}
+	if news := m.stack[0].Replace(d); news != "" {
+		m.info("live: " + news)
+	}
 }
 
 // Replace swaps in a reloaded session, keeping the selected call and the
@@ -130,6 +145,16 @@ func (v *sessionView) Replace(d *sessionData) string {
 		parts = append(parts, fmt.Sprintf("%d %s changed state", len(finished), plural(len(finished), "call", "calls")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Info returns the listed facts of session id.
+func (p *picker) Info(id string) (model.SessionInfo, bool) {
+	for _, in := range p.all {
+		if in.ID == id {
+			return in, true
+		}
+	}
+	return model.SessionInfo{}, false
 }
 
 // Refresh replaces the listed sessions, keeping the selected one.

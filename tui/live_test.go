@@ -20,7 +20,17 @@ import (
 func TestLiveSessionGrows(t *testing.T) {
 	liveEvery = time.Millisecond
 	t.Cleanup(func() { liveEvery = 2 * time.Second })
+	t.Run("one page", func(t *testing.T) { liveSessionGrows(t) })
+	t.Run("many pages", func(t *testing.T) {
+		// the reload reads several outline pages before it is swapped in
+		first, rest := firstPageMessages, pageMessages
+		firstPageMessages, pageMessages = 3, 4
+		t.Cleanup(func() { firstPageMessages, pageMessages = first, rest })
+		liveSessionGrows(t)
+	})
+}
 
+func liveSessionGrows(t *testing.T) {
 	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
 	require.NoError(t, err)
 	dir := t.TempDir()

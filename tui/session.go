@@ -64,8 +64,11 @@ type sessionView struct {
 	headers [paneCount][]string
 	hdr     []string          // the current pane's headers wrapped to its width
 	raw     [paneCount]string // the pane's text for copying
-	// need lists conversations the current pane waits for.
-	need []convKey
+	// need lists conversations the current pane waits for; needDetail is
+	// the selected call of a lazy session while its visible result is not
+	// computed (lazy.go).
+	need       []convKey
+	needDetail *detailKey
 
 	width, height int
 	listW         int
@@ -165,7 +168,7 @@ func rowKey(r callRow) string { return fmt.Sprintf("%p/%d", r.data, r.idx) }
 // the cache where the content is a conversation; need lists the
 // conversations still to render.
 func (v *sessionView) refresh(conv convSource) {
-	v.need = nil
+	v.need, v.needDetail = nil, nil
 	r, ok := v.list.Selected()
 	p := v.pane
 	if !ok {
@@ -179,6 +182,17 @@ func (v *sessionView) refresh(conv convSource) {
 	ci := r.info()
 	sess := r.data.sess
 	low := lowering(sess.Info, v.lowV1)
+	v.needDetail = nil
+	if !ci.ready {
+		v.needDetail = &detailKey{r.data, r.idx}
+		v.headers[p] = nil
+		v.views[p].empty = "reading the call's output…"
+		v.views[p].SetContent("", nil, nil, false)
+		v.raw[p], v.loaded[p] = "", ""
+		v.layoutPane()
+		return
+	}
+	r.data.touch(r.idx)
 	vis := ci.visFor(low)
 	switch p {
 	case paneCall:

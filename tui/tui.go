@@ -92,9 +92,12 @@ type Model struct {
 	lowering model.Lowering
 
 	convs    map[convKey]convResult
+	convAge  []convKey // convs' keys, oldest first (maxConvs are kept)
 	pending  map[convKey]bool
+	details  map[detailKey]bool // visible results being computed (lazy.go)
 	loading  int
-	checking bool // a live check is running (live.go)
+	checking bool         // a live check is running (live.go)
+	liveNext *sessionData // a live reload still reading its pages
 
 	status   status
 	warnings []string
@@ -112,6 +115,7 @@ func New(opts Options) Model {
 		now:      time.Now,
 		convs:    map[convKey]convResult{},
 		pending:  map[convKey]bool{},
+		details:  map[detailKey]bool{},
 		warnings: append([]string(nil), opts.Warnings...),
 		width:    80,
 		height:   24,
@@ -150,7 +154,7 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (m *Model) busy() bool { return m.loading > 0 || len(m.pending) > 0 }
+func (m *Model) busy() bool { return m.loading > 0 || len(m.pending) > 0 || len(m.details) > 0 }
 
 func (m *Model) current() *sessionView {
 	if m.page != pageSession || len(m.stack) == 0 {
@@ -197,6 +201,9 @@ func (m *Model) spinCmd() tea.Cmd { return m.spin.Tick }
 // Update routes a message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
+	// later are Cmds that start after the ones the screen waits for
+	// (reading a lazy session's further pages)
+	var later []tea.Cmd
 	wasBusy := m.busy()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -229,9 +236,27 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.stack = []*sessionView{v}
 		m.page = pageSession
 		m.clearStatus()
+		if msg.data.loading {
+			later = append(later, pageCmd(m.store, msg.data))
+		}
+	case pageMsg:
+		later = append(later, m.addPage(msg))
+	case detailMsg:
+		delete(m.details, msg.key)
+		msg.key.data.setDetail(msg)
+		if msg.err != nil {
+			m.warn("could not read the call's output: " + msg.err.Error())
+		}
 	case convMsg:
 		delete(m.pending, msg.key)
+		if _, ok := m.convs[msg.key]; !ok {
+			m.convAge = append(m.convAge, msg.key)
+		}
 		m.convs[msg.key] = msg.res
+		for len(m.convAge) > maxConvs {
+			delete(m.convs, m.convAge[0])
+			m.convAge = m.convAge[1:]
+		}
 	case otherMsg:
 		m.loading = max(m.loading-1, 0)
 		v := m.current()
@@ -268,6 +293,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !wasBusy && m.busy() {
 		cmds = append(cmds, m.spinCmd())
 	}
+	cmds = append(cmds, later...)
 	return m, tea.Batch(cmds...)
 }
 
@@ -284,13 +310,54 @@ func (m *Model) sync() []tea.Cmd {
 		return r, ok
 	})
 	var cmds []tea.Cmd
+	if v.needDetail != nil {
+		k := *v.needDetail
+		if !m.details[k] {
+			m.details[k] = true
+			cmds = append(cmds, detailCmd(k.data, k.idx))
+		}
+	}
 	for _, k := range v.need {
 		if !m.pending[k] {
 			m.pending[k] = true
-			cmds = append(cmds, convCmd(k))
+			var l sessions.Lazy
+			if v.data.sess == k.sess {
+				l = v.data.lazy
+			}
+			cmds = append(cmds, convCmd(k, *k.sess, l))
 		}
 	}
 	return cmds
+}
+
+// addPage appends a lazy session's outline page and asks for the next.
+func (m *Model) addPage(msg pageMsg) tea.Cmd {
+	d := msg.data
+	if msg.err != nil {
+		d.loading = false
+		if d == m.liveNext {
+			m.liveNext = nil
+		}
+		m.warn("could not read the rest of the session: " + msg.err.Error())
+		return nil
+	}
+	d.budget -= msg.used
+	d.addPage(msg.page, msg.children, msg.pre)
+	m.warnings = append(m.warnings, msg.warns...)
+	m.warnings = append(m.warnings, msg.page.Session.Warnings...)
+	for _, v := range m.stack {
+		if v.data == d {
+			v.list.SetRows(buildRows(d, 0))
+		}
+	}
+	if d.loading && (d == m.liveNext || len(m.stack) > 0 && m.stack[0].data == d) {
+		return pageCmd(m.store, d)
+	}
+	d.loading = false
+	if d == m.liveNext {
+		m.swapLive(d)
+	}
+	return nil
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -658,6 +725,9 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 	ci := r.info()
 	t := ci.vis.Truncation
 	switch {
+	case !ci.ready:
+		m.warn("the call's output is still being read")
+		return nil
 	case t == nil:
 		m.warn("this call's output was not truncated: the model saw all of it")
 		return nil

@@ -1,0 +1,377 @@
+package tui
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"encoding/json"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/sessions"
+)
+
+// The lazy path for stores that read a session as an outline
+// (sessions.Lazy: opencode's SQLite store). The first page of messages
+// makes the first frame; the others are read one Cmd at a time and
+// appended. A call's model-visible result (and its whole output, when the
+// outline left it out) is computed in a Cmd when the call is shown, and
+// kept for the most recently shown calls only, so what stays in memory
+// does not grow with the session's output.
+
+// Page sizes, in messages; variables so tests can page small sessions.
+var (
+	firstPageMessages = 32
+	pageMessages      = 256
+)
+
+const (
+	// maxDetailBytes bounds the outputs and visible texts kept for shown
+	// calls; the most recent call is kept whatever its size.
+	maxDetailBytes   = 8 << 20
+	maxDetailEntries = 256
+	// maxConvs bounds the rendered conversations kept.
+	maxConvs = 8
+)
+
+// eagerBytes is how much elided output a lazy session's page reads ahead
+// (in all) to compute the visible results of its calls with the page, as
+// for small outputs; beyond it, a call's result is computed when shown.
+// The first page reads ahead less, to be on screen sooner.
+const (
+	eagerBytes     = 2 << 20
+	firstPageEager = 512 << 10
+)
+
+type pageMsg struct {
+	data     *sessionData
+	page     *sessions.OutlinePage
+	children map[string]*sessionData
+	pre      map[*model.ToolCall]detailMsg
+	used     int
+	warns    []string
+	err      error
+}
+
+// preDetails computes the visible results of a page's calls whose output
+// the outline holds, and of the elided ones while budget lasts; it returns
+// them by the outline's call and the budget used.
+func preDetails(ctx context.Context, l sessions.Lazy, sess *model.Session, budget int) (map[*model.ToolCall]detailMsg, int) {
+	pre := map[*model.ToolCall]detailMsg{}
+	used := 0
+	spills := sessions.SpillsFor(sess.Info)
+	for _, r := range sess.ToolCalls() {
+		c := r.Call
+		var msg detailMsg
+		if c.Elided {
+			if used+c.OutputBytes > budget {
+				continue
+			}
+			full, err := l.LoadOutput(ctx, sess.Info.ID, sess.Messages[r.Message].Parts[r.Part].ID)
+			if err != nil {
+				continue
+			}
+			used += c.OutputBytes
+			c, msg.full = full, full
+		}
+		msg.vis = formatters.Visible(c, spills)
+		if sess.Info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
+			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
+			msg.visNative = &nv
+		}
+		pre[r.Call] = msg
+	}
+	return pre, used
+}
+
+type detailKey struct {
+	data *sessionData
+	idx  int
+}
+
+type detailMsg struct {
+	key       detailKey
+	full      *model.ToolCall // the whole call when the outline elided it
+	vis       model.Visible
+	visNative *model.Visible
+	err       error
+}
+
+// loadFirstPage reads the first outline page of session id.
+func loadFirstPage(ctx context.Context, store sessions.Store, l sessions.Lazy, id string) tea.Msg {
+	p, err := l.LoadOutline(ctx, id, 0, firstPageMessages)
+	if err != nil {
+		return loadedMsg{id: id, err: err}
+	}
+	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes}
+	var warns []string
+	children := pageChildren(ctx, store, p.Session, &warns)
+	pre, used := preDetails(ctx, l, p.Session, firstPageEager)
+	d.budget -= used
+	d.addPage(p, children, pre)
+	return loadedMsg{id: id, data: d, warns: warns}
+}
+
+// pageCmd reads the outline page of d's session that follows what d holds.
+func pageCmd(store sessions.Store, d *sessionData) tea.Cmd {
+	l, id, from, budget := d.lazy, d.sess.Info.ID, d.next, d.budget
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		p, err := l.LoadOutline(ctx, id, from, pageMessages)
+		if err != nil {
+			return pageMsg{data: d, err: err}
+		}
+		var warns []string
+		children := pageChildren(ctx, store, p.Session, &warns)
+		pre, used := preDetails(ctx, l, p.Session, budget)
+		return pageMsg{data: d, page: p, children: children, pre: pre, used: used, warns: warns}
+	}
+}
+
+// pageChildren loads the subagent sessions of a page's task calls.
+func pageChildren(ctx context.Context, store sessions.Store, sess *model.Session, warns *[]string) map[string]*sessionData {
+	tmp := &sessionData{children: map[string]*sessionData{}}
+	for _, r := range sess.ToolCalls() {
+		tmp.calls = append(tmp.calls, callInfo{ref: r})
+	}
+	loadChildren(ctx, store, tmp, map[string]bool{sess.Info.ID: true}, 1, warns)
+	return tmp.children
+}
+
+// addPage appends an outline page: its messages, their calls (without
+// their visible results) and the subagent sessions loaded for them.
+func (d *sessionData) addPage(p *sessions.OutlinePage, children map[string]*sessionData, pre map[*model.ToolCall]detailMsg) {
+	old := 0
+	if d.sess == nil {
+		s := p.Session
+		msgs := s.Messages
+		// room for the whole session, so that the calls' message pointers
+		// stay valid as pages are appended
+		s.Messages = append(make([]model.Message, 0, max(s.Info.Messages, len(msgs))), msgs...)
+		s.Info.ToolCalls, s.Info.Truncated, s.Info.Errors = 0, 0, 0
+		d.sess = s
+	} else {
+		old = len(d.sess.Messages)
+		d.sess.Messages = append(d.sess.Messages, p.Session.Messages...)
+		d.sess.Warnings = append(d.sess.Warnings, p.Session.Warnings...)
+	}
+	steps := countAssistant(d.sess.Messages[:old])
+	info := &d.sess.Info
+	for mi := old; mi < len(d.sess.Messages); mi++ {
+		m := &d.sess.Messages[mi]
+		step := 0
+		if m.Role == model.RoleAssistant {
+			steps++
+			step = steps
+		}
+		for pi := range m.Parts {
+			c := m.Parts[pi].Tool
+			if c == nil {
+				continue
+			}
+			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, step: step, msg: m}
+			if dm, ok := pre[c]; ok {
+				ci.vis, ci.visNative, ci.full, ci.ready = dm.vis, dm.visNative, dm.full, true
+				ci.seen, ci.trunc, ci.errRes = true, dm.vis.Truncation != nil, dm.vis.Result.Type == model.ResultError
+			}
+			d.calls = append(d.calls, ci)
+			info.ToolCalls++
+			if c.Status == model.StatusError {
+				info.Errors++
+			}
+			if metaTruncated(c.Metadata) || len(c.OutputPaths) > 0 {
+				info.Truncated++
+			}
+		}
+	}
+	for id, c := range children {
+		d.children[id] = c
+	}
+	d.next = p.From + len(p.Session.Messages)
+	d.loading = p.More
+}
+
+func countAssistant(msgs []model.Message) int {
+	n := 0
+	for i := range msgs {
+		if msgs[i].Role == model.RoleAssistant {
+			n++
+		}
+	}
+	return n
+}
+
+// metaTruncated reports "truncated": true in a tool's metadata.
+func metaTruncated(raw json.RawMessage) bool {
+	if len(raw) == 0 || !bytes.Contains(raw, []byte(`"truncated"`)) {
+		return false
+	}
+	var m struct {
+		Truncated bool `json:"truncated"`
+	}
+	return json.Unmarshal(raw, &m) == nil && m.Truncated
+}
+
+// detailCmd computes the visible result of call idx of d, reading the
+// whole call first when the outline elided its output.
+func detailCmd(d *sessionData, idx int) tea.Cmd {
+	ci := &d.calls[idx]
+	c, l := ci.ref.Call, d.lazy
+	info := d.sess.Info
+	partID := d.sess.Messages[ci.ref.Message].Parts[ci.ref.Part].ID
+	k := detailKey{d, idx}
+	return func() tea.Msg {
+		msg := detailMsg{key: k}
+		if c.Elided {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			full, err := l.LoadOutput(ctx, info.ID, partID)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			c, msg.full = full, full
+		}
+		spills := sessions.SpillsFor(info)
+		msg.vis = formatters.Visible(c, spills)
+		if info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
+			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
+			msg.visNative = &nv
+		}
+		return msg
+	}
+}
+
+// setDetail stores a computed detail, dropping the least recently shown
+// ones beyond the cache's bounds.
+func (d *sessionData) setDetail(msg detailMsg) {
+	if msg.key.idx >= len(d.calls) {
+		return
+	}
+	ci := &d.calls[msg.key.idx]
+	if msg.err != nil {
+		msg.vis = model.Visible{Text: "(could not read the call's output: " + msg.err.Error() + ")", Why: "read error"}
+	}
+	ci.vis, ci.visNative, ci.full, ci.ready = msg.vis, msg.visNative, msg.full, true
+	ci.seen, ci.trunc, ci.errRes = true, msg.vis.Truncation != nil, msg.vis.Result.Type == model.ResultError
+	size := len(msg.vis.Text)
+	if msg.visNative != nil {
+		size += len(msg.visNative.Text)
+	}
+	if msg.full != nil {
+		size += len(msg.full.Output) + len(msg.full.Error)
+	}
+	for _, i := range d.details.add(msg.key.idx, size) {
+		e := &d.calls[i]
+		e.vis, e.visNative, e.full, e.ready = model.Visible{}, nil, nil, false
+	}
+}
+
+// touch marks call idx as just shown.
+func (d *sessionData) touch(idx int) {
+	if d.details != nil {
+		d.details.touch(idx)
+	}
+}
+
+// detailCache is an LRU of call indexes with their sizes.
+type detailCache struct {
+	order *list.List // of detailEntry, most recent first
+	at    map[int]*list.Element
+	bytes int
+}
+
+type detailEntry struct{ idx, size int }
+
+func newDetailCache() *detailCache {
+	return &detailCache{order: list.New(), at: map[int]*list.Element{}}
+}
+
+func (c *detailCache) touch(idx int) {
+	if e, ok := c.at[idx]; ok {
+		c.order.MoveToFront(e)
+	}
+}
+
+// add records idx and returns the indexes evicted.
+func (c *detailCache) add(idx, size int) []int {
+	if e, ok := c.at[idx]; ok {
+		c.bytes -= e.Value.(detailEntry).size
+		c.order.Remove(e)
+	}
+	c.at[idx] = c.order.PushFront(detailEntry{idx, size})
+	c.bytes += size
+	var out []int
+	for c.order.Len() > 1 && (c.bytes > maxDetailBytes || c.order.Len() > maxDetailEntries) {
+		e := c.order.Back()
+		de := e.Value.(detailEntry)
+		c.order.Remove(e)
+		delete(c.at, de.idx)
+		c.bytes -= de.size
+		out = append(out, de.idx)
+	}
+	return out
+}
+
+// convSession is what convCmd renders from: a copy of the session as
+// loaded now, whose calls of the messages up to the step's have their
+// whole outputs read (for a lazy session). The copy is dropped after
+// rendering.
+func convSession(ctx context.Context, l sessions.Lazy, snap model.Session, step int) (*model.Session, error) {
+	if l == nil {
+		return &snap, nil
+	}
+	last := len(snap.Messages) - 1
+	if steps := snap.AssistantSteps(); step > 0 && step <= len(steps) {
+		last = steps[step-1]
+	}
+	msgs := append([]model.Message(nil), snap.Messages...)
+	for mi := 0; mi <= last && mi < len(msgs); mi++ {
+		m := &msgs[mi]
+		copied := false
+		for pi := range m.Parts {
+			c := m.Parts[pi].Tool
+			if c == nil || !c.Elided {
+				continue
+			}
+			if !copied {
+				m.Parts = append([]model.Part(nil), m.Parts...)
+				copied = true
+			}
+			full, err := l.LoadOutput(ctx, snap.Info.ID, m.Parts[pi].ID)
+			if err != nil {
+				return nil, err
+			}
+			m.Parts[pi].Tool = full
+		}
+	}
+	snap.Messages = msgs
+	return &snap, nil
+}
+
+// truncated is the list's ✂ badge: the computed truncation, else (a lazy
+// call not shown yet) the stored metadata's "truncated".
+func (c *callInfo) truncated() bool {
+	switch {
+	case c.ready:
+		return c.vis.Truncation != nil
+	case c.seen:
+		return c.trunc
+	}
+	return metaTruncated(c.ref.Call.Metadata) || len(c.ref.Call.OutputPaths) > 0
+}
+
+// errResult tells that the model was shown an error result.
+func (c *callInfo) errResult() bool {
+	switch {
+	case c.ready:
+		return c.vis.Result.Type == model.ResultError
+	case c.seen:
+		return c.errRes
+	}
+	return false
+}
