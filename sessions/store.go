@@ -118,7 +118,7 @@ func Open(path string) (Store, error) {
 	} else if !errors.Is(err, errNoExports) {
 		return nil, err
 	}
-	return nil, fmt.Errorf("open sessions: no opencode sessions in %s (expected opencode.db, storage/session, or export .json files)", abs)
+	return nil, fmt.Errorf("open sessions: no agent sessions in %s (expected an opencode data dir, opencode.db, storage/session or export .json files; a Claude Code config or projects dir; a Codex home or sessions dir; a Gemini CLI home or chats dir)", abs)
 }
 
 // openFile opens a database or an export file, told apart by content.
