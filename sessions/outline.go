@@ -110,17 +110,10 @@ func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit in
 }
 
 func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int) (*OutlinePage, error) {
-	var r sessionRow
-	err := tx.QueryRowContext(ctx,
-		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
-		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(id, s.path)
-	}
+	sess, err := s.sessionRow(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
-	sess := &model.Session{Info: r.info(s.path, s.dataDir())}
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM message WHERE session_id = ?`, id).Scan(&sess.Info.Messages); err != nil {
 		return nil, err
 	}

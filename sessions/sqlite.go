@@ -251,17 +251,10 @@ func (s *sqliteStore) Load(ctx context.Context, id string) (*model.Session, erro
 }
 
 func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.Session, error) {
-	var r sessionRow
-	err := tx.QueryRowContext(ctx,
-		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
-		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(id, s.path)
-	}
+	sess, err := s.sessionRow(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
-	sess := &model.Session{Info: r.info(s.path, s.dataDir())}
 	var d decoder
 
 	rows, err := tx.QueryContext(ctx,
@@ -343,4 +336,19 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// sessionRow reads a session's own row into an empty session.
+func (s *sqliteStore) sessionRow(ctx context.Context, tx *sql.Tx, id string) (*model.Session, error) {
+	var r sessionRow
+	err := tx.QueryRowContext(ctx,
+		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
+		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id, s.path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &model.Session{Info: r.info(s.path, s.dataDir())}, nil
 }
