@@ -222,19 +222,19 @@ func (c *cli) calls(args []string) error {
 	if err := c.flags("calls", args, "session", "json"); err != nil {
 		return err
 	}
-	s, err := c.load()
+	rows := []callRow{}
+	err := c.walk(func(_ *model.Session, step int, pt *model.Part) error {
+		call := pt.Tool
+		v := formatters.Visible(call, nil)
+		rows = append(rows, callRow{
+			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
+			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
+			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
+		})
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	rows := []callRow{}
-	step := stepOf(s)
-	for _, r := range s.ToolCalls() {
-		v := formatters.Visible(r.Call, nil)
-		rows = append(rows, callRow{
-			Step: step[r.Message], CallID: r.Call.CallID, Tool: r.Call.Tool, Status: r.Call.Status,
-			Title: r.Call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
-			Child: r.Call.ChildSessionID, Input: rawOrEmpty(r.Call.Input),
-		})
 	}
 	if c.asJSON {
 		return writeJSON(c.out, rows)
@@ -249,16 +249,6 @@ func (c *cli) calls(args []string) error {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, inert(oneLine(r.Title)))
 	}
 	return w.Flush()
-}
-
-// stepOf maps a message index to its step: the 1-based number of the
-// assistant message that made the call.
-func stepOf(s *model.Session) map[int]int {
-	m := map[int]int{}
-	for i, idx := range s.AssistantSteps() {
-		m[idx] = i + 1
-	}
-	return m
 }
 
 // showJSON is `correx show --json`.
@@ -288,17 +278,28 @@ func (c *cli) show(args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.load()
-	if err != nil {
+	var (
+		s     *model.Session
+		found *model.ToolCall
+	)
+	err = c.walk(func(page *model.Session, _ int, pt *model.Part) error {
+		s = page
+		if pt.Tool.CallID == c.call || pt.ID == c.call {
+			found = pt.Tool
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
 		return err
+	}
+	if s == nil || found == nil {
+		return fmt.Errorf("call %q not found in session %s", c.call, c.session)
 	}
 	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
 		return fmt.Errorf("session %s is a v2 session: opencode always lowers it natively (--lowering native)", s.Info.ID)
 	}
-	ref, ok := s.FindCall(c.call)
-	if !ok {
-		return fmt.Errorf("call %q not found in session %s", c.call, s.Info.ID)
-	}
+	ref := model.CallRef{Call: found}
 	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info), formatters.WithLowering(lowering))
 	if !c.asJSON {
 		text := v.Text
@@ -359,11 +360,12 @@ func (c *cli) transcript(args []string) error {
 	if err := c.flags("transcript", args, "session"); err != nil {
 		return err
 	}
-	s, err := c.load()
+	st, err := c.open()
 	if err != nil {
 		return err
 	}
-	return writeTranscript(c.out, s)
+	defer st.Close()
+	return writeTranscript(c.out, st, c.session)
 }
 
 // inspect is correx without a command: the inspector on a terminal;
@@ -395,11 +397,7 @@ func (c *cli) inspect(args []string) error {
 		if c.session == "" {
 			return listSessions(c.out, st, false)
 		}
-		s, err := st.Load(context.Background(), c.session)
-		if err != nil {
-			return err
-		}
-		return writeTranscript(c.out, s)
+		return writeTranscript(c.out, st, c.session)
 	}
 	opts.Stores = []sessions.Store{st}
 	opts.Live = !opts.Demo
@@ -409,25 +407,104 @@ func (c *cli) inspect(args []string) error {
 
 // writeTranscript prints a session's calls and model-visible results as
 // plain text, with truncation notes.
-func writeTranscript(w io.Writer, s *model.Session) error {
-	fmt.Fprintf(w, "session %s: %s\n", s.Info.ID, inert(s.Info.Title))
-	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	step := stepOf(s)
-	for _, r := range s.ToolCalls() {
-		v := formatters.Visible(r.Call, sessions.SpillsFor(s.Info))
-		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step[r.Message], r.Call.Tool, r.Call.CallID, r.Call.Status, v.Result.Type)
-		fmt.Fprintf(w, "input: %s\n", inert(string(rawOrEmpty(r.Call.Input))))
+func writeTranscript(w io.Writer, st sessions.Store, id string) error {
+	var last *model.Session
+	return walk(st, id, func(s *model.Session, step int, pt *model.Part) error {
+		if last == nil {
+			fmt.Fprintf(w, "session %s: %s\n", s.Info.ID, inert(s.Info.Title))
+		}
+		if s != last { // a new page: its warnings
+			for _, warn := range s.Warnings {
+				fmt.Fprintf(w, "warning: %s\n", warn)
+			}
+			last = s
+		}
+		call := pt.Tool
+		v := formatters.Visible(call, sessions.SpillsFor(s.Info))
+		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step, call.Tool, call.CallID, call.Status, v.Result.Type)
+		fmt.Fprintf(w, "input: %s\n", inert(string(rawOrEmpty(call.Input))))
 		if v.Why != "" {
 			fmt.Fprintf(w, "note: %s\n", v.Why)
 		}
 		if t := v.Truncation; t != nil {
 			fmt.Fprintf(w, "truncated (%s): %s\n", t.Kind, seenOf(t))
 		}
-		fmt.Fprintln(w, inert(v.Text))
+		_, err := fmt.Fprintln(w, inert(v.Text))
+		return err
+	})
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// walk calls fn for every tool part of --session, in order, with the
+// 1-based step of its assistant message and the session (or, read lazily,
+// the page) that holds it. A store that reads lazily (opencode's SQLite) is
+// read a page at a time, each left-out output read for its call and dropped
+// after, so memory stays bounded whatever the session's size.
+func (c *cli) walk(fn func(s *model.Session, step int, pt *model.Part) error) error {
+	st, err := c.open()
+	if err != nil {
+		return err
 	}
-	return nil
+	defer st.Close()
+	return walk(st, c.session, fn)
+}
+
+func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *model.Part) error) error {
+	ctx := context.Background()
+	l := sessions.LazyFor(st, id)
+	if l == nil {
+		s, err := st.Load(ctx, id)
+		if err != nil {
+			return err
+		}
+		_, err = walkMessages(s, 0, nil, fn)
+		return err
+	}
+	full := func(pt *model.Part) (*model.ToolCall, error) { return l.LoadOutput(ctx, id, pt.ID) }
+	steps := 0
+	for from := 0; ; {
+		p, err := l.LoadOutline(ctx, id, from, walkPage)
+		if err != nil {
+			return err
+		}
+		if steps, err = walkMessages(p.Session, steps, full, fn); err != nil || !p.More {
+			return err
+		}
+		from = p.From + len(p.Session.Messages)
+	}
+}
+
+// walkPage is how many messages walk reads at a time.
+const walkPage = 256
+
+// walkMessages calls fn for the tool parts of s's messages; steps counts
+// the assistant messages before them. full, when not nil, reads an output
+// the outline left out; it is dropped once fn has seen it.
+func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), fn func(*model.Session, int, *model.Part) error) (int, error) {
+	for mi := range s.Messages {
+		m := &s.Messages[mi]
+		if m.Role == model.RoleAssistant {
+			steps++
+		}
+		for _, pt := range m.Parts {
+			if pt.Tool == nil {
+				continue
+			}
+			if pt.Tool.Elided && full != nil {
+				call, err := full(&pt)
+				if err != nil {
+					return steps, err
+				}
+				pt.Tool = call
+			}
+			if err := fn(s, steps, &pt); err != nil {
+				return steps, err
+			}
+		}
+	}
+	return steps, nil
 }
 
 // seenOf says how much of the full output the model saw.
