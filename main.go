@@ -96,8 +96,11 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx transcript --session ID            print calls, results and truncation notes as text
 
 PATH is an opencode data dir, a .db file, an 'opencode export' .json file (or a
-directory of them) or a legacy storage dir; without --source, correx looks in
-the default places ($OPENCODE_DB, $XDG_DATA_HOME/opencode, ~/.local/share/opencode).
+directory of them) or a legacy storage dir; a Claude Code config, projects or
+project dir or transcript .jsonl; a Codex home or rollout file; a Gemini CLI
+.gemini dir or chat file. Without --source, correx looks in the default places
+($OPENCODE_DB, $XDG_DATA_HOME/opencode, ~/.local/share/opencode,
+$CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 `
 
 type cli struct {
@@ -157,7 +160,7 @@ func (c *cli) open() (sessions.Store, error) {
 	}
 	paths := sessions.Discover()
 	if len(paths) == 0 {
-		return nil, errors.New("no opencode sessions found (looked in $OPENCODE_DB, $XDG_DATA_HOME/opencode, ~/.local/share/opencode); use --source PATH")
+		return nil, errors.New("no agent sessions found (looked in $OPENCODE_DB, $XDG_DATA_HOME/opencode, ~/.local/share/opencode, ~/.claude, ~/.codex, ~/.gemini); use --source PATH")
 	}
 	stores, errs := sessions.OpenAll(paths)
 	if len(stores) == 0 {
@@ -387,7 +390,7 @@ func (c *cli) inspect(args []string) error {
 		defer cleanup()
 		opts.Demo = true
 		if !isTerminal(c.out) {
-			fmt.Fprintln(c.out, "No opencode sessions on this machine: showing the built-in demo (recorded from opencode 1.18.33).")
+			fmt.Fprintln(c.out, "No agent sessions on this machine: showing the built-in demo (recorded from opencode 1.18.33).")
 		}
 	} else if st, err = c.open(); err != nil {
 		return err
