@@ -73,13 +73,19 @@ func lineCol(data []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// rawJSON returns a compact copy of a stored JSON value (key order and string
+// rawJSON returns a compact form of a stored JSON value, decoded into a
+// json.RawMessage (which owns its bytes) (key order and string
 // contents kept byte for byte; only insignificant whitespace, as in a legacy
 // pretty-printed file, is dropped), or nil for an absent or null value.
 func rawJSON(v json.RawMessage) json.RawMessage {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || string(v) == "null" {
 		return nil
+	}
+	if compact(v) {
+		// v is a decoded RawMessage, a copy already (json.RawMessage's
+		// UnmarshalJSON copies): a big metadata is not copied twice more.
+		return v
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(v))
@@ -88,6 +94,23 @@ func rawJSON(v json.RawMessage) json.RawMessage {
 		return append(json.RawMessage(nil), v...)
 	}
 	return json.RawMessage(buf.Bytes())
+}
+
+// compact tells whether v, a valid JSON value, has no whitespace outside
+// its strings (json.Compact would give it back unchanged).
+func compact(v []byte) bool {
+	in := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 type msgTime struct {

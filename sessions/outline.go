@@ -6,8 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"database/sql/driver"
 
 	"correx/model"
+
+	sqlite "modernc.org/sqlite"
 )
 
 // Lazy loading, for viewers of sessions too large to hold: a session is
@@ -81,14 +88,20 @@ func LazyFor(s Store, id string) Lazy {
 
 // outlinePartsSQL reads a page's parts; a part whose JSON is valid and
 // longer than ?1 bytes comes without its output, metadata.output, error
-// and attachments, with its stored size. octet_length reads a row's size
-// without its overflow pages, so a small part costs one read and a large
-// one a parse in SQLite (json_valid's parse is reused by json_remove); a
-// malformed part comes whole, for the decoder to report.
+// and attachments, with its stored size, and with a first byte E before its
+// JSON (W for one that comes whole). octet_length reads a row's size
+// without its overflow pages, so a small part costs one read; a large one
+// is elided by correx_part_elide (partscan.go), which steps over the big
+// strings, or when that function cannot decide by json_remove (json_valid's
+// parse is reused by json_remove); a malformed part comes whole, for the
+// decoder to report.
 const outlinePartsSQL = `
 SELECT id, message_id, octet_length(data),
-       CASE WHEN octet_length(data) > ?1 AND json_valid(data) THEN json_remove(data, '$.state.output', '$.state.metadata.output', '$.state.error', '$.state.attachments') ELSE data END,
-       octet_length(data) > ?1 AND json_valid(data)
+       CASE WHEN octet_length(data) > ?1
+            THEN coalesce('E' || correx_part_elide(data),
+                          CASE WHEN json_valid(data) THEN 'E' || json_remove(data, '$.state.output', '$.state.metadata.output', '$.state.error', '$.state.attachments') ELSE 'W' || data END)
+            ELSE data END,
+       octet_length(data) > ?1
 FROM part
 WHERE session_id = ?2 AND message_id IN (%s)
 ORDER BY message_id, id`
@@ -184,11 +197,15 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				pid, mid string
 				size     int
 				data     sql.RawBytes
-				elided   bool
+				big      bool
 			)
-			if err := rows.Scan(&pid, &mid, &size, &data, &elided); err != nil {
+			if err := rows.Scan(&pid, &mid, &size, &data, &big); err != nil {
 				rows.Close()
 				return nil, err
+			}
+			elided := false
+			if big && len(data) > 0 {
+				elided, data = data[0] == 'E', data[1:]
 			}
 			mi, ok := index[mid]
 			if !ok {
@@ -247,19 +264,81 @@ GROUP BY message_id`, id)
 }
 
 func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
-	var data []byte
-	err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&data)
+	// The row is decoded by correx_part_decode inside the query, from
+	// SQLite's own copy of it: a part can be megabytes, and its JSON is not
+	// copied into Go before being decoded (only what the decoder keeps is).
+	slot := &partSlot{id: partID}
+	key := partSlotSeq.Add(1)
+	partSlots.Store(key, slot)
+	defer partSlots.Delete(key)
+	var one sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, partID, sessionID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: part %s of session %s in %s", ErrNotFound, partID, sessionID, s.path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
 	}
-	var d decoder
-	p, ok := d.part(partID, data, "table part, row "+partID)
-	if !ok || p.Tool == nil {
-		return nil, fmt.Errorf("load part %s from %s: not a readable tool part: %s", partID, s.path, strings.Join(d.warnings, "; "))
+	if !one.Valid {
+		// not TEXT nor BLOB: read it as database/sql converts it
+		var data []byte
+		err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&data)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%w: part %s of session %s in %s", ErrNotFound, partID, sessionID, s.path)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
+		}
+		slot.decode(data)
+	}
+	p := slot.p
+	if !slot.ok || p.Tool == nil {
+		return nil, fmt.Errorf("load part %s from %s: not a readable tool part: %s", partID, s.path, strings.Join(slot.d.warnings, "; "))
 	}
 	p.Tool.OutputBytes = len(p.Tool.Output)
 	return p.Tool, nil
+}
+
+// partSlot receives what correx_part_decode decoded for one LoadOutput.
+type partSlot struct {
+	id string
+	d  decoder
+	p  model.Part
+	ok bool
+}
+
+func (t *partSlot) decode(data []byte) {
+	t.p, t.ok = t.d.part(t.id, data, "table part, row "+t.id)
+}
+
+var (
+	partSlots   sync.Map // int64 -> *partSlot
+	partSlotSeq atomic.Int64
+)
+
+func init() {
+	// correx_part_decode(data, slot) decodes a part row into partSlots[slot]
+	// and gives 1; NULL for a value that is neither TEXT nor BLOB. data is
+	// a view into SQLite's memory: the decoder copies what it keeps
+	// (encoding/json's strings and RawMessages are copies).
+	sqlite.MustRegisterFunction("correx_part_decode", &sqlite.FunctionImpl{
+		NArgs: 2, VolatileArgs: true,
+		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			key, _ := args[1].(int64)
+			v, ok := partSlots.Load(key)
+			if !ok {
+				return nil, fmt.Errorf("correx_part_decode: no slot %d", key)
+			}
+			slot := v.(*partSlot)
+			switch x := args[0].(type) {
+			case string:
+				slot.decode(unsafe.Slice(unsafe.StringData(x), len(x)))
+			case []byte:
+				slot.decode(x)
+			default:
+				return nil, nil
+			}
+			return int64(1), nil
+		},
+	})
 }

@@ -48,7 +48,7 @@ func sqliteDSN(path string, immutable bool) string {
 		p = "/" + p // C:/x -> file:///C:/x
 	}
 	u := url.URL{Scheme: "file", Path: p}
-	q := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", busyTimeoutMS)
+	q := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)&_pragma=cache_size(-512)", busyTimeoutMS)
 	if immutable {
 		q += "&immutable=1"
 	}
@@ -142,8 +142,10 @@ func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
 // listSQL lists sessions with their counts, computed in SQL: messages, tool
 // parts, tool parts whose state.metadata.truncated is true, tool parts with
 // state.status "error". Part rows with malformed JSON are not counted (the
-// CASE keeps json_extract from failing the statement on them). %s is the v2
-// join, or a stand-in without it.
+// CASE keeps json_extract from failing the statement on them). A part row
+// over scanBytes is read by correx_part_flags (partscan.go), which steps over its
+// big strings instead of parsing it; when that function cannot decide, the
+// JSON functions do. %s is the v2 join, or a stand-in without it.
 const listSQL = `
 SELECT s.id, s.parent_id, s.title, s.directory, s.version, s.time_created, s.time_updated,
        coalesce(m.n, 0), coalesce(p.tools, 0), coalesce(p.truncated, 0), coalesce(p.errors, 0),
@@ -152,16 +154,29 @@ FROM session s
 LEFT JOIN (SELECT session_id, count(*) AS n FROM message GROUP BY session_id) m
        ON m.session_id = s.id
 LEFT JOIN (
-    SELECT session_id,
-           count(*) AS tools,
-           sum(json_type(data, '$.state.metadata.truncated') = 'true') AS truncated,
-           sum(json_extract(data, '$.state.status') = 'error') AS errors
-    FROM part
-    WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.type') = 'tool' ELSE 0 END
+    SELECT session_id, sum(f & 1) AS tools, sum((f >> 1) & 1) AS truncated, sum((f >> 2) & 1) AS errors
+    FROM (
+        SELECT session_id,
+               CASE WHEN octet_length(data) > ? THEN coalesce(correx_part_flags(data), ` + partFlagsJSON + `)
+                    ELSE ` + partFlagsJSON + ` END AS f
+        FROM part
+        LIMIT -1 -- not flattened: f is computed once a row
+    )
+    WHERE f & 1
     GROUP BY session_id
 ) p ON p.session_id = s.id
 %s
 ORDER BY s.time_updated DESC, s.id`
+
+// scanBytes is the size of a part row above which List reads it with
+// correx_part_flags; tests lower it.
+var scanBytes = 1024
+
+// partFlagsJSON is correx_part_flags computed with SQLite's JSON functions.
+const partFlagsJSON = `CASE WHEN json_valid(data) THEN CASE WHEN json_extract(data, '$.type') = 'tool'
+    THEN 1 | (coalesce(json_type(data, '$.state.metadata.truncated') = 'true', 0) << 1)
+           | (coalesce(json_extract(data, '$.state.status') = 'error', 0) << 2)
+    ELSE 0 END ELSE 0 END`
 
 const (
 	v2Join   = `LEFT JOIN (SELECT session_id, count(*) AS n FROM session_message GROUP BY session_id) v2 ON v2.session_id = s.id`
@@ -173,7 +188,7 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	if s.v2Table {
 		join = v2Join
 	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(listSQL, join))
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(listSQL, join), scanBytes)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
