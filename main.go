@@ -17,9 +17,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"correx/formatters"
 	"correx/model"
@@ -30,7 +32,17 @@ import (
 
 const version = "0.1.0"
 
+// memoryLimit is the Go runtime's soft memory limit unless GOMEMLIMIT
+// says otherwise: as the heap nears it the collector runs sooner, so the
+// transient copies of a large session's outputs (read one at a time) do not
+// pile up between collections. It is soft: a session whose live data needs
+// more gets more.
+const memoryLimit = 24 << 20
+
 func main() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -432,7 +444,10 @@ func writeTranscript(w io.Writer, st sessions.Store, id string) error {
 		if t := v.Truncation; t != nil {
 			fmt.Fprintf(w, "truncated (%s): %s\n", t.Kind, seenOf(t))
 		}
-		_, err := fmt.Fprintln(w, inert(v.Text))
+		if err := writeInert(w, v.Text); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
 		return err
 	})
 }
@@ -530,17 +545,40 @@ func seenOf(t *model.Truncation) string {
 
 // inert makes control characters visible so that nothing in a transcript
 // can drive the terminal: ESC and other C0/C1 controls except newline and
-// tab are written as \xNN.
+// tab are written as \xNN (and bytes that are not UTF-8 as U+FFFD).
 func inert(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			fmt.Fprintf(&b, `\x%02x`, r)
+	writeInert(&b, s)
+	return b.String()
+}
+
+// writeInert writes inert(s) to w without building it: the runs of s that
+// need no change are written as they are.
+func writeInert(w io.Writer, s string) error {
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var sub string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			sub = "\uFFFD"
+		case (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			sub = fmt.Sprintf(`\x%02x`, r)
+		default:
+			i += size
 			continue
 		}
-		b.WriteRune(r)
+		if _, err := io.WriteString(w, s[start:i]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, sub); err != nil {
+			return err
+		}
+		i += size
+		start = i
 	}
-	return b.String()
+	_, err := io.WriteString(w, s[start:])
+	return err
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -82,6 +82,14 @@ func rendered(t *testing.T, sess *model.Session, p render.Provider, step int, m 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// MarshalIndent streams (WriteIndent): it must give json.Indent's bytes
+	var want bytes.Buffer
+	if err := json.Indent(&want, raw, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := render.MarshalIndent(conv); err != nil || !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("MarshalIndent differs from json.Indent of Marshal (err %v)", err)
+	}
 	return decode(t, raw), nil
 }
 

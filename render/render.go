@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 
 	"correx/formatters"
 	"correx/model"
@@ -184,15 +186,113 @@ func Marshal(v Value) ([]byte, error) { return marshal(v) }
 
 // MarshalIndent encodes a Value indented by two spaces.
 func MarshalIndent(v Value) ([]byte, error) {
-	raw, err := marshal(v)
-	if err != nil {
-		return nil, err
-	}
 	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
+	if err := WriteIndent(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// WriteIndent writes MarshalIndent(v) to w as it goes: objects and arrays
+// are written a key or an item at a time, and only one leaf value (a
+// string, a number, a json.RawMessage...) is encoded in memory at once, so
+// a conversation of many large tool outputs is not copied whole, once for
+// each level of nesting, as marshalling it in one piece does. The bytes
+// are those of json.Indent over Marshal(v): a leaf is marshalled as Marshal
+// does and indented with the prefix of its depth.
+func WriteIndent(w io.Writer, v Value) error {
+	iw := &indentWriter{w: w}
+	iw.value(v, 0)
+	return iw.err
+}
+
+type indentWriter struct {
+	w   io.Writer
+	err error
+	buf bytes.Buffer
+}
+
+func (iw *indentWriter) write(s string) {
+	if iw.err == nil {
+		_, iw.err = io.WriteString(iw.w, s)
+	}
+}
+
+func (iw *indentWriter) newline(depth int) {
+	iw.write("\n")
+	for range depth {
+		iw.write("  ")
+	}
+}
+
+func (iw *indentWriter) value(v Value, depth int) {
+	if iw.err != nil {
+		return
+	}
+	switch x := v.(type) {
+	case Obj:
+		if len(x) == 0 {
+			iw.write("{}")
+			return
+		}
+		iw.write("{")
+		for i, f := range x {
+			if i > 0 {
+				iw.write(",")
+			}
+			iw.newline(depth + 1)
+			k, err := marshal(f.Key)
+			if err != nil {
+				iw.err = err
+				return
+			}
+			iw.write(string(k))
+			iw.write(": ")
+			iw.value(f.Val, depth+1)
+		}
+		iw.newline(depth)
+		iw.write("}")
+	case []Value:
+		if x == nil {
+			iw.write("null")
+			return
+		}
+		if len(x) == 0 {
+			iw.write("[]")
+			return
+		}
+		iw.write("[")
+		for i, it := range x {
+			if i > 0 {
+				iw.write(",")
+			}
+			iw.newline(depth + 1)
+			iw.value(it, depth+1)
+		}
+		iw.newline(depth)
+		iw.write("]")
+	default:
+		raw, err := marshal(v)
+		if err != nil {
+			iw.err = err
+			return
+		}
+		if len(raw) > 0 && raw[0] != '{' && raw[0] != '[' {
+			// a scalar: json.Indent copies it as it is
+			if iw.err == nil {
+				_, iw.err = iw.w.Write(raw)
+			}
+			return
+		}
+		iw.buf.Reset()
+		if err := json.Indent(&iw.buf, raw, strings.Repeat("  ", depth), "  "); err != nil {
+			iw.err = err
+			return
+		}
+		if iw.err == nil {
+			_, iw.err = iw.w.Write(iw.buf.Bytes())
+		}
+	}
 }
 
 func marshal(v Value) ([]byte, error) { return formatters.Stringify(v) }

@@ -272,15 +272,27 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 		val, err := render.Conversation(sess, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{val: val, err: err}
 		if err == nil && val != nil {
-			b, err := render.MarshalIndent(val)
-			if err != nil {
+			// measured, then written straight into the string the pane
+			// keeps, allocated once at its size: a large session's
+			// conversation is hundreds of megabytes
+			var n byteCounter
+			var b strings.Builder
+			if err := render.WriteIndent(&n, val); err != nil {
 				res.err = err
-			} else {
-				res.json = string(b)
+			} else if b.Grow(int(n)); render.WriteIndent(&b, val) == nil {
+				res.json = b.String()
 			}
 		}
 		return convMsg{key: k, res: res}
 	}
+}
+
+// byteCounter is an io.Writer that counts what it is given.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // otherCmd loads the candidate sessions of the other pipeline in order and
