@@ -60,7 +60,9 @@ func TestTmuxDemoSpill(t *testing.T) {
 	keys("j", "j", "j")
 	waitFor("model saw 1,999 of 100,000 lines")
 	keys("o")
-	waitFor("98002")
+	// the viewer's own header: "98002" alone also shows in the Model sees pane
+	waitFor("Full output of bash")
+	waitFor("▌│98002")
 	keys("G")
 	s := waitFor("│100000") // the last line of the output, in the gutter
 	if strings.Contains(s, "gone") {
