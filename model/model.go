@@ -175,14 +175,18 @@ type ToolCall struct {
 	// OutputBytes and Elided are set only by outline loads
 	// (sessions.OutlineLoader), which leave large outputs in the store.
 	// OutputBytes is the length in bytes of Output; when Elided, of what
-	// was left out as stored (the JSON-escaped output, metadata.output,
-	// error and attachments with their keys), a close upper bound of the
-	// output's size. Elided tells that Output, Error, Attachments and
-	// Metadata's "output" field were left out because the stored part is
-	// large: the whole call is read with sessions.OutputLoader. A full
-	// Load leaves both zero.
+	// was left out as stored (the JSON-escaped output, error, attachments
+	// and large metadata members, with their keys), an upper bound of the
+	// output's size. Elided tells that Output, Error, Attachments and the
+	// Metadata members opencode fills with outputs and file contents
+	// ("output", "display", "preview", "diff", "filediff", "files",
+	// "diagnostics") were left out because the stored part is large: the
+	// whole call is read with sessions.OutputLoader. ElidedFiles tells that
+	// the Attachments left out were not empty. A full Load leaves all three
+	// zero.
 	OutputBytes int
 	Elided      bool
+	ElidedFiles bool
 }
 
 // IsV2 reports whether the call was stored by opencode's v2 loop.

@@ -201,15 +201,25 @@ func MarshalIndent(v Value) ([]byte, error) {
 // are those of json.Indent over Marshal(v): a leaf is marshalled as Marshal
 // does and indented with the prefix of its depth.
 func WriteIndent(w io.Writer, v Value) error {
-	iw := &indentWriter{w: w}
+	return writeIndent(w, v, nil)
+}
+
+// writeIndent is WriteIndent with a hook for the string leaves: leaf is
+// given each string leaf and may write it itself (its JSON encoding, the
+// bytes WriteIndent would write) and report true; it is how a lazy
+// conversation writes a large text that is not held in v. An error from
+// leaf stops the writing and is returned.
+func writeIndent(w io.Writer, v Value, leaf func(w io.Writer, s string) (bool, error)) error {
+	iw := &indentWriter{w: w, leaf: leaf}
 	iw.value(v, 0)
 	return iw.err
 }
 
 type indentWriter struct {
-	w   io.Writer
-	err error
-	buf bytes.Buffer
+	w    io.Writer
+	err  error
+	buf  bytes.Buffer
+	leaf func(w io.Writer, s string) (bool, error)
 }
 
 func (iw *indentWriter) write(s string) {
@@ -272,6 +282,16 @@ func (iw *indentWriter) value(v Value, depth int) {
 		iw.newline(depth)
 		iw.write("]")
 	default:
+		if s, ok := v.(string); ok && iw.leaf != nil {
+			done, err := iw.leaf(iw.w, s)
+			if err != nil {
+				iw.err = err
+				return
+			}
+			if done {
+				return
+			}
+		}
 		raw, err := marshal(v)
 		if err != nil {
 			iw.err = err

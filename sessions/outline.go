@@ -86,10 +86,17 @@ func LazyFor(s Store, id string) Lazy {
 	return nil
 }
 
+// elidedPaths are the members an outline leaves out of a large part: the
+// output, error and attachments, and the metadata that opencode fills with
+// outputs and file contents (bash's live output, read's preview and
+// display, the diffs and diagnostics of edit, write and apply_patch).
+// pathKey (partscan.go) lists the same.
+const elidedPaths = `'$.state.output', '$.state.error', '$.state.attachments', '$.state.metadata.output', '$.state.metadata.display', '$.state.metadata.preview', '$.state.metadata.diff', '$.state.metadata.filediff', '$.state.metadata.files', '$.state.metadata.diagnostics'`
+
 // outlinePartsSQL reads a page's parts; a part whose JSON is valid and
-// longer than ?1 bytes comes without its output, metadata.output, error
-// and attachments, with its stored size, and with a first byte E before its
-// JSON (W for one that comes whole). octet_length reads a row's size
+// longer than ?1 bytes comes without elidedPaths, with its stored size,
+// and with a first byte before its JSON: A when it had attachments, else E
+// (W for one that comes whole). octet_length reads a row's size
 // without its overflow pages, so a small part costs one read; a large one
 // is elided by correx_part_elide (partscan.go), which steps over the big
 // strings, or when that function cannot decide by json_remove (json_valid's
@@ -98,8 +105,10 @@ func LazyFor(s Store, id string) Lazy {
 const outlinePartsSQL = `
 SELECT id, message_id, octet_length(data),
        CASE WHEN octet_length(data) > ?1
-            THEN coalesce('E' || correx_part_elide(data),
-                          CASE WHEN json_valid(data) THEN 'E' || json_remove(data, '$.state.output', '$.state.metadata.output', '$.state.error', '$.state.attachments') ELSE 'W' || data END)
+            THEN coalesce(correx_part_elide(data),
+                          CASE WHEN json_valid(data)
+                               THEN CASE WHEN json_array_length(data, '$.state.attachments') > 0 THEN 'A' ELSE 'E' END || json_remove(data, ` + elidedPaths + `)
+                               ELSE 'W' || data END)
             ELSE data END,
        octet_length(data) > ?1
 FROM part
@@ -203,9 +212,9 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				rows.Close()
 				return nil, err
 			}
-			elided := false
+			elided, files := false, false
 			if big && len(data) > 0 {
-				elided, data = data[0] == 'E', data[1:]
+				elided, files, data = data[0] != 'W', data[0] == 'A', data[1:]
 			}
 			mi, ok := index[mid]
 			if !ok {
@@ -218,7 +227,7 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 			}
 			if tc := p.Tool; tc != nil {
 				if elided {
-					tc.Elided, tc.OutputBytes = true, size-len(data)
+					tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, files, size-len(data)
 				} else {
 					tc.OutputBytes = len(tc.Output)
 				}

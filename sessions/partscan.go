@@ -16,9 +16,9 @@ import (
 //	correx_part_flags(data): bit 0 the part's $.type is "tool"; bits 1 and 2,
 //	    for a tool part, $.state.metadata.truncated is true and $.state.status
 //	    is "error" (listSQL's counts).
-//	correx_part_elide(data): data without $.state.output,
-//	    $.state.metadata.output, $.state.error and $.state.attachments,
-//	    minified: what json_remove gives (outlinePartsSQL).
+//	correx_part_elide(data): data without the members of elidedPaths,
+//	    minified: what json_remove gives, after a first byte A when
+//	    $.state.attachments is a non-empty array, else E (outlinePartsSQL).
 //
 // Both give NULL whenever the scanner cannot vouch for matching SQLite
 // exactly: malformed JSON (SQLite's json_valid then decides, and the row is
@@ -91,12 +91,17 @@ func partFlags(s string) (flags int, ok bool) {
 	return flags, true
 }
 
-// partElide appends to dst s minified without the outline's elided members;
-// ok is false when the scanner cannot decide.
+// partElide appends to dst correx_part_elide(s): the byte A or E, then s
+// minified without the outline's elided members; ok is false when the
+// scanner cannot decide.
 func partElide(s string, dst []byte) (out []byte, ok bool) {
-	p := partScanner{s: s, out: dst, emit: true, elide: true}
+	at := len(dst)
+	p := partScanner{s: s, out: append(dst, 'E'), emit: true, elide: true}
 	if !p.document() {
 		return dst, false
+	}
+	if p.files {
+		p.out[at] = 'A'
 	}
 	return p.out, true
 }
@@ -117,6 +122,7 @@ type partScanner struct {
 	elide bool // leave the elided members out
 
 	tool, truncated, errored bool
+	files                    bool // $.state.attachments is a non-empty array
 }
 
 func (p *partScanner) document() bool {
@@ -420,6 +426,18 @@ func pathKey(lvl int, key string) (child int, bit uint, drop bool) {
 			return lvlOther, 1 << 7, false
 		case "output":
 			return lvlOther, 1 << 8, true
+		case "display":
+			return lvlOther, 1 << 9, true
+		case "preview":
+			return lvlOther, 1 << 10, true
+		case "diff":
+			return lvlOther, 1 << 11, true
+		case "filediff":
+			return lvlOther, 1 << 12, true
+		case "files":
+			return lvlOther, 1 << 13, true
+		case "diagnostics":
+			return lvlOther, 1 << 14, true
 		}
 	}
 	return lvlOther, 0, false
@@ -438,6 +456,9 @@ func (p *partScanner) check(lvl int, key, val string) bool {
 	case lvl == lvlMeta && key == "truncated":
 		p.truncated = val == "true"
 		return true
+	case lvl == lvlState && key == "attachments":
+		p.files = nonEmptyArray(val)
+		return true
 	default:
 		return true
 	}
@@ -450,4 +471,20 @@ func (p *partScanner) check(lvl int, key, val string) bool {
 		*flag = len(val) == len(want)+2 && val[1:len(val)-1] == want
 	}
 	return true
+}
+
+// nonEmptyArray reports whether the JSON value val is an array with an
+// element (json_array_length(val) > 0).
+func nonEmptyArray(val string) bool {
+	if len(val) == 0 || val[0] != '[' {
+		return false
+	}
+	for _, c := range val[1:] {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c != ']'
+		}
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -184,7 +186,21 @@ type convKey struct {
 type convResult struct {
 	val  render.Value
 	json string
+	// file holds the JSON instead of json when it is large (lazy sessions)
+	file *fileLines
+	size int64 // of the JSON
+	// lazy, for a lazy session, writes val with the outputs it left in
+	// the store
+	lazy *render.LazyConversation
 	err  error
+}
+
+// indent writes v (a part of val) as indented JSON, with its outputs.
+func (r convResult) indent(v render.Value) ([]byte, error) {
+	if r.lazy == nil {
+		return render.MarshalIndent(v)
+	}
+	return r.lazy.MarshalIndent(context.Background(), v)
 }
 
 type convMsg struct {
@@ -259,22 +275,24 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 }
 
 // convCmd renders a conversation from snap, a copy of k.sess taken in
-// Update; for a lazy session (l set) the outputs the outline left out are
-// read for the render and dropped after it.
+// Update. A lazy session (l set) is rendered from its outline, its large
+// outputs read as the JSON is written (render.ConversationLazy), and the
+// indented JSON is spooled to a temporary file, read back only when small.
 func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		sess, err := convSession(ctx, l, snap, k.step)
-		if err != nil {
-			return convMsg{key: k, res: convResult{err: err}}
+		if l != nil {
+			// one at a time: each may read every output of the session
+			convSem <- struct{}{}
+			defer func() { <-convSem }()
+			return convMsg{key: k, res: convSpool(ctx, k, &snap, l)}
 		}
-		val, err := render.Conversation(sess, k.p, k.step, render.Model{Lowering: k.low})
+		val, err := render.Conversation(&snap, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{val: val, err: err}
 		if err == nil && val != nil {
 			// measured, then written straight into the string the pane
-			// keeps, allocated once at its size: a large session's
-			// conversation is hundreds of megabytes
+			// keeps, allocated once at its size
 			var n byteCounter
 			var b strings.Builder
 			if err := render.WriteIndent(&n, val); err != nil {
@@ -282,9 +300,82 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 			} else if b.Grow(int(n)); render.WriteIndent(&b, val) == nil {
 				res.json = b.String()
 			}
+			res.size = int64(len(res.json))
 		}
 		return convMsg{key: k, res: res}
 	}
+}
+
+// convSem lets one lazy conversation render at a time.
+var convSem = make(chan struct{}, 1)
+
+// maxInMemoryJSON is the largest conversation JSON a lazy session's pane
+// holds in memory; a larger one is read from its spool file.
+var maxInMemoryJSON int64 = 4 << 20
+
+// convSpool renders a lazy session's conversation and writes its JSON to
+// a temporary file.
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy) convResult {
+	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low})
+	if err != nil {
+		return convResult{err: err}
+	}
+	res := convResult{val: lc.Value, lazy: lc}
+	if lc.Value == nil {
+		return res
+	}
+	f, err := createSpool()
+	if err != nil {
+		res.err = err
+		return res
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
+	err = lc.WriteIndent(ctx, lw, lc.Value)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil && lw.n <= maxInMemoryJSON {
+		var b []byte
+		if b, err = os.ReadFile(f.Name()); err == nil {
+			res.json = string(b)
+		}
+	}
+	if err != nil || res.json != "" || lw.n == 0 {
+		f.Close()
+		os.Remove(f.Name())
+		res.err = err
+		res.size = int64(len(res.json))
+		return res
+	}
+	starts, trail := lw.starts, false
+	if starts[len(starts)-1] == lw.n {
+		starts, trail = starts[:len(starts)-1], true // a final newline does not start a line
+	}
+	res.file = newFileLines(f, starts, lw.n, trail)
+	res.size = lw.n
+	return res
+}
+
+// lineIndexWriter counts the bytes written and records where lines start.
+type lineIndexWriter struct {
+	w      io.Writer
+	n      int64
+	starts []int64
+}
+
+func (lw *lineIndexWriter) Write(p []byte) (int, error) {
+	n, err := lw.w.Write(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		lw.starts = append(lw.starts, lw.n+int64(i))
+	}
+	lw.n += int64(n)
+	return n, err
 }
 
 // byteCounter is an io.Writer that counts what it is given.

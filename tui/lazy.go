@@ -317,42 +317,6 @@ func (c *detailCache) add(idx, size int) []int {
 	return out
 }
 
-// convSession is what convCmd renders from: a copy of the session as
-// loaded now, whose calls of the messages up to the step's have their
-// whole outputs read (for a lazy session). The copy is dropped after
-// rendering.
-func convSession(ctx context.Context, l sessions.Lazy, snap model.Session, step int) (*model.Session, error) {
-	if l == nil {
-		return &snap, nil
-	}
-	last := len(snap.Messages) - 1
-	if steps := snap.AssistantSteps(); step > 0 && step <= len(steps) {
-		last = steps[step-1]
-	}
-	msgs := append([]model.Message(nil), snap.Messages...)
-	for mi := 0; mi <= last && mi < len(msgs); mi++ {
-		m := &msgs[mi]
-		copied := false
-		for pi := range m.Parts {
-			c := m.Parts[pi].Tool
-			if c == nil || !c.Elided {
-				continue
-			}
-			if !copied {
-				m.Parts = append([]model.Part(nil), m.Parts...)
-				copied = true
-			}
-			full, err := l.LoadOutput(ctx, snap.Info.ID, m.Parts[pi].ID)
-			if err != nil {
-				return nil, err
-			}
-			m.Parts[pi].Tool = full
-		}
-	}
-	snap.Messages = msgs
-	return &snap, nil
-}
-
 // truncated is the list's ✂ badge: the computed truncation, else (a lazy
 // call not shown yet) the stored metadata's "truncated".
 func (c *callInfo) truncated() bool {

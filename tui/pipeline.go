@@ -387,6 +387,11 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 // result (not the call itself), and the synthetic user message that
 // carries its media when there is one. media reports that message.
 func resultExcerpt(conv render.Value, callID string) (text string, media, ok bool) {
+	return resultExcerptWith(conv, callID, render.MarshalIndent)
+}
+
+// resultExcerptWith is resultExcerpt writing the picked items with indent.
+func resultExcerptWith(conv render.Value, callID string, indent func(render.Value) ([]byte, error)) (text string, media, ok bool) {
 	items, isList := conv.([]render.Value)
 	if !isList || callID == "" {
 		return "", false, false
@@ -428,7 +433,7 @@ func resultExcerpt(conv render.Value, callID string) (text string, media, ok boo
 		}
 		break
 	}
-	b, err := render.MarshalIndent(picked)
+	b, err := indent(picked)
 	if err != nil {
 		return "", false, false
 	}
@@ -525,7 +530,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 	case res.val == nil:
 		p.note(v.provider.Label() + " is not available (its renderer returned nothing)")
 	default:
-		text, media, ok := resultExcerpt(res.val, c.CallID)
+		text, media, ok := resultExcerptWith(res.val, c.CallID, res.indent)
 		if !ok {
 			why := "the result was not found by its call id in the request of step %d"
 			if v.provider == render.Gemini {
@@ -616,7 +621,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		case res.val == nil:
 			b.WriteString("(not available for this provider)\n")
 		default:
-			if t, _, ok := resultExcerpt(res.val, sd.ci.call().CallID); ok {
+			if t, _, ok := resultExcerptWith(res.val, sd.ci.call().CallID, res.indent); ok {
 				b.WriteString(t)
 			} else {
 				b.WriteString("(result not found by its call id)\n")

@@ -243,7 +243,11 @@ func (v *sessionView) refresh(conv convSource) {
 		text, head, empty := v.wireContent(p, ci, sess, low, step, res, ready)
 		v.headers[p] = head
 		v.views[p].empty = empty
-		v.views[p].SetContent(text, lexerByName("json"), nil, false)
+		if p == paneRequest && ready && res.err == nil && res.file != nil {
+			v.views[p].SetFile(res.file, lexerByName("json"), false)
+		} else {
+			v.views[p].SetContent(text, lexerByName("json"), nil, false)
+		}
 		v.raw[p], v.loaded[p] = text, key
 	case paneCompare:
 		if v.other != nil {
@@ -274,7 +278,7 @@ func (v *sessionView) refresh(conv convSource) {
 			case res.val == nil:
 				notes[i] = "not available yet"
 			default:
-				if t, _, _, _, ok := wireExcerpt(res.val, ci.call().CallID); ok {
+				if t, _, _, _, ok := wireExcerptWith(res.val, ci.call().CallID, res.indent); ok {
 					texts[i] = t
 				} else {
 					notes[i] = "call not found in this conversation"
@@ -488,10 +492,10 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		if items, ok := res.val.([]render.Value); ok {
 			n = len(items)
 		}
-		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, n, humanBytes(len(res.json)))))
+		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, n, humanBytes(int(res.size)))))
 		return res.json, head, "(empty conversation)"
 	}
-	t, first, last, total, ok := wireExcerpt(res.val, ci.call().CallID)
+	t, first, last, total, ok := wireExcerptWith(res.val, ci.call().CallID, res.indent)
 	if !ok {
 		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("call id not found in the request of step %d; see Request (4)", step)))
 		return "", head, "(call not found)"

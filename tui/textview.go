@@ -1,6 +1,14 @@
 package tui
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"fmt"
@@ -25,7 +33,10 @@ type textView struct {
 	st            *Styles
 	width, height int
 
-	text   string
+	text string
+	// file, when set, holds the text instead of text and lines: only the
+	// lines on screen are read from it.
+	file   *fileLines
 	lines  []string
 	starts []int // byte offset of each line in text
 	trail  bool  // text ends with a newline
@@ -45,9 +56,29 @@ type textView struct {
 	query   string
 	matches []match
 	cur     int
+	// A search of a file runs in a Cmd (no IO in Update): pending is its
+	// generation, 0 when none runs; stop cancels it; later is the Cmd of
+	// a search SetFile started, until the caller takes it (PendingSearch).
+	pending uint64
+	stop    *atomic.Bool
+	later   tea.Cmd
 }
 
 type match struct{ line, start, end int }
+
+// maxMatches caps the matches of a search.
+const maxMatches = 100000
+
+// fileSearchMsg is the result of a search of a file-backed textView; the
+// view whose file is fl and whose pending search is gen takes it
+// (applySearch), any other ignores it.
+type fileSearchMsg struct {
+	fl      *fileLines
+	gen     uint64
+	q       string
+	matches []match
+	jump    bool
+}
 
 // maxLineBytes caps how much of one line is styled; the rest is counted.
 const maxLineBytes = 32 << 10
@@ -68,17 +99,220 @@ func (v *textView) SetContent(text string, lex chroma.Lexer, marks []model.Span,
 
 // SetContentSyntax is SetContent with a line styler of the caller's.
 func (v *textView) SetContentSyntax(text string, syntax func(string) []span, marks []model.Span, keep bool) {
-	v.text, v.syntax, v.marks = text, syntax, marks
+	v.text, v.syntax, v.marks, v.file = text, syntax, marks, nil
 	v.trail = strings.HasSuffix(text, "\n")
 	v.lines, v.starts = splitLines(text)
 	v.cache = map[int]string{}
+	v.cancelSearch()
 	if !keep {
 		v.yOff, v.xOff = 0, 0
 		v.query, v.matches, v.cur = "", nil, 0
 	} else {
-		v.search(v.query, false)
+		v.search(v.query, false) // in memory: no Cmd
 	}
 	v.clamp()
+}
+
+// SetFile shows the text of a file, read a visible line at a time. With
+// keep, the search is run again on the file in a Cmd that PendingSearch
+// gives; until it is done the view has no match.
+func (v *textView) SetFile(fl *fileLines, lex chroma.Lexer, keep bool) {
+	y, x := v.yOff, v.xOff
+	v.SetContent("", lex, nil, keep)
+	v.file = fl
+	v.trail = fl != nil && fl.trail
+	if keep {
+		v.yOff, v.xOff = y, x
+		v.later = v.search(v.query, false)
+	}
+	v.clamp()
+}
+
+// PendingSearch takes the Cmd of the search SetFile started (keep), nil
+// when there is none. The caller must run it for the search to finish.
+func (v *textView) PendingSearch() tea.Cmd {
+	c := v.later
+	v.later = nil
+	return c
+}
+
+// cancelSearch stops the file search running for the view, if any.
+func (v *textView) cancelSearch() {
+	if v.stop != nil {
+		v.stop.Store(true)
+	}
+	v.pending, v.stop, v.later = 0, nil, nil
+}
+
+// count is the number of lines.
+func (v *textView) count() int {
+	if v.file != nil {
+		return len(v.file.starts)
+	}
+	return len(v.lines)
+}
+
+// lineLen is the length in bytes of line i.
+func (v *textView) lineLen(i int) int {
+	if v.file != nil {
+		return int(v.file.lineLen(i))
+	}
+	return len(v.lines[i])
+}
+
+// linePrefix is at most the first n bytes of line i.
+func (v *textView) linePrefix(i, n int) string {
+	if v.file != nil {
+		return v.file.prefix(i, n)
+	}
+	l := v.lines[i]
+	return l[:min(n, len(l))]
+}
+
+func (v *textView) lineStart(i int) int {
+	if v.file != nil {
+		return int(v.file.starts[i])
+	}
+	return v.starts[i]
+}
+
+// fileLines is a text in a file, indexed by line.
+type fileLines struct {
+	f      *os.File
+	starts []int64 // byte offset of each line
+	size   int64
+	trail  bool // the text ends with a newline
+	// gen numbers the searches of the file, so that a view knows the
+	// result of its latest one.
+	gen atomic.Uint64
+}
+
+func (fl *fileLines) lineLen(i int) int64 {
+	end := fl.size
+	if i+1 < len(fl.starts) {
+		end = fl.starts[i+1] - 1
+	} else if fl.trail {
+		end--
+	}
+	return end - fl.starts[i]
+}
+
+func (fl *fileLines) prefix(i, n int) string {
+	l := min(int64(n), fl.lineLen(i))
+	if l <= 0 {
+		return ""
+	}
+	b := make([]byte, l)
+	k, _ := fl.f.ReadAt(b, fl.starts[i])
+	return string(b[:k])
+}
+
+// Close closes and removes the file.
+func (fl *fileLines) Close() {
+	spools.Lock()
+	delete(spools.open, fl)
+	spools.Unlock()
+	fl.f.Close()
+	os.Remove(fl.f.Name())
+}
+
+// spools are the files of the fileLines not closed yet, all in one
+// directory of the process's, removed with them when the TUI ends.
+var spools = struct {
+	sync.Mutex
+	dir  string
+	done bool
+	open map[*fileLines]bool
+}{open: map[*fileLines]bool{}}
+
+// createSpool creates a spool file.
+func createSpool() (*os.File, error) {
+	spools.Lock()
+	defer spools.Unlock()
+	if spools.done {
+		return nil, errors.New("the TUI has ended")
+	}
+	if spools.dir == "" {
+		d, err := os.MkdirTemp("", "correx-spool-*")
+		if err != nil {
+			return nil, err
+		}
+		spools.dir = d
+	}
+	return os.CreateTemp(spools.dir, "conv-*.json")
+}
+
+func newFileLines(f *os.File, starts []int64, size int64, trail bool) *fileLines {
+	fl := &fileLines{f: f, starts: starts, size: size, trail: trail}
+	spools.Lock()
+	spools.open[fl] = true
+	spools.Unlock()
+	return fl
+}
+
+// closeSpools removes every spool file and their directory (when the TUI
+// ends); a spool being written then is removed with the directory.
+func closeSpools() {
+	spools.Lock()
+	var all []*fileLines
+	for fl := range spools.open {
+		all = append(all, fl)
+	}
+	dir := spools.dir
+	spools.done, spools.dir = true, ""
+	spools.Unlock()
+	for _, fl := range all {
+		fl.Close()
+	}
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+// search finds q (already lowered when fold) in the file's lines,
+// reading it a piece at a time, up to limit matches. It gives up, with
+// ok false, as soon as stop (when not nil) is set.
+func (fl *fileLines) search(q string, fold bool, limit int, stop *atomic.Bool) (out []match, ok bool) {
+	r := bufio.NewReaderSize(io.NewSectionReader(fl.f, 0, fl.size), 1<<20)
+	line, col := 0, 0 // line and column of the start of carry
+	var carry []byte
+	for {
+		if stop != nil && stop.Load() {
+			return nil, false
+		}
+		chunk, err := r.ReadSlice('\n')
+		buf := append(carry, chunk...)
+		scan := buf
+		if fold {
+			scan = []byte(asciiLower(string(buf)))
+		}
+		nl := len(scan) > 0 && scan[len(scan)-1] == '\n'
+		for off := 0; ; {
+			j := bytes.Index(scan[off:], []byte(q))
+			if j < 0 {
+				break
+			}
+			out = append(out, match{line, col + off + j, col + off + j + len(q)})
+			off += j + len(q)
+			if len(out) >= limit {
+				return out, true
+			}
+		}
+		switch {
+		case nl:
+			line, col, carry = line+1, 0, carry[:0]
+		case err == bufio.ErrBufferFull:
+			// keep the tail that a match may start in
+			keep := min(len(q)-1, len(buf))
+			col += len(buf) - keep
+			carry = append(carry[:0:0], buf[len(buf)-keep:]...)
+		default:
+			carry = carry[:0]
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return out, true
+		}
+	}
 }
 
 // splitLines splits text at \n; a final newline does not start a line.
@@ -104,13 +338,13 @@ func (v *textView) SetSize(w, h int) {
 	v.clamp()
 }
 
-func (v *textView) Lines() int { return len(v.lines) }
+func (v *textView) Lines() int { return v.count() }
 
 func (v *textView) gutterWidth() int {
 	if !v.numbers {
 		return 0
 	}
-	w := len(fmt.Sprint(max(len(v.lines), 1))) + 1 // number, then │
+	w := len(fmt.Sprint(max(v.count(), 1))) + 1 // number, then │
 	if v.seen != nil {
 		w++
 	}
@@ -119,7 +353,7 @@ func (v *textView) gutterWidth() int {
 
 func (v *textView) contentWidth() int { return max(v.width-v.gutterWidth(), 1) }
 
-func (v *textView) maxY() int { return max(len(v.lines)-v.height, 0) }
+func (v *textView) maxY() int { return max(v.count()-v.height, 0) }
 
 func (v *textView) clamp() {
 	v.yOff = clampInt(v.yOff, 0, v.maxY())
@@ -149,36 +383,76 @@ func (v *textView) GotoLine(i int) {
 
 // Search sets the query and jumps to the first match at or after the top
 // line. Smart case: a query with an upper-case letter matches case.
-func (v *textView) Search(q string) { v.search(q, true) }
+//
+// A text in memory is searched at once and Search returns nil. A file is
+// searched by the Cmd returned, whose fileSearchMsg the view takes with
+// applySearch; until then MatchInfo says the search runs. A new search
+// (or content) cancels the one running.
+func (v *textView) Search(q string) tea.Cmd { return v.search(q, true) }
 
-func (v *textView) search(q string, jump bool) {
+func (v *textView) search(q string, jump bool) tea.Cmd {
+	v.cancelSearch()
 	v.query, v.matches, v.cur = q, nil, 0
 	v.cache = map[int]string{}
 	if q == "" {
-		return
+		return nil
 	}
 	fold := strings.ToLower(q) == q
+	lq := q
 	if fold {
-		q = asciiLower(q)
+		lq = asciiLower(q)
 	}
+	if fl := v.file; fl != nil {
+		gen := fl.gen.Add(1)
+		stop := new(atomic.Bool)
+		v.pending, v.stop = gen, stop
+		return func() tea.Msg {
+			ms, ok := fl.search(lq, fold, maxMatches, stop)
+			if !ok {
+				return nil // cancelled: a newer search or content replaced it
+			}
+			return fileSearchMsg{fl: fl, gen: gen, q: q, matches: ms, jump: jump}
+		}
+	}
+	var ms []match
+lines:
 	for i, l := range v.lines {
 		if fold {
 			l = asciiLower(l)
 		}
 		for off := 0; off <= len(l); {
-			j := strings.Index(l[off:], q)
+			j := strings.Index(l[off:], lq)
 			if j < 0 {
 				break
 			}
-			v.matches = append(v.matches, match{i, off + j, off + j + len(q)})
-			off += j + len(q)
-			if len(v.matches) >= 100000 {
-				break
+			ms = append(ms, match{i, off + j, off + j + len(lq)})
+			off += j + len(lq)
+			if len(ms) >= maxMatches {
+				break lines
 			}
 		}
 	}
+	v.setMatches(ms, jump)
+	return nil
+}
+
+// applySearch takes the result of a file search if it is the one the view
+// waits for (same file, generation and query) and reports whether it was.
+func (v *textView) applySearch(msg fileSearchMsg) bool {
+	if v.pending == 0 || v.file != msg.fl || v.pending != msg.gen || v.query != msg.q {
+		return false
+	}
+	v.pending, v.stop = 0, nil
+	v.setMatches(msg.matches, msg.jump)
+	return true
+}
+
+// setMatches sets the search's matches and, with jump, shows the first at
+// or after the top line.
+func (v *textView) setMatches(ms []match, jump bool) {
+	v.matches, v.cur = ms, 0
+	v.cache = map[int]string{}
 	if jump && len(v.matches) > 0 {
-		v.cur = 0
 		for k, m := range v.matches {
 			if m.line >= v.yOff {
 				v.cur = k
@@ -218,7 +492,7 @@ func (v *textView) showMatch() {
 	v.GotoLine(m.line)
 	var b strings.Builder
 	col := 0
-	writeInert(&b, v.lines[m.line][:min(m.start, maxLineBytes)], plainStyle, plainStyle, &col)
+	writeInert(&b, v.linePrefix(m.line, min(m.start, maxLineBytes)), plainStyle, plainStyle, &col)
 	cw := v.contentWidth()
 	if col < v.xOff || col >= v.xOff+cw-4 {
 		v.xOff = max(col-cw/3, 0)
@@ -229,6 +503,9 @@ func (v *textView) showMatch() {
 func (v *textView) MatchInfo() string {
 	if v.query == "" {
 		return ""
+	}
+	if v.pending != 0 {
+		return fmt.Sprintf("/%s: searching…", v.query)
 	}
 	if len(v.matches) == 0 {
 		return fmt.Sprintf("/%s: no match", v.query)
@@ -241,17 +518,14 @@ func (v *textView) styled(i int) string {
 	if s, ok := v.cache[i]; ok {
 		return s
 	}
-	line := v.lines[i]
-	more := 0
-	if len(line) > maxLineBytes {
-		more = len(line) - maxLineBytes
-		line = line[:maxLineBytes]
-	}
+	line := v.linePrefix(i, maxLineBytes)
+	more := v.lineLen(i) - len(line)
 	var spans []span
 	if v.syntax != nil {
 		spans = v.syntax(line)
 	}
-	start, end := v.starts[i], v.starts[i]+len(line)
+	start := v.lineStart(i)
+	end := start + len(line)
 	for _, m := range v.marks {
 		if m.End > start && m.Start < end+1 {
 			spans = append(spans, span{start: m.Start - start, end: m.End - start, style: v.st.Marker, prio: prioMarker})
@@ -290,10 +564,10 @@ func (v *textView) styled(i int) string {
 // markLineEnds reports whether a marker span covers the newline that ends
 // line i (so an empty line inside a marker is still shown marked).
 func (v *textView) markedEmpty(i int) bool {
-	if len(v.lines[i]) > 0 {
+	if v.lineLen(i) > 0 || len(v.marks) == 0 {
 		return false
 	}
-	p := v.starts[i]
+	p := v.lineStart(i)
 	for _, m := range v.marks {
 		if m.Start <= p && p < m.End {
 			return true
@@ -306,9 +580,9 @@ func (v *textView) markedEmpty(i int) bool {
 func (v *textView) View() string {
 	cw := v.contentWidth()
 	gw := v.gutterWidth()
-	numW := len(fmt.Sprint(max(len(v.lines), 1)))
+	numW := len(fmt.Sprint(max(v.count(), 1)))
 	out := make([]string, 0, v.height)
-	if len(v.lines) == 0 {
+	if v.count() == 0 {
 		msg := v.empty
 		if msg == "" {
 			msg = "(empty)"
@@ -321,7 +595,7 @@ func (v *textView) View() string {
 	}
 	for r := 0; r < v.height; r++ {
 		i := v.yOff + r
-		if i >= len(v.lines) {
+		if i >= v.count() {
 			out = append(out, strings.Repeat(" ", v.width))
 			continue
 		}

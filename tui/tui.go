@@ -46,6 +46,7 @@ func Run(opts Options) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	_, err := tea.NewProgram(New(opts), popts...).Run()
+	closeSpools()
 	return err
 }
 
@@ -254,6 +255,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.convs[msg.key] = msg.res
 		for len(m.convAge) > maxConvs {
+			if r := m.convs[m.convAge[0]]; r.file != nil {
+				r.file.Close()
+			}
 			delete(m.convs, m.convAge[0])
 			m.convAge = m.convAge[1:]
 		}
@@ -271,6 +275,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			in := msg.data.sess.Info
 			m.info(fmt.Sprintf("Compare: beside the first %s call of %s session %s (V: back)", msg.tool, pipelineName(in), firstNonEmpty(in.Title, in.ID)))
 		}
+	case fileSearchMsg:
+		m.applySearch(msg)
 	case spillMsg:
 		if m.spill != nil && m.spill.path == msg.path {
 			m.spill.SetText(msg.text, msg.cut, msg.err)
@@ -310,6 +316,12 @@ func (m *Model) sync() []tea.Cmd {
 		return r, ok
 	})
 	var cmds []tea.Cmd
+	// a pane given a file again keeps its search, run anew on the file
+	for p := range v.views {
+		if c := v.views[p].PendingSearch(); c != nil {
+			cmds = append(cmds, c)
+		}
+	}
 	if v.needDetail != nil {
 		k := *v.needDetail
 		if !m.details[k] {
@@ -328,6 +340,20 @@ func (m *Model) sync() []tea.Cmd {
 		}
 	}
 	return cmds
+}
+
+// applySearch gives the result of a file search to the text view that
+// waits for it; a stale one (a newer search started, or the view shows
+// something else now) is dropped.
+func (m *Model) applySearch(msg fileSearchMsg) {
+	for _, v := range m.stack {
+		for p := range v.views {
+			v.views[p].applySearch(msg)
+		}
+	}
+	if m.spill != nil {
+		m.spill.tv.applySearch(msg)
+	}
 }
 
 // addPage appends a lazy session's outline page and asks for the next.
@@ -428,18 +454,19 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // searchInput feeds a key to a pane search; the search runs as you type.
 func (m *Model) searchInput(msg tea.KeyPressMsg, on *bool, in *lineInput, tv *textView, relayout func()) tea.Cmd {
+	var cmd tea.Cmd
 	switch in.Update(msg) {
 	case inputDone:
 		*on = false
 	case inputCancel:
 		*on = false
 		in.value = ""
-		tv.Search("")
+		cmd = tv.Search("")
 	case inputEdited:
-		tv.Search(in.value)
+		cmd = tv.Search(in.value)
 	}
 	relayout()
-	return nil
+	return cmd
 }
 
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -512,6 +539,9 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		case v.listQuery != "":
 			v.listQuery, v.search.value = "", ""
 		case len(m.stack) > 1:
+			for p := range v.views {
+				v.views[p].cancelSearch()
+			}
 			m.stack = m.stack[:len(m.stack)-1]
 		default:
 			m.page = pagePicker
@@ -547,20 +577,36 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.otherPipeline(v)
 	case key.Matches(msg, k.Copy):
 		text := v.raw[v.pane]
+		if fl := tv.file; fl != nil && v.pane != paneCompare {
+			if fl.size > maxCopyBytes {
+				m.warn(fmt.Sprintf("%s is %s, more than the %s copied to the clipboard: O opens it in $PAGER", paneNames[v.pane], humanBytes(int(fl.size)), humanBytes(maxCopyBytes)))
+				return nil
+			}
+			b, err := os.ReadFile(fl.f.Name())
+			if err != nil {
+				m.fail("copy: " + err.Error())
+				return nil
+			}
+			text = string(b)
+		}
 		m.info(fmt.Sprintf("copied %s of %s to the clipboard (OSC 52)", humanBytes(len(text)), paneNames[v.pane]))
 		return tea.SetClipboard(text)
 	case key.Matches(msg, k.Spill):
 		return m.openSpill(false)
 	case key.Matches(msg, k.Pager):
+		if fl := tv.file; fl != nil && v.pane != paneCompare {
+			return pagerCmd(fl.f.Name())
+		}
 		return m.openSpill(true)
 	case key.Matches(msg, k.Search):
 		v.searching = true
 		v.search.value = ""
+		var cmd tea.Cmd
 		if v.focus == focusPane {
-			tv.Search("")
+			cmd = tv.Search("")
 		}
 		v.layoutPane()
-		return nil
+		return cmd
 	}
 	if v.focus == focusList {
 		l := &v.list
@@ -716,6 +762,9 @@ func (m *Model) otherPipeline(v *sessionView) tea.Cmd {
 
 // openSpill opens the selected call's spilled full output in the viewer,
 // or in $PAGER.
+// maxCopyBytes is the largest pane text y copies to the clipboard.
+const maxCopyBytes = 16 << 20
+
 func (m *Model) openSpill(pager bool) tea.Cmd {
 	v := m.current()
 	r, ok := v.list.Selected()
@@ -765,12 +814,13 @@ func (m *Model) spillKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	case key.Matches(msg, k.Back):
 		if tv.query != "" {
-			tv.Search("")
+			cmd := tv.Search("")
 			s.search.value = ""
 			s.layout()
-		} else {
-			m.spill = nil
+			return cmd
 		}
+		tv.cancelSearch()
+		m.spill = nil
 	case key.Matches(msg, k.Pager):
 		return pagerCmd(s.path)
 	case key.Matches(msg, k.Copy):
@@ -779,8 +829,9 @@ func (m *Model) spillKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Search):
 		s.searching = true
 		s.search.value = ""
-		tv.Search("")
+		cmd := tv.Search("")
 		s.layout()
+		return cmd
 	case tv.scrollKey(k, msg):
 	case key.Matches(msg, k.Left):
 		tv.Left()

@@ -17,6 +17,11 @@ var unsafeIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 // message(s) with its result. It returns them as indented JSON, with the
 // 1-based positions of the first and last picked item and the item count.
 func wireExcerpt(conv render.Value, callID string) (text string, first, last, total int, ok bool) {
+	return wireExcerptWith(conv, callID, render.MarshalIndent)
+}
+
+// wireExcerptWith is wireExcerpt writing the picked items with indent.
+func wireExcerptWith(conv render.Value, callID string, indent func(render.Value) ([]byte, error)) (text string, first, last, total int, ok bool) {
 	items, isList := conv.([]render.Value)
 	if !isList || callID == "" {
 		return "", 0, 0, 0, false
@@ -45,7 +50,7 @@ func wireExcerpt(conv render.Value, callID string) (text string, first, last, to
 	if len(picked) == 0 {
 		return "", 0, 0, len(items), false
 	}
-	b, err := render.MarshalIndent(picked)
+	b, err := indent(picked)
 	if err != nil {
 		return "", 0, 0, len(items), false
 	}

@@ -1,0 +1,226 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"correx/formatters"
+	"correx/model"
+)
+
+// Lazy conversations: the wire JSON of a session outline (whose large tool
+// outputs were left in the store, model.ToolCall.Elided) written without
+// holding those outputs. A call whose model-visible result is its output
+// or error text is lowered with a placeholder, a unique string, in the
+// place of that text; every converter puts the result text in the JSON as
+// a string leaf of its own, so the writer replaces each placeholder leaf
+// by the real text, read from the store then and escaped a piece at a
+// time. Whatever the outline cannot vouch for (attachments, interrupted
+// calls, a placeholder found inside a larger string) is read whole first.
+
+// OutputLoader reads a tool call whole (sessions.OutputLoader).
+type OutputLoader interface {
+	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
+}
+
+// LazyConversation is a conversation whose large results are read as it is
+// written.
+type LazyConversation struct {
+	// Value is the conversation, placeholders included: write it (or any
+	// part of it) with WriteIndent or MarshalIndent, not the package's.
+	Value     Value
+	l         OutputLoader
+	sessionID string
+	lowering  model.Lowering
+	parts     map[string]string // placeholder -> part id
+}
+
+// Placeholders counts the results left in the store.
+func (c *LazyConversation) Placeholders() int { return len(c.parts) }
+
+// placeholderSeq makes every placeholder of the process unique.
+var placeholderSeq atomic.Int64
+
+// placeholderMark starts every placeholder: NUL bytes and the start time
+// of the process, which no stored text can foresee.
+var placeholderMark = fmt.Sprintf("\x00correx-lazy-%x:", time.Now().UnixNano())
+
+// ConversationLazy is Conversation (step 0 is the last) over s, an
+// outline of a session: its elided calls up to the step are read from l
+// when the outline does not say enough to lower them, and otherwise
+// lowered with a placeholder. s is not changed.
+func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model) (*LazyConversation, error) {
+	if m.Lowering == "" {
+		m.Lowering = model.DefaultLowering(s.Info.Pipeline)
+	}
+	c := &LazyConversation{l: l, sessionID: s.Info.ID, lowering: m.Lowering, parts: map[string]string{}}
+	for _, lazy := range []bool{true, false} {
+		sess, err := c.resolve(ctx, s, step, lazy)
+		if err != nil {
+			return nil, err
+		}
+		c.Value, err = Conversation(sess, p, step, m)
+		if err != nil || !lazy || len(c.parts) == 0 || c.standalone(c.Value) {
+			return c, err
+		}
+		// a converter embedded a placeholder: lower it all from the outputs
+		clear(c.parts)
+	}
+	return c, nil
+}
+
+// resolve returns a copy of s whose elided calls of the messages up to
+// step are read whole or, with lazy, given placeholders when they can be.
+func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step int, lazy bool) (*model.Session, error) {
+	last := len(s.Messages) - 1
+	if steps := s.AssistantSteps(); step > 0 && step <= len(steps) {
+		last = steps[step-1]
+	}
+	cp := *s
+	cp.Messages = append([]model.Message(nil), s.Messages...)
+	for mi := 0; mi <= last && mi < len(cp.Messages); mi++ {
+		msg := &cp.Messages[mi]
+		copied := false
+		for pi, pt := range msg.Parts {
+			if pt.Tool == nil || !pt.Tool.Elided {
+				continue
+			}
+			if !copied {
+				msg.Parts, copied = append([]model.Part(nil), msg.Parts...), true
+			}
+			if lazy {
+				if ph := c.placeholder(pt.Tool, pt.ID); ph != nil {
+					msg.Parts[pi].Tool = ph
+					continue
+				}
+			}
+			full, err := c.l.LoadOutput(ctx, s.Info.ID, pt.ID)
+			if err != nil {
+				return nil, err
+			}
+			msg.Parts[pi].Tool = full
+		}
+	}
+	return &cp, nil
+}
+
+// placeholder returns the outline call oc with a placeholder for its
+// output and error, or nil when oc must be read whole: the outline
+// vouches for every input of the model-visible result but the output and
+// error, and the result is exactly one of them or none.
+func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model.ToolCall {
+	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
+		return nil
+	}
+	token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
+	ph := *oc
+	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = token, token, false, false
+	r := formatters.Visible(&ph, nil, formatters.WithLowering(c.lowering)).Result
+	switch {
+	case (r.Type == model.ResultText || r.Type == model.ResultError) && r.Text == token && r.JSON == nil:
+		c.parts[token] = partID
+		return &ph
+	case !strings.Contains(formatters.ResultText(r), placeholderMark) && !bytes.Contains(r.JSON, []byte("correx-lazy")):
+		// the result does not show the output (compacted, never finished)
+		ph.Output, ph.Error = oc.Output, oc.Error
+		return &ph
+	}
+	return nil
+}
+
+// standalone reports whether every string of v that holds a placeholder
+// is one whole.
+func (c *LazyConversation) standalone(v Value) bool {
+	switch x := v.(type) {
+	case Obj:
+		for _, f := range x {
+			if strings.Contains(f.Key, placeholderMark) || !c.standalone(f.Val) {
+				return false
+			}
+		}
+	case []Value:
+		for _, it := range x {
+			if !c.standalone(it) {
+				return false
+			}
+		}
+	case string:
+		if strings.Contains(x, placeholderMark) {
+			_, ok := c.parts[x]
+			return ok
+		}
+	case json.RawMessage:
+		return !bytes.Contains(x, []byte("correx-lazy"))
+	}
+	return true
+}
+
+// errEmbedded is a placeholder found where standalone did not look.
+var errEmbedded = errors.New("render: a lazy result was embedded in a larger value")
+
+// WriteIndent writes v, the conversation or a part of it, as the package's
+// WriteIndent writes it with the results in place.
+func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value) error {
+	return writeIndent(w, v, func(w io.Writer, s string) (bool, error) {
+		if !strings.Contains(s, placeholderMark) {
+			return false, nil
+		}
+		id, ok := c.parts[s]
+		if !ok {
+			return false, errEmbedded
+		}
+		full, err := c.l.LoadOutput(ctx, c.sessionID, id)
+		if err != nil {
+			return false, err
+		}
+		r := formatters.Visible(full, nil, formatters.WithLowering(c.lowering)).Result
+		if r.Type != model.ResultText && r.Type != model.ResultError || r.JSON != nil {
+			return false, fmt.Errorf("render: part %s of session %s changed in the store while it was written", id, c.sessionID)
+		}
+		return true, writeString(w, r.Text)
+	})
+}
+
+// MarshalIndent is WriteIndent into memory.
+func (c *LazyConversation) MarshalIndent(ctx context.Context, v Value) ([]byte, error) {
+	var b bytes.Buffer
+	err := c.WriteIndent(ctx, &b, v)
+	return b.Bytes(), err
+}
+
+// stringChunk is how much of a string writeString encodes at once.
+var stringChunk = 256 << 10
+
+// writeString writes marshal(s) a piece at a time: a string's encoding is
+// that of its runes one after the other, so s is cut between runes (as
+// decoded from its start) and each piece is encoded without its quotes.
+func writeString(w io.Writer, s string) error {
+	if _, err := io.WriteString(w, `"`); err != nil {
+		return err
+	}
+	for len(s) > 0 {
+		cut := 0
+		for cut < len(s) && cut < stringChunk {
+			_, n := utf8.DecodeRuneInString(s[cut:])
+			cut += n
+		}
+		b, err := marshal(s[:cut])
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(b[1 : len(b)-1]); err != nil {
+			return err
+		}
+		s = s[cut:]
+	}
+	_, err := io.WriteString(w, `"`)
+	return err
+}

@@ -1,0 +1,186 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"correx/model"
+	"correx/sessions"
+)
+
+// outputs is an OutputLoader over whole sessions.
+type outputs map[string]*model.ToolCall
+
+func (o outputs) LoadOutput(_ context.Context, sessionID, partID string) (*model.ToolCall, error) {
+	if c, ok := o[partID]; ok {
+		return c, nil
+	}
+	return nil, fmt.Errorf("no part %s in session %s", partID, sessionID)
+}
+
+// outlineOf is s as an outline that left every call's output out, as
+// sessions' outlines leave out large ones, and its calls whole.
+func outlineOf(s *model.Session) (*model.Session, outputs) {
+	o := *s
+	whole := outputs{}
+	o.Messages = append([]model.Message(nil), s.Messages...)
+	for mi := range o.Messages {
+		m := &o.Messages[mi]
+		m.Parts = append([]model.Part(nil), m.Parts...)
+		for pi, pt := range m.Parts {
+			if pt.Tool == nil || pt.Tool.IsV2() {
+				continue // v2 sessions are never paged
+			}
+			whole[pt.ID] = pt.Tool
+			c := *pt.Tool
+			c.Elided, c.ElidedFiles = true, len(c.Attachments) > 0
+			c.Output, c.Error, c.Attachments = "", "", nil
+			c.Metadata = stripMetadata(c.Metadata)
+			m.Parts[pi].Tool = &c
+		}
+	}
+	return &o, whole
+}
+
+// stripMetadata leaves out the members an outline leaves out.
+func stripMetadata(raw []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	for _, k := range []string{"output", "display", "preview", "diff", "filediff", "files", "diagnostics"} {
+		delete(m, k)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// TestConversationLazyExact checks that the conversation of an outline
+// whose every output was left out, written with its results read as it is
+// written, is byte for byte the one of the whole session: every recorded
+// opencode fixture, provider, lowering and a first, middle and last step.
+func TestConversationLazyExact(t *testing.T) {
+	defer func(n int) { stringChunk = n }(stringChunk)
+	stringChunk = 7 // cut every large result many times
+	ctx := context.Background()
+	dirs, _ := filepath.Glob("../testdata/opencode/*/data")
+	require.NotEmpty(t, dirs)
+	placeholders, reads := 0, 0
+	for _, dir := range dirs {
+		st, err := sessions.Open(dir)
+		require.NoError(t, err)
+		infos, err := st.List(ctx)
+		require.NoError(t, err)
+		for _, in := range infos {
+			full, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			outline, whole := outlineOf(full)
+			lows := []model.Lowering{model.LoweringNative}
+			if full.Info.Pipeline != model.PipelineV2 {
+				lows = append(lows, model.LoweringAISDK)
+			}
+			n := len(full.AssistantSteps())
+			for _, step := range []int{1, (n + 1) / 2, n} {
+				for _, p := range Providers {
+					for _, low := range lows {
+						m := Model{Lowering: low}
+						val, err := Conversation(full, p, step, m)
+						if err != nil {
+							continue
+						}
+						want, err := MarshalIndent(val)
+						require.NoError(t, err)
+						counted := countingLoader{outputs: whole}
+						lc, err := ConversationLazy(ctx, &counted, outline, p, step, m)
+						require.NoError(t, err)
+						got, err := lc.MarshalIndent(ctx, lc.Value)
+						require.NoError(t, err)
+						require.Equal(t, string(want), string(got), "%s %s %s %s step %d", dir, in.ID, p, low, step)
+						placeholders += lc.Placeholders()
+						reads += counted.n
+					}
+				}
+			}
+		}
+		st.Close()
+	}
+	t.Logf("%d results written from placeholders; %d calls read whole", placeholders, reads)
+	require.Greater(t, placeholders, 1000)
+}
+
+type countingLoader struct {
+	outputs
+	n int
+}
+
+func (c *countingLoader) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
+	c.n++
+	return c.outputs.LoadOutput(ctx, sessionID, partID)
+}
+
+// TestConversationLazyReadsOnlyWhatItMust checks which calls are read
+// before writing: only those whose result the outline cannot vouch for.
+func TestConversationLazyReadsOnlyWhatItMust(t *testing.T) {
+	ctx := context.Background()
+	call := func(id string, c model.ToolCall) model.Part {
+		c.CallID, c.Tool, c.Input = "call_"+id, "bash", []byte(`{"command":"ls"}`)
+		return model.Part{ID: id, Type: model.PartTool, Tool: &c}
+	}
+	s := &model.Session{Info: model.SessionInfo{ID: "ses_1"}, Messages: []model.Message{
+		{ID: "msg_1", Role: model.RoleUser, Parts: []model.Part{{ID: "t", Type: model.PartText, Text: "go"}}},
+		{ID: "msg_2", Role: model.RoleAssistant, ProviderID: "anthropic", ModelID: "claude", Parts: []model.Part{
+			call("done", model.ToolCall{Status: model.StatusCompleted, Output: strings.Repeat("out\n", 300)}),
+			call("failed", model.ToolCall{Status: model.StatusError, Error: "boom " + strings.Repeat("x", 2000)}),
+			call("image", model.ToolCall{Status: model.StatusCompleted, Output: "Image read", Attachments: []model.File{{Mime: "image/png", URL: "data:image/png;base64,iVBOR"}}}),
+			call("stopped", model.ToolCall{Status: model.StatusError, Error: "Tool execution aborted", Metadata: []byte(`{"interrupted":true,"output":"partial"}`)}),
+			call("cleared", model.ToolCall{Status: model.StatusCompleted, Output: "old", Compacted: true}),
+		}},
+		{ID: "msg_3", Role: model.RoleAssistant, ProviderID: "anthropic", ModelID: "claude", Parts: []model.Part{{ID: "a", Type: model.PartText, Text: "done"}}},
+	}}
+	outline, whole := outlineOf(s)
+	for _, p := range Providers {
+		val, err := Conversation(s, p, 2, Model{})
+		require.NoError(t, err)
+		want, _ := MarshalIndent(val)
+		counted := countingLoader{outputs: whole}
+		lc, err := ConversationLazy(ctx, &counted, outline, p, 2, Model{})
+		require.NoError(t, err)
+		require.Equal(t, 2, counted.n, "%s: the image and the interrupted call are read first", p)
+		require.Equal(t, 2, lc.Placeholders(), p)
+		got, err := lc.MarshalIndent(ctx, lc.Value)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), p)
+		require.Equal(t, 4, counted.n, "%s: the two placeholders are read as they are written", p)
+	}
+}
+
+// TestConversationLazyEmbedded checks that a placeholder a converter put
+// inside a larger string is caught, before anything is written.
+func TestConversationLazyEmbedded(t *testing.T) {
+	lc := &LazyConversation{parts: map[string]string{placeholderMark + "1\x00": "prt_1"}}
+	ok := Obj{{"content", placeholderMark + "1\x00"}}
+	require.True(t, lc.standalone([]Value{ok}))
+	require.False(t, lc.standalone([]Value{Obj{{"content", "x" + placeholderMark + "1\x00"}}}))
+	require.False(t, lc.standalone(Obj{{placeholderMark + "1\x00", 1}}))
+	_, err := lc.MarshalIndent(context.Background(), Obj{{"content", "[" + placeholderMark + "1\x00]"}})
+	require.ErrorIs(t, err, errEmbedded)
+}
+
+func TestWriteStringInPieces(t *testing.T) {
+	defer func(n int) { stringChunk = n }(stringChunk)
+	s := "a\"b\\c\n\u2028\u2029é漢\xe2\x80x\xff\x80\x80\x80\x80<>&\x00\x1f" + string(make([]byte, 40))
+	want, err := Marshal(s)
+	require.NoError(t, err)
+	for n := 1; n < 9; n++ {
+		stringChunk = n
+		var b strings.Builder
+		require.NoError(t, writeString(&b, s))
+		require.Equal(t, string(want), b.String(), "chunk %d", n)
+	}
+}
