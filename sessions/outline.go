@@ -93,27 +93,44 @@ func LazyFor(s Store, id string) Lazy {
 // pathKey (partscan.go) lists the same.
 const elidedPaths = `'$.state.output', '$.state.error', '$.state.attachments', '$.state.metadata.output', '$.state.metadata.display', '$.state.metadata.preview', '$.state.metadata.diff', '$.state.metadata.filediff', '$.state.metadata.files', '$.state.metadata.diagnostics'`
 
+// elideSQL is correx_part_elide(data), or when that function cannot
+// decide the same computed by SQLite's JSON functions (json_valid's parse
+// is reused by the others); a malformed part comes whole after a W.
+const elideSQL = `coalesce(correx_part_elide(data),
+                   CASE WHEN json_valid(data)
+                        THEN CASE WHEN json_array_length(data, '$.state.attachments') > 0 THEN 'A' ELSE 'E' END || json_remove(data, ` + elidedPaths + `)
+                        ELSE 'W' || data END)`
+
 // outlinePartsSQL reads a page's parts; a part whose JSON is valid and
 // longer than ?1 bytes comes without elidedPaths, with its stored size,
 // and with a first byte before its JSON: A when it had attachments, else E
-// (W for one that comes whole). octet_length reads a row's size
-// without its overflow pages, so a small part costs one read; a large one
-// is elided by correx_part_elide (partscan.go), which steps over the big
-// strings, or when that function cannot decide by json_remove (json_valid's
-// parse is reused by json_remove); a malformed part comes whole, for the
-// decoder to report.
+// (W for one that comes whole). octet_length and typeof read a row's size
+// and type without its overflow pages, so a small part costs one read; a
+// large one is elided by elideSQL, except that one over ?3 bytes comes as
+// NULL with its rowid, for the caller to read with blob I/O (blob.go).
 const outlinePartsSQL = `
 SELECT id, message_id, octet_length(data),
-       CASE WHEN octet_length(data) > ?1
-            THEN coalesce(correx_part_elide(data),
-                          CASE WHEN json_valid(data)
-                               THEN CASE WHEN json_array_length(data, '$.state.attachments') > 0 THEN 'A' ELSE 'E' END || json_remove(data, ` + elidedPaths + `)
-                               ELSE 'W' || data END)
+       CASE WHEN octet_length(data) > ?3 AND typeof(data) IN ('text', 'blob') THEN NULL
+            WHEN octet_length(data) > ?1 THEN ` + elideSQL + `
             ELSE data END,
-       octet_length(data) > ?1
+       octet_length(data) > ?1, rowid
 FROM part
 WHERE session_id = ?2 AND message_id IN (%s)
 ORDER BY message_id, id`
+
+// elidedRow elides a large part row read with blob I/O into dst, as
+// elideSQL does; buf is scratch space. It falls back to elideSQL in tx.
+func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, buf, dst []byte) (out, scratch []byte, err error) {
+	if s.blobs != nil && !partScanOff {
+		if buf, err = s.blobs.read(rowid, buf[:0]); err == nil {
+			if out, ok := partElide(unsafe.String(unsafe.SliceData(buf), len(buf)), dst[:0]); ok {
+				return out, buf, nil
+			}
+		}
+	}
+	err = tx.QueryRowContext(ctx, `SELECT `+elideSQL+` FROM part WHERE rowid = ?`, rowid).Scan(&dst)
+	return dst, buf, err
+}
 
 func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -197,20 +214,29 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 	orphans := map[string]int{}
 	if len(ids) > 0 {
 		q := fmt.Sprintf(outlinePartsSQL, strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","))
-		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id}, ids...)...)
+		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id, s.blobMin()}, ids...)...)
 		if err != nil {
 			return nil, err
 		}
+		var buf, elided []byte // reused for the rows read with blob I/O
 		for rows.Next() {
 			var (
 				pid, mid string
 				size     int
 				data     sql.RawBytes
 				big      bool
+				rowid    int64
 			)
-			if err := rows.Scan(&pid, &mid, &size, &data, &big); err != nil {
+			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid); err != nil {
 				rows.Close()
 				return nil, err
+			}
+			if big && data == nil {
+				if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				data = elided
 			}
 			elided, files := false, false
 			if big && len(data) > 0 {
@@ -273,32 +299,12 @@ GROUP BY message_id`, id)
 }
 
 func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
-	// The row is decoded by correx_part_decode inside the query, from
-	// SQLite's own copy of it: a part can be megabytes, and its JSON is not
-	// copied into Go before being decoded (only what the decoder keeps is).
 	slot := &partSlot{id: partID}
-	key := partSlotSeq.Add(1)
-	partSlots.Store(key, slot)
-	defer partSlots.Delete(key)
-	var one sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, partID, sessionID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: part %s of session %s in %s", ErrNotFound, partID, sessionID, s.path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
-	}
-	if !one.Valid {
-		// not TEXT nor BLOB: read it as database/sql converts it
-		var data []byte
-		err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&data)
+	if err := s.decodePart(ctx, sessionID, slot); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%w: part %s of session %s in %s", ErrNotFound, partID, sessionID, s.path)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
-		}
-		slot.decode(data)
+		return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
 	}
 	p := slot.p
 	if !slot.ok || p.Tool == nil {
@@ -306,6 +312,40 @@ func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 	}
 	p.Tool.OutputBytes = len(p.Tool.Output)
 	return p.Tool, nil
+}
+
+// decodePart decodes a part row into slot: a large one read with blob I/O,
+// else by correx_part_decode inside the query, from SQLite's own copy of
+// it (its JSON is not copied into Go before being decoded, only what the
+// decoder keeps is).
+func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *partSlot) error {
+	var rowid, size int64
+	var kind string
+	err := s.db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&rowid, &size, &kind)
+	if err != nil {
+		return err
+	}
+	if size > s.blobMin() && (kind == "text" || kind == "blob") {
+		if data, err := s.blobs.read(rowid, nil); err == nil {
+			slot.decode(data)
+			return nil
+		}
+		// gone or changed since: the query below says which
+	}
+	key := partSlotSeq.Add(1)
+	partSlots.Store(key, slot)
+	defer partSlots.Delete(key)
+	var one sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
+		return err
+	}
+	// not TEXT nor BLOB: read it as database/sql converts it
+	var data []byte
+	if err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&data); err != nil {
+		return err
+	}
+	slot.decode(data)
+	return nil
 }
 
 // partSlot receives what correx_part_decode decoded for one LoadOutput.

@@ -169,7 +169,7 @@ func TestPartScanInStore(t *testing.T) {
 		}
 		return [3]int{infos[0].ToolCalls, infos[0].Truncated, infos[0].Errors}, pages
 	}
-	defer func(s, e int) { scanBytes, elideBytes, partScanOff = s, e, false }(scanBytes, elideBytes)
+	defer func(s, e int, b int64) { scanBytes, elideBytes, blobBytes, partScanOff = s, e, b, false }(scanBytes, elideBytes, blobBytes)
 	scanBytes, elideBytes = 0, 0
 	partScanOff = true
 	wantCounts, wantPages := read()
@@ -177,6 +177,10 @@ func TestPartScanInStore(t *testing.T) {
 	gotCounts, gotPages := read()
 	assert.Equal(t, wantCounts, gotCounts)
 	assert.Equal(t, wantPages, gotPages)
+	blobBytes = 0 // every row read with blob I/O, then scanned in Go
+	blobCounts, blobPages := read()
+	assert.Equal(t, wantCounts, blobCounts)
+	assert.Equal(t, wantPages, blobPages)
 	elided := 0
 	for _, p := range gotPages {
 		for _, r := range p.Session.ToolCalls() {
@@ -190,6 +194,7 @@ func TestPartScanInStore(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
+	require.NotNil(t, s.(*sqliteStore).blobs, "the blob reader did not open")
 	full, err := s.Load(ctx, "ses_2")
 	require.NoError(t, err)
 	got, _ := outlineAll(t, LazyFor(s, "ses_2"), "ses_2", 3)

@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"correx/model"
 
@@ -31,6 +33,15 @@ type sqliteStore struct {
 	db       *sql.DB
 	v2Table  bool // the session_message table (v2 loop) exists
 	warnings []string
+	blobs    *blobReader // nil when it could not open: queries read every row
+}
+
+// blobMin is the size above which a part row is read with blob I/O.
+func (s *sqliteStore) blobMin() int64 {
+	if s.blobs == nil {
+		return math.MaxInt64
+	}
+	return blobBytes
 }
 
 const (
@@ -64,10 +75,12 @@ func openSQLite(path string) (*sqliteStore, error) {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
 	s := &sqliteStore{path: abs}
+	immutable := false
 	tables, err := s.connect(false)
 	if err != nil && canRetryImmutable(err) {
 		first := err
 		if tables, err = s.connect(true); err == nil {
+			immutable = true
 			s.warnings = append(s.warnings, fmt.Sprintf(
 				"%s: read-only open failed (%v); opened with immutable=1: what is still in its -wal file and what opencode writes while correx runs are not seen, and a database being written may read inconsistently", abs, first))
 		}
@@ -82,6 +95,7 @@ func openSQLite(path string) (*sqliteStore, error) {
 		}
 	}
 	s.v2Table = tables["session_message"]
+	s.blobs, _ = openBlobReader(abs, immutable)
 	return s, nil
 }
 
@@ -135,7 +149,12 @@ func canRetryImmutable(err error) bool {
 
 func (s *sqliteStore) Path() string       { return s.path }
 func (s *sqliteStore) Warnings() []string { return s.warnings }
-func (s *sqliteStore) Close() error       { return s.db.Close() }
+func (s *sqliteStore) Close() error {
+	if s.blobs != nil {
+		s.blobs.close()
+	}
+	return s.db.Close()
+}
 
 func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
 
@@ -145,7 +164,8 @@ func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
 // CASE keeps json_extract from failing the statement on them). A part row
 // over scanBytes is read by correx_part_flags (partscan.go), which steps over its
 // big strings instead of parsing it; when that function cannot decide, the
-// JSON functions do. %s is the v2 join, or a stand-in without it.
+// JSON functions do. A row over ?2 bytes is left to bigFlags. %s is the v2
+// join, or a stand-in without it.
 const listSQL = `
 SELECT s.id, s.parent_id, s.title, s.directory, s.version, s.time_created, s.time_updated,
        coalesce(m.n, 0), coalesce(p.tools, 0), coalesce(p.truncated, 0), coalesce(p.errors, 0),
@@ -157,7 +177,8 @@ LEFT JOIN (
     SELECT session_id, sum(f & 1) AS tools, sum((f >> 1) & 1) AS truncated, sum((f >> 2) & 1) AS errors
     FROM (
         SELECT session_id,
-               CASE WHEN octet_length(data) > ? THEN coalesce(correx_part_flags(data), ` + partFlagsJSON + `)
+               CASE WHEN octet_length(data) > ?2 AND typeof(data) IN ('text', 'blob') THEN 0 -- bigFlags
+                    WHEN octet_length(data) > ?1 THEN coalesce(correx_part_flags(data), ` + partFlagsJSON + `)
                     ELSE ` + partFlagsJSON + ` END AS f
         FROM part
         LIMIT -1 -- not flattened: f is computed once a row
@@ -188,7 +209,11 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	if s.v2Table {
 		join = v2Join
 	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(listSQL, join), scanBytes)
+	big, err := s.bigFlags(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.path, err)
+	}
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(listSQL, join), scanBytes, s.blobMin())
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
@@ -210,7 +235,8 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 			return nil, fmt.Errorf("list %s: %w", s.path, err)
 		}
 		info := r.info(s.path, s.dataDir())
-		info.Messages, info.ToolCalls, info.Truncated, info.Errors = n, tools, trunc, errs
+		b := big[r.id]
+		info.Messages, info.ToolCalls, info.Truncated, info.Errors = n, tools+b[0], trunc+b[1], errs+b[2]
 		if n == 0 && v2 > 0 {
 			info.Pipeline = model.PipelineV2
 			info.Messages = v2
@@ -223,6 +249,61 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
 	return infos, nil
+}
+
+// bigFlags counts per session what listSQL leaves out: the tool parts,
+// truncated and errors among the rows over blobMin, read with blob I/O and
+// scanned in Go (or, when the scanner cannot decide, by the JSON
+// functions).
+func (s *sqliteStore) bigFlags(ctx context.Context) (map[string][3]int, error) {
+	counts := map[string][3]int{}
+	if s.blobs == nil {
+		return counts, nil
+	}
+	type row struct {
+		session string
+		rowid   int64
+	}
+	var big []row
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id, rowid FROM part WHERE octet_length(data) > ? AND typeof(data) IN ('text', 'blob')`, s.blobMin())
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.session, &r.rowid); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		big = append(big, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var buf []byte
+	for _, r := range big {
+		var f int
+		var ok bool
+		if buf, err = s.blobs.read(r.rowid, buf[:0]); err == nil && !partScanOff {
+			f, ok = partFlags(unsafe.String(unsafe.SliceData(buf), len(buf)))
+		}
+		if !ok {
+			err := s.db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, r.rowid).Scan(&f)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // deleted since
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		c := counts[r.session]
+		c[0] += f & partFlagTool
+		c[1] += f >> 1 & 1
+		c[2] += f >> 2 & 1
+		counts[r.session] = c
+	}
+	return counts, nil
 }
 
 type sessionRow struct {
