@@ -18,40 +18,74 @@ import (
 // writer) and reloads the open session only when its counts or update time
 // changed; the call list keeps its selection and the status line says what
 // is new.
+//
+// Listing opencode's database reads every part row (on a large database
+// most of a second of CPU), so a check first takes the store's fingerprint
+// (sessions.Fingerprint: a few stats) and lists only when it differs from
+// the one taken before the previous successful list. The fingerprint rides
+// the check loop (liveMsg, then the next liveTickMsg); a check with none
+// (the first, or after a failure, or a store that cannot say) lists.
 
 // liveEvery is a variable so tests can shorten it.
 var liveEvery = 2 * time.Second
 
-type liveTickMsg struct{}
+// liveTickMsg starts a check; fp is the store's fingerprint at the
+// previous successful check ("" when there is none).
+type liveTickMsg struct{ fp string }
 
 // liveMsg is what a live check found: the fresh list, and the reloaded
 // open session when it changed (for a lazy store its first outline page,
-// the rest to follow as pages before it is swapped in).
+// the rest to follow as pages before it is swapped in). unchanged says the
+// store's fingerprint was the previous one and nothing was listed. fp is
+// the fingerprint to hand to the next check: the one taken before this
+// list when the list (and the reload it asked for) succeeded, else "".
 type liveMsg struct {
-	infos []model.SessionInfo
-	err   error
-	data  *sessionData
+	infos     []model.SessionInfo
+	err       error
+	data      *sessionData
+	unchanged bool
+	fp        string
 }
 
-func liveTick() tea.Cmd {
-	return tea.Tick(liveEvery, func(time.Time) tea.Msg { return liveTickMsg{} })
+// liveTick schedules the first check.
+func liveTick() tea.Cmd { return nextLiveTick("") }
+
+// nextLiveTick schedules a check that knows the fingerprint fp.
+func nextLiveTick(fp string) tea.Cmd {
+	return tea.Tick(liveEvery, func(time.Time) tea.Msg { return liveTickMsg{fp: fp} })
 }
 
-// liveCmd lists the store and reloads the open session id when its listed
-// facts differ from prev, the ones of the previous list.
-func liveCmd(store sessions.Store, id string, prev model.SessionInfo) tea.Cmd {
+// liveCmd checks the store: when its fingerprint is still prevFP it does
+// nothing more; else it lists the store and reloads the open session id
+// when its listed facts differ from prev, the ones of the previous list.
+// The fingerprint is taken before the list, so a write during the list
+// changes the next one.
+func liveCmd(store sessions.Store, id string, prev model.SessionInfo, prevFP string) tea.Cmd {
 	return func() tea.Msg {
+		fp, ok := sessions.Fingerprint(store)
+		if !ok {
+			fp = ""
+		}
+		if fp != "" && fp == prevFP {
+			return liveMsg{unchanged: true, fp: fp}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		infos, err := store.List(ctx)
 		msg := liveMsg{infos: infos, err: err}
-		if id == "" || err != nil {
+		if err != nil {
+			return msg
+		}
+		msg.fp = fp
+		if id == "" {
 			return msg
 		}
 		for _, in := range infos {
 			if in.ID == id && changed(in, prev) {
 				if loaded, ok := loadCmd(store, id)().(loadedMsg); ok && loaded.err == nil {
 					msg.data = loaded.data
+				} else {
+					msg.fp = "" // list again next time
 				}
 			}
 		}
@@ -65,12 +99,13 @@ func changed(a, b model.SessionInfo) bool {
 }
 
 // live handles a tick (start a check unless one runs, or a reload is still
-// reading pages) and a check's result.
+// reading pages) and a check's result. It does no IO: the fingerprint is
+// taken and compared in liveCmd.
 func (m *Model) live(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case liveTickMsg:
 		if m.store == nil || m.checking || m.liveNext != nil {
-			return liveTick()
+			return nextLiveTick(msg.fp)
 		}
 		m.checking = true
 		id, prev := "", model.SessionInfo{}
@@ -78,20 +113,23 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 			id = m.stack[0].data.sess.Info.ID
 			prev, _ = m.picker.Info(id)
 		}
-		return liveCmd(m.store, id, prev)
+		return liveCmd(m.store, id, prev, msg.fp)
 	case liveMsg:
 		m.checking = false
+		if msg.unchanged {
+			return nextLiveTick(msg.fp)
+		}
 		if msg.err == nil {
 			m.picker.Refresh(msg.infos)
 		}
 		if d := msg.data; d != nil && len(m.stack) > 0 && m.stack[0].data.sess.Info.ID == d.sess.Info.ID {
 			if d.loading {
 				m.liveNext = d // swapped in by swapLive once its last page is read
-				return tea.Batch(pageCmd(m.store, d), liveTick())
+				return tea.Batch(pageCmd(m.store, d), nextLiveTick(msg.fp))
 			}
 			m.swapLive(d)
 		}
-		return liveTick()
+		return nextLiveTick(msg.fp)
 	}
 	return nil
 }

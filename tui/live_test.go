@@ -1,15 +1,18 @@
 package tui
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
 
+	"correx/model"
 	"correx/sessions"
 )
 
@@ -77,4 +80,127 @@ func liveSessionGrows(t *testing.T) {
 	require.Len(t, v.list.rows, before+1)
 	require.Equal(t, selected, v.list.rows[v.list.sel].info().call().CallID, "selection kept")
 	require.Contains(t, h.m.status.text, "live: 1 new call (read)")
+}
+
+// countingStore counts the Lists of the store it wraps and forwards its
+// fingerprint.
+type countingStore struct {
+	sessions.Store
+	lists int
+}
+
+func (c *countingStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	c.lists++
+	return c.Store.List(ctx)
+}
+
+func (c *countingStore) Fingerprint() (string, bool) { return sessions.Fingerprint(c.Store) }
+
+// liveCheck sends tick and runs what follows (the check, then what its
+// result asks for) until the next tick, which it returns with the check's
+// result.
+func liveCheck(t *testing.T, h *harness, tick liveTickMsg) (liveMsg, liveTickMsg) {
+	t.Helper()
+	var result liveMsg
+	var next *liveTickMsg
+	var drive func(cmd tea.Cmd)
+	update := func(msg tea.Msg) {
+		nm, cmd := h.m.Update(msg)
+		h.m = nm.(Model)
+		drive(cmd)
+	}
+	drive = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		switch msg := cmd().(type) {
+		case liveTickMsg:
+			require.Nil(t, next, "one check loop")
+			next = &msg
+		case liveMsg:
+			result = msg
+			update(msg)
+		case tea.BatchMsg:
+			for _, c := range msg {
+				drive(c)
+			}
+		default:
+			h.run(func() tea.Msg { return msg })
+		}
+	}
+	update(tick)
+	require.NotNil(t, next, "the check schedules the next")
+	return result, *next
+}
+
+// ageFiles moves the mtime of the database and its -wal an hour back, so
+// that its fingerprint can be trusted (see sessions.Fingerprint).
+func ageFiles(t *testing.T, dbPath string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{dbPath, dbPath + "-wal"} {
+		if _, err := os.Stat(p); err == nil {
+			require.NoError(t, os.Chtimes(p, old, old))
+		}
+	}
+}
+
+// A live check of a store whose files did not change since the previous
+// list lists nothing; a write makes the next check list (and reload) again.
+func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
+	liveEvery = time.Millisecond
+	t.Cleanup(func() { liveEvery = 2 * time.Second })
+	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
+	require.NoError(t, err)
+	dbPath := filepath.Join(t.TempDir(), "opencode.db")
+	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
+	db, err := sql.Open("sqlite", dbPath)
+	require.NoError(t, err)
+	defer db.Close()
+	var root string
+	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
+	ageFiles(t, dbPath)
+
+	st, err := sessions.Open(dbPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	cs := &countingStore{Store: st}
+	h := newHarness(t, Options{Stores: []sessions.Store{cs}, SessionID: root, Live: true}, 120, 30)
+	require.NotNil(t, h.m.current())
+	lists := cs.lists
+
+	// The first check has no fingerprint to compare with: it lists.
+	res, next := liveCheck(t, h, liveTickMsg{})
+	require.False(t, res.unchanged)
+	require.Equal(t, lists+1, cs.lists)
+	require.NotEmpty(t, next.fp)
+
+	// Nothing written since: no list, the next check keeps the fingerprint.
+	for range 3 {
+		var again liveTickMsg
+		res, again = liveCheck(t, h, next)
+		require.True(t, res.unchanged)
+		require.Equal(t, next.fp, again.fp)
+	}
+	require.Equal(t, lists+1, cs.lists, "an unchanged store is not listed again")
+	updated := h.m.current().data.sess.Info.Updated
+
+	// A write: the files are fresh (no fingerprint to trust), so the store
+	// is listed and the open session reloaded.
+	_, err = db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
+	require.NoError(t, err)
+	res, next = liveCheck(t, h, next)
+	require.False(t, res.unchanged)
+	require.Equal(t, lists+2, cs.lists)
+	require.Equal(t, updated.Add(time.Second), h.m.current().data.sess.Info.Updated, "reloaded")
+
+	// Once the files are old enough, one more list records the fingerprint,
+	// and the checks after it list nothing.
+	ageFiles(t, dbPath)
+	res, next = liveCheck(t, h, next)
+	require.False(t, res.unchanged)
+	require.NotEmpty(t, next.fp)
+	res, _ = liveCheck(t, h, next)
+	require.True(t, res.unchanged)
+	require.Equal(t, lists+3, cs.lists)
 }
