@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -355,20 +356,42 @@ func (c *cli) wire(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: wire: %v", errUsage, err)
 	}
-	s, err := c.load()
+	st, err := c.open()
 	if err != nil {
 		return err
 	}
-	conv, err := render.Conversation(s, p, c.step, render.Model{TextOnly: c.textOnly, Lowering: lowering})
-	if err != nil {
-		return err
+	defer st.Close()
+	ctx := context.Background()
+	m := render.Model{TextOnly: c.textOnly, Lowering: lowering}
+	w := bufio.NewWriterSize(c.out, 64<<10)
+	if l := sessions.LazyFor(st, c.session); l != nil {
+		// from the outline, each large output read as it is written
+		page, err := l.LoadOutline(ctx, c.session, 0, 0)
+		if err != nil {
+			return err
+		}
+		lc, err := render.ConversationLazy(ctx, l, page.Session, p, c.step, m)
+		if err != nil {
+			return err
+		}
+		if err := lc.WriteIndent(ctx, w, lc.Value); err != nil {
+			return err
+		}
+	} else {
+		s, err := st.Load(ctx, c.session)
+		if err != nil {
+			return err
+		}
+		conv, err := render.Conversation(s, p, c.step, m)
+		if err != nil {
+			return err
+		}
+		if err := render.WriteIndent(w, conv); err != nil {
+			return err
+		}
 	}
-	b, err := render.MarshalIndent(conv)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(c.out, "%s\n", b)
-	return err
+	w.WriteString("\n")
+	return w.Flush()
 }
 
 func (c *cli) transcript(args []string) error {
