@@ -25,7 +25,7 @@ func TestFileTextView(t *testing.T) {
 	}
 	b.WriteString("  \"" + strings.Repeat("ab\\\"cAB ", 300) + "\"\n]")
 	text := b.String()
-	// (styleLine is quadratic in a line's spans: few matches on the long line)
+	// (few matches on the long line keep the view tests fast)
 	long := "x\n" + strings.Repeat(strings.Repeat("0123456789", 400)+" ab\\\"cAB ", 10) + "\nab"
 	st := NewStyles(true)
 	for _, c := range []struct {
