@@ -4,7 +4,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,15 +99,15 @@ func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store,
 	nm, _ := h.m.Update(tea.WindowSizeMsg{Width: benchW, Height: benchH})
 	h.m = nm.(Model)
 	ch := make(chan tea.Msg, 1<<12)
-	var wg sync.WaitGroup
+	var inflight atomic.Int64 // commands whose message is not in ch yet
 	var start func(cmd tea.Cmd)
 	start = func(cmd tea.Cmd) {
 		if cmd == nil {
 			return
 		}
-		wg.Add(1)
+		inflight.Add(1)
 		go func() {
-			defer wg.Done()
+			defer inflight.Add(-1)
 			ch <- cmd()
 		}()
 	}
@@ -132,8 +132,6 @@ func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store,
 	frame = h.m.View().Content
 	finish = func(apply bool) {
 		for {
-			done := make(chan struct{})
-			go func() { wg.Wait(); close(done) }()
 			select {
 			case msg := <-ch:
 				switch msg := msg.(type) {
@@ -149,8 +147,8 @@ func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store,
 						start(cmd)
 					}
 				}
-			case <-done:
-				if len(ch) == 0 {
+			case <-time.After(time.Millisecond):
+				if inflight.Load() == 0 && len(ch) == 0 {
 					return
 				}
 			}

@@ -33,8 +33,10 @@ const (
 	// calls; the most recent call is kept whatever its size.
 	maxDetailBytes   = 8 << 20
 	maxDetailEntries = 256
-	// maxConvs bounds the rendered conversations kept.
-	maxConvs = 8
+	// maxConvs bounds the rendered conversations kept; maxLazyConvs those
+	// of lazy sessions, two for Compare.
+	maxConvs     = 8
+	maxLazyConvs = 2
 )
 
 // eagerBytes is how much elided output a lazy session's page reads ahead

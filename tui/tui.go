@@ -254,13 +254,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.convAge = append(m.convAge, msg.key)
 		}
 		m.convs[msg.key] = msg.res
-		for len(m.convAge) > maxConvs {
-			if r := m.convs[m.convAge[0]]; r.file != nil {
-				r.file.Close()
-			}
-			delete(m.convs, m.convAge[0])
-			m.convAge = m.convAge[1:]
-		}
+		m.evictConvs()
 	case otherMsg:
 		m.loading = max(m.loading-1, 0)
 		v := m.current()
@@ -758,6 +752,34 @@ func (m *Model) otherPipeline(v *sessionView) tea.Cmd {
 	m.loading++
 	m.info("looking for a " + r.info().call().Tool + " call in a " + string(want) + " session…")
 	return otherCmd(m.store, cands, r.info().call().Tool)
+}
+
+// evictConvs drops the oldest conversations beyond maxConvs, and the
+// oldest lazy ones beyond maxLazyConvs (each holds its session's whole
+// outline lowered).
+func (m *Model) evictConvs() {
+	lazy := 0
+	for _, k := range m.convAge {
+		if m.convs[k].lazy != nil {
+			lazy++
+		}
+	}
+	for i := 0; i < len(m.convAge); {
+		k := m.convAge[i]
+		r := m.convs[k]
+		if len(m.convAge) <= maxConvs && (r.lazy == nil || lazy <= maxLazyConvs) {
+			i++
+			continue
+		}
+		if r.lazy != nil {
+			lazy--
+		}
+		if r.file != nil {
+			r.file.Close()
+		}
+		delete(m.convs, k)
+		m.convAge = append(m.convAge[:i], m.convAge[i+1:]...)
+	}
 }
 
 // openSpill opens the selected call's spilled full output in the viewer,
