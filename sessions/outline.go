@@ -86,29 +86,22 @@ func LazyFor(s Store, id string) Lazy {
 	return nil
 }
 
-// elidedPaths are the members an outline leaves out of a large part: the
-// output, error and attachments, and the metadata that opencode fills with
-// outputs and file contents (bash's live output, read's preview and
-// display, the diffs and diagnostics of edit, write and apply_patch).
-// pathKey (partscan.go) lists the same.
-const elidedPaths = `'$.state.output', '$.state.error', '$.state.attachments', '$.state.metadata.output', '$.state.metadata.display', '$.state.metadata.preview', '$.state.metadata.diff', '$.state.metadata.filediff', '$.state.metadata.files', '$.state.metadata.diagnostics'`
-
 // elideSQL is correx_part_elide(data), or when that function cannot
 // decide the same computed by SQLite's JSON functions (json_valid's parse
 // is reused by the others); a malformed part comes whole after a W.
-const elideSQL = `coalesce(correx_part_elide(data),
+var elideSQL = `coalesce(correx_part_elide(data),
                    CASE WHEN json_valid(data)
                         THEN CASE WHEN json_array_length(data, '$.state.attachments') > 0 THEN 'A' ELSE 'E' END || json_remove(data, ` + elidedPaths + `)
                         ELSE 'W' || data END)`
 
 // outlinePartsSQL reads a page's parts; a part whose JSON is valid and
-// longer than ?1 bytes comes without elidedPaths, with its stored size,
+// longer than ?1 bytes comes without elidedPaths (partscan.go), with its stored size,
 // and with a first byte before its JSON: A when it had attachments, else E
 // (W for one that comes whole). octet_length and typeof read a row's size
 // and type without its overflow pages, so a small part costs one read; a
 // large one is elided by elideSQL, except that one over ?3 bytes comes as
 // NULL with its rowid, for the caller to read with blob I/O (blob.go).
-const outlinePartsSQL = `
+var outlinePartsSQL = `
 SELECT id, message_id, octet_length(data),
        CASE WHEN octet_length(data) > ?3 AND typeof(data) IN ('text', 'blob') THEN NULL
             WHEN octet_length(data) > ?1 THEN ` + elideSQL + `

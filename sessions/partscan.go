@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"database/sql/driver"
+	"strings"
 
 	sqlite "modernc.org/sqlite"
 )
@@ -395,53 +396,59 @@ func (p *partScanner) object(lvl, depth int) bool {
 	}
 }
 
+// pathKeys are the members the scanner looks at, by the level of the
+// object they are in: the level of their value, and whether the outline
+// leaves them out (the output, error and attachments, and the metadata
+// that opencode fills with outputs and file contents: bash's live output,
+// read's preview and display, the diffs and diagnostics of edit, write and
+// apply_patch). A member's bit in the duplicate check is its index.
+var pathKeys = []struct {
+	lvl   int
+	key   string
+	child int
+	drop  bool
+}{
+	{lvlTop, "type", lvlOther, false},
+	{lvlTop, "state", lvlState, false},
+	{lvlState, "status", lvlOther, false},
+	{lvlState, "metadata", lvlMeta, false},
+	{lvlState, "output", lvlOther, true},
+	{lvlState, "error", lvlOther, true},
+	{lvlState, "attachments", lvlOther, true},
+	{lvlMeta, "truncated", lvlOther, false},
+	{lvlMeta, "output", lvlOther, true},
+	{lvlMeta, "display", lvlOther, true},
+	{lvlMeta, "preview", lvlOther, true},
+	{lvlMeta, "diff", lvlOther, true},
+	{lvlMeta, "filediff", lvlOther, true},
+	{lvlMeta, "files", lvlOther, true},
+	{lvlMeta, "diagnostics", lvlOther, true},
+}
+
 // pathKey tells, for key in an object of level lvl, the level of its value,
 // its bit in the duplicate check (0: not on a path), and whether the
 // outline elides it.
 func pathKey(lvl int, key string) (child int, bit uint, drop bool) {
-	switch lvl {
-	case lvlTop:
-		switch key {
-		case "type":
-			return lvlOther, 1 << 0, false
-		case "state":
-			return lvlState, 1 << 1, false
-		}
-	case lvlState:
-		switch key {
-		case "status":
-			return lvlOther, 1 << 2, false
-		case "metadata":
-			return lvlMeta, 1 << 3, false
-		case "output":
-			return lvlOther, 1 << 4, true
-		case "error":
-			return lvlOther, 1 << 5, true
-		case "attachments":
-			return lvlOther, 1 << 6, true
-		}
-	case lvlMeta:
-		switch key {
-		case "truncated":
-			return lvlOther, 1 << 7, false
-		case "output":
-			return lvlOther, 1 << 8, true
-		case "display":
-			return lvlOther, 1 << 9, true
-		case "preview":
-			return lvlOther, 1 << 10, true
-		case "diff":
-			return lvlOther, 1 << 11, true
-		case "filediff":
-			return lvlOther, 1 << 12, true
-		case "files":
-			return lvlOther, 1 << 13, true
-		case "diagnostics":
-			return lvlOther, 1 << 14, true
+	for i, k := range pathKeys {
+		if k.lvl == lvl && k.key == key {
+			return k.child, 1 << i, k.drop
 		}
 	}
 	return lvlOther, 0, false
 }
+
+// elidedPaths are the JSON paths of the members pathKeys drops, as
+// json_remove takes them.
+var elidedPaths = func() string {
+	prefix := map[int]string{lvlState: "$.state.", lvlMeta: "$.state.metadata."}
+	var paths []string
+	for _, k := range pathKeys {
+		if k.drop {
+			paths = append(paths, "'"+prefix[k.lvl]+k.key+"'")
+		}
+	}
+	return strings.Join(paths, ", ")
+}()
 
 // check records the flags a member's value sets; false when a compared
 // string is written with escapes.

@@ -189,18 +189,11 @@ type convResult struct {
 	// file holds the JSON instead of json when it is large (lazy sessions)
 	file *fileLines
 	size int64 // of the JSON
-	// lazy, for a lazy session, writes val with the outputs it left in
-	// the store
-	lazy *render.LazyConversation
-	err  error
-}
-
-// indent writes v (a part of val) as indented JSON, with its outputs.
-func (r convResult) indent(v render.Value) ([]byte, error) {
-	if r.lazy == nil {
-		return render.MarshalIndent(v)
-	}
-	return r.lazy.MarshalIndent(context.Background(), v)
+	// lazy: val holds placeholders for the outputs left in the store
+	lazy bool
+	// excerpts of the calls whose results the request carries, by call id
+	excerpts map[string]excerpt
+	err      error
 }
 
 type convMsg struct {
@@ -291,6 +284,7 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 		val, err := render.Conversation(&snap, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{val: val, err: err}
 		if err == nil && val != nil {
+			res.excerpts = excerpts(val, stepCallIDs(&snap, k.step), render.MarshalIndent)
 			// measured, then written straight into the string the pane
 			// keeps, allocated once at its size
 			var n byteCounter
@@ -320,10 +314,13 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	if err != nil {
 		return convResult{err: err}
 	}
-	res := convResult{val: lc.Value, lazy: lc}
+	res := convResult{val: lc.Value, lazy: true}
 	if lc.Value == nil {
 		return res
 	}
+	res.excerpts = excerpts(lc.Value, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
+		return lc.MarshalIndent(ctx, v)
+	})
 	f, err := createSpool()
 	if err != nil {
 		res.err = err

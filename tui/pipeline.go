@@ -383,63 +383,6 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 	return "in " + where + ": " + strings.Join(parts, "; ")
 }
 
-// resultExcerpt picks from a conversation the items that carry a call's
-// result (not the call itself), and the synthetic user message that
-// carries its media when there is one. media reports that message.
-func resultExcerpt(conv render.Value, callID string) (text string, media, ok bool) {
-	return resultExcerptWith(conv, callID, render.MarshalIndent)
-}
-
-// resultExcerptWith is resultExcerpt writing the picked items with indent.
-func resultExcerptWith(conv render.Value, callID string, indent func(render.Value) ([]byte, error)) (text string, media, ok bool) {
-	items, isList := conv.([]render.Value)
-	if !isList || callID == "" {
-		return "", false, false
-	}
-	needles := []string{jsonQuote(callID)}
-	if s := unsafeIDChars.ReplaceAllString(callID, "_"); s != callID {
-		needles = append(needles, jsonQuote(s))
-	}
-	var picked []render.Value
-	last := -1
-	for i, it := range items {
-		if callSide(it) {
-			continue
-		}
-		b, err := render.Marshal(it)
-		if err != nil {
-			continue
-		}
-		for _, n := range needles {
-			if strings.Contains(string(b), n) {
-				picked = append(picked, it)
-				last = i
-				break
-			}
-		}
-	}
-	if len(picked) == 0 {
-		return "", false, false
-	}
-	// the media of a step's results follow its tool messages
-	for j := last + 1; j < len(items); j++ {
-		role, _, _ := itemHead(items[j])
-		if role == "tool" {
-			continue
-		}
-		if mediaMessage(items[j]) {
-			picked = append(picked, items[j])
-			media = true
-		}
-		break
-	}
-	b, err := indent(picked)
-	if err != nil {
-		return "", false, false
-	}
-	return string(b), media, true
-}
-
 // itemHead is the role and type of a conversation item, whatever Go
 // value holds it (an Obj, or raw JSON from a logged request).
 func itemHead(it render.Value) (role, typ string, raw string) {
@@ -530,7 +473,8 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 	case res.val == nil:
 		p.note(v.provider.Label() + " is not available (its renderer returned nothing)")
 	default:
-		text, media, ok := resultExcerptWith(res.val, c.CallID, res.indent)
+		e := res.excerpts[c.CallID]
+		text, media, ok := e.result, e.media, e.resultOK
 		if !ok {
 			why := "the result was not found by its call id in the request of step %d"
 			if v.provider == render.Gemini {
@@ -621,8 +565,8 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		case res.val == nil:
 			b.WriteString("(not available for this provider)\n")
 		default:
-			if t, _, ok := resultExcerptWith(res.val, sd.ci.call().CallID, res.indent); ok {
-				b.WriteString(t)
+			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {
+				b.WriteString(e.result)
 			} else {
 				b.WriteString("(result not found by its call id)\n")
 			}

@@ -278,8 +278,8 @@ func (v *sessionView) refresh(conv convSource) {
 			case res.val == nil:
 				notes[i] = "not available yet"
 			default:
-				if t, _, _, _, ok := wireExcerptWith(res.val, ci.call().CallID, res.indent); ok {
-					texts[i] = t
+				if e := res.excerpts[ci.call().CallID]; e.wireOK {
+					texts[i] = e.wire
 				} else {
 					notes[i] = "call not found in this conversation"
 				}
@@ -495,7 +495,8 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, n, humanBytes(int(res.size)))))
 		return res.json, head, "(empty conversation)"
 	}
-	t, first, last, total, ok := wireExcerptWith(res.val, ci.call().CallID, res.indent)
+	e := res.excerpts[ci.call().CallID]
+	t, first, last, total, ok := e.wire, e.first, e.last, e.total, e.wireOK
 	if !ok {
 		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("call id not found in the request of step %d; see Request (4)", step)))
 		return "", head, "(call not found)"

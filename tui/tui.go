@@ -760,18 +760,18 @@ func (m *Model) otherPipeline(v *sessionView) tea.Cmd {
 func (m *Model) evictConvs() {
 	lazy := 0
 	for _, k := range m.convAge {
-		if m.convs[k].lazy != nil {
+		if m.convs[k].lazy {
 			lazy++
 		}
 	}
 	for i := 0; i < len(m.convAge); {
 		k := m.convAge[i]
 		r := m.convs[k]
-		if len(m.convAge) <= maxConvs && (r.lazy == nil || lazy <= maxLazyConvs) {
+		if len(m.convAge) <= maxConvs && (!r.lazy || lazy <= maxLazyConvs) {
 			i++
 			continue
 		}
-		if r.lazy != nil {
+		if r.lazy {
 			lazy--
 		}
 		if r.file != nil {

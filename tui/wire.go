@@ -2,9 +2,11 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 
+	"correx/model"
 	"correx/render"
 )
 
@@ -12,49 +14,119 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 var unsafeIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
-// wireExcerpt picks, from a conversation, the top-level messages (or items)
-// that carry a tool call id: the assistant message with the call and the
-// message(s) with its result. It returns them as indented JSON, with the
-// 1-based positions of the first and last picked item and the item count.
-func wireExcerpt(conv render.Value, callID string) (text string, first, last, total int, ok bool) {
-	return wireExcerptWith(conv, callID, render.MarshalIndent)
+// excerpt is what the Wire, Compare and Pipeline panes show of one call of
+// a conversation, written when the conversation is rendered (in its Cmd).
+type excerpt struct {
+	// wire: the top-level messages (or items) that carry the call id, the
+	// assistant message with the call and the message(s) with its result,
+	// as indented JSON, with the 1-based positions of the first and last
+	// and the item count
+	wire               string
+	first, last, total int
+	wireOK             bool
+	// result: the items that carry the call's result (not the call
+	// itself), and the synthetic user message with its media when there is
+	// one (media)
+	result          string
+	media, resultOK bool
 }
 
-// wireExcerptWith is wireExcerpt writing the picked items with indent.
-func wireExcerptWith(conv render.Value, callID string, indent func(render.Value) ([]byte, error)) (text string, first, last, total int, ok bool) {
+// excerpts writes the excerpts of the calls ids from conv, each distinct
+// set of items once, with indent.
+func excerpts(conv render.Value, ids []string, indent func(render.Value) ([]byte, error)) map[string]excerpt {
+	out := map[string]excerpt{}
 	items, isList := conv.([]render.Value)
-	if !isList || callID == "" {
-		return "", 0, 0, 0, false
+	if !isList {
+		return out
 	}
-	needles := []string{jsonQuote(callID)}
-	if s := unsafeIDChars.ReplaceAllString(callID, "_"); s != callID {
-		needles = append(needles, jsonQuote(s))
+	needles := map[string][]string{}
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		needles[id] = []string{jsonQuote(id)}
+		if s := unsafeIDChars.ReplaceAllString(id, "_"); s != id {
+			needles[id] = append(needles[id], jsonQuote(s))
+		}
 	}
-	var picked []render.Value
+	wire, result := map[string][]int{}, map[string][]int{}
 	for i, it := range items {
 		b, err := render.Marshal(it)
 		if err != nil {
 			continue
 		}
-		for _, n := range needles {
-			if strings.Contains(string(b), n) {
-				picked = append(picked, it)
-				if first == 0 {
-					first = i + 1
+		for id, ns := range needles {
+			for _, n := range ns {
+				if strings.Contains(string(b), n) {
+					wire[id] = append(wire[id], i)
+					if !callSide(it) {
+						result[id] = append(result[id], i)
+					}
+					break
 				}
-				last = i + 1
-				break
 			}
 		}
 	}
-	if len(picked) == 0 {
-		return "", 0, 0, len(items), false
+	written := map[string]string{} // picked item indexes -> JSON
+	write := func(idx []int) (string, bool) {
+		key := fmt.Sprint(idx)
+		if s, ok := written[key]; ok {
+			return s, true
+		}
+		picked := make([]render.Value, len(idx))
+		for i, j := range idx {
+			picked[i] = items[j]
+		}
+		b, err := indent(picked)
+		if err != nil {
+			return "", false
+		}
+		written[key] = string(b)
+		return string(b), true
 	}
-	b, err := indent(picked)
-	if err != nil {
-		return "", 0, 0, len(items), false
+	for id := range needles {
+		e := excerpt{total: len(items)}
+		if idx := wire[id]; len(idx) > 0 {
+			if e.wire, e.wireOK = write(idx); e.wireOK {
+				e.first, e.last = idx[0]+1, idx[len(idx)-1]+1
+			}
+		}
+		if idx := result[id]; len(idx) > 0 {
+			// the media of a step's results follow its tool messages
+			for j := idx[len(idx)-1] + 1; j < len(items); j++ {
+				if role, _, _ := itemHead(items[j]); role == "tool" {
+					continue
+				}
+				if mediaMessage(items[j]) {
+					idx = append(idx[:len(idx):len(idx)], j)
+					e.media = true
+				}
+				break
+			}
+			e.result, e.resultOK = write(idx)
+			if !e.resultOK {
+				e.media = false
+			}
+		}
+		out[id] = e
 	}
-	return string(b), first, last, len(items), true
+	return out
+}
+
+// stepCallIDs are the ids of the calls whose results the request of step
+// carries: those of the step before (requestStep's inverse).
+func stepCallIDs(s *model.Session, step int) []string {
+	steps := s.AssistantSteps()
+	if step < 2 || step-2 >= len(steps) {
+		return nil
+	}
+	var ids []string
+	for _, pt := range s.Messages[steps[step-2]].Parts {
+		if pt.Tool != nil && pt.Tool.CallID != "" {
+			ids = append(ids, pt.Tool.CallID)
+		}
+	}
+	return ids
 }
 
 func jsonQuote(s string) string {
