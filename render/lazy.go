@@ -40,8 +40,12 @@ type LazyConversation struct {
 	l         OutputLoader
 	sessionID string
 	lowering  model.Lowering
-	parts     map[string]string // placeholder -> part id
+	parts     map[string]lazyPart // by placeholder
 }
+
+// lazyPart is the part whose output or error (field) a placeholder stands
+// for.
+type lazyPart struct{ id, field string }
 
 // Placeholders counts the results left in the store.
 func (c *LazyConversation) Placeholders() int { return len(c.parts) }
@@ -61,7 +65,7 @@ func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p P
 	if m.Lowering == "" {
 		m.Lowering = model.DefaultLowering(s.Info.Pipeline)
 	}
-	c := &LazyConversation{l: l, sessionID: s.Info.ID, lowering: m.Lowering, parts: map[string]string{}}
+	c := &LazyConversation{l: l, sessionID: s.Info.ID, lowering: m.Lowering, parts: map[string]lazyPart{}}
 	for _, lazy := range []bool{true, false} {
 		sess, err := c.resolve(ctx, s, step, lazy)
 		if err != nil {
@@ -112,28 +116,56 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 	return &cp, nil
 }
 
-// placeholder returns the outline call oc with a placeholder for its
-// output and error, or nil when oc must be read whole: the outline
-// vouches for every input of the model-visible result but the output and
-// error, and the result is exactly one of them or none.
+// placeholder returns the outline call oc with a placeholder in the place
+// of the text its result shows, or nil when oc must be read whole.
 func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model.ToolCall {
-	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
+	field, ok := c.resultField(oc)
+	if !ok {
 		return nil
 	}
-	token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
 	ph := *oc
-	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = token, token, false, false
-	r := formatters.Visible(&ph, nil, formatters.WithLowering(c.lowering)).Result
-	switch {
-	case (r.Type == model.ResultText || r.Type == model.ResultError) && r.Text == token && r.JSON == nil:
-		c.parts[token] = partID
-		return &ph
-	case !strings.Contains(formatters.ResultText(r), placeholderMark) && !bytes.Contains(r.JSON, []byte("correx-lazy")):
-		// the result does not show the output (compacted, never finished)
-		ph.Output, ph.Error = oc.Output, oc.Error
-		return &ph
+	ph.Elided, ph.ElidedFiles = false, false
+	if field != "" {
+		token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
+		if field == "output" {
+			ph.Output = token
+		} else {
+			ph.Error = token
+		}
+		c.parts[token] = lazyPart{id: partID, field: field}
 	}
-	return nil
+	return &ph
+}
+
+// Marks for resultField.
+var (
+	outputMark = placeholderMark + "output\x00"
+	errorMark  = placeholderMark + "error\x00"
+)
+
+// resultField tells what oc's model-visible result shows of the output and
+// error that an outline leaves in the store: field "output" or "error"
+// when the result is exactly that text, "" when it shows neither (a
+// compacted call, one that never finished). ok is false when oc is to be
+// read whole: the outline vouches for every input of the result but those
+// two, save the attachments and an interrupted call's live output.
+func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok bool) {
+	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
+		return "", false
+	}
+	ph := *oc
+	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
+	r := formatters.Visible(&ph, nil, formatters.WithLowering(c.lowering)).Result
+	exact := (r.Type == model.ResultText || r.Type == model.ResultError) && r.JSON == nil
+	switch {
+	case exact && r.Text == outputMark:
+		return "output", true
+	case exact && r.Text == errorMark:
+		return "error", true
+	case !strings.Contains(formatters.ResultText(r), placeholderMark) && !bytes.Contains(r.JSON, []byte("correx-lazy")):
+		return "", true
+	}
+	return "", false
 }
 
 // standalone reports whether every string of v that holds a placeholder
@@ -173,20 +205,49 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if !strings.Contains(s, placeholderMark) {
 			return false, nil
 		}
-		id, ok := c.parts[s]
+		lp, ok := c.parts[s]
 		if !ok {
 			return false, errEmbedded
 		}
-		full, err := c.l.LoadOutput(ctx, c.sessionID, id)
+		call, text, err := c.load(ctx, lp.id)
 		if err != nil {
 			return false, err
 		}
-		r := formatters.Visible(full, nil, formatters.WithLowering(c.lowering)).Result
-		if r.Type != model.ResultText && r.Type != model.ResultError || r.JSON != nil {
-			return false, fmt.Errorf("render: part %s of session %s changed in the store while it was written", id, c.sessionID)
+		if field, ok := c.resultField(call); !ok || field != lp.field {
+			return false, fmt.Errorf("render: part %s of session %s changed in the store while it was written", lp.id, c.sessionID)
 		}
-		return true, writeString(w, r.Text)
+		if _, err := io.WriteString(w, `"`); err != nil {
+			return false, err
+		}
+		if err := text(lp.field, func(s string) error { return writeRunes(w, s) }); err != nil {
+			return false, err
+		}
+		_, err = io.WriteString(w, `"`)
+		return true, err
 	})
+}
+
+// TextStreamer is an OutputLoader that gives a call's output and error a
+// piece at a time (sessions.TextStreamer), so that they are never held.
+type TextStreamer interface {
+	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
+}
+
+// load reads part id and a function that writes its output or error.
+func (c *LazyConversation) load(ctx context.Context, id string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	if ts, ok := c.l.(TextStreamer); ok {
+		return ts.LoadStreamed(ctx, c.sessionID, id)
+	}
+	full, err := c.l.LoadOutput(ctx, c.sessionID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return full, func(field string, write func(string) error) error {
+		if field == "error" {
+			return write(full.Error)
+		}
+		return write(full.Output)
+	}, nil
 }
 
 // MarshalIndent is WriteIndent into memory.
@@ -196,16 +257,15 @@ func (c *LazyConversation) MarshalIndent(ctx context.Context, v Value) ([]byte, 
 	return b.Bytes(), err
 }
 
-// stringChunk is how much of a string writeString encodes at once.
+// stringChunk is how much of a string writeRunes encodes at once.
 var stringChunk = 256 << 10
 
-// writeString writes marshal(s) a piece at a time: a string's encoding is
-// that of its runes one after the other, so s is cut between runes (as
-// decoded from its start) and each piece is encoded without its quotes.
-func writeString(w io.Writer, s string) error {
-	if _, err := io.WriteString(w, `"`); err != nil {
-		return err
-	}
+// writeRunes writes marshal(s) without its quotes, a piece at a time: a
+// string's encoding is that of its runes one after the other, so s is cut
+// between runes (as decoded from its start) and each piece encoded alone.
+// Pieces of a string written one after the other are the string written
+// whole, when each is cut between runes.
+func writeRunes(w io.Writer, s string) error {
 	for len(s) > 0 {
 		cut := 0
 		for cut < len(s) && cut < stringChunk {
@@ -221,6 +281,5 @@ func writeString(w io.Writer, s string) error {
 		}
 		s = s[cut:]
 	}
-	_, err := io.WriteString(w, `"`)
-	return err
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -71,7 +72,7 @@ func TestConversationLazyExact(t *testing.T) {
 	ctx := context.Background()
 	dirs, _ := filepath.Glob("../testdata/opencode/*/data")
 	require.NotEmpty(t, dirs)
-	placeholders, reads := 0, 0
+	placeholders, streams := 0, 0
 	for _, dir := range dirs {
 		st, err := sessions.Open(dir)
 		require.NoError(t, err)
@@ -97,26 +98,60 @@ func TestConversationLazyExact(t *testing.T) {
 						want, err := MarshalIndent(val)
 						require.NoError(t, err)
 						counted := countingLoader{outputs: whole}
-						lc, err := ConversationLazy(ctx, &counted, outline, p, step, m)
+						var l OutputLoader = &counted
+						if step == n { // the streamed path on the last step
+							l = &streamingLoader{countingLoader: counted, streams: &streams}
+						}
+						lc, err := ConversationLazy(ctx, l, outline, p, step, m)
 						require.NoError(t, err)
 						got, err := lc.MarshalIndent(ctx, lc.Value)
 						require.NoError(t, err)
 						require.Equal(t, string(want), string(got), "%s %s %s %s step %d", dir, in.ID, p, low, step)
 						placeholders += lc.Placeholders()
-						reads += counted.n
 					}
 				}
 			}
 		}
 		st.Close()
 	}
-	t.Logf("%d results written from placeholders; %d calls read whole", placeholders, reads)
 	require.Greater(t, placeholders, 1000)
+	require.Greater(t, streams, 100, "the streamed path was not taken")
 }
 
 type countingLoader struct {
 	outputs
 	n int
+}
+
+// streamingLoader is a countingLoader that is a TextStreamer: it gives a
+// text in pieces of a few runes.
+type streamingLoader struct {
+	countingLoader
+	streams *int
+}
+
+func (s *streamingLoader) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	c, err := s.LoadOutput(ctx, sessionID, partID)
+	if err != nil {
+		return nil, nil, err
+	}
+	*s.streams++
+	return c, func(field string, write func(string) error) error {
+		text := c.Output
+		if field == "error" {
+			text = c.Error
+		}
+		for _, piece := range strings.SplitAfter(text, "\n") {
+			for len(piece) > 0 {
+				_, n := utf8.DecodeRuneInString(piece)
+				if err := write(piece[:n]); err != nil {
+					return err
+				}
+				piece = piece[n:]
+			}
+		}
+		return nil
+	}, nil
 }
 
 func (c *countingLoader) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
@@ -163,7 +198,7 @@ func TestConversationLazyReadsOnlyWhatItMust(t *testing.T) {
 // TestConversationLazyEmbedded checks that a placeholder a converter put
 // inside a larger string is caught, before anything is written.
 func TestConversationLazyEmbedded(t *testing.T) {
-	lc := &LazyConversation{parts: map[string]string{placeholderMark + "1\x00": "prt_1"}}
+	lc := &LazyConversation{parts: map[string]lazyPart{placeholderMark + "1\x00": {"prt_1", "output"}}}
 	ok := Obj{{"content", placeholderMark + "1\x00"}}
 	require.True(t, lc.standalone([]Value{ok}))
 	require.False(t, lc.standalone([]Value{Obj{{"content", "x" + placeholderMark + "1\x00"}}}))
@@ -180,7 +215,7 @@ func TestWriteStringInPieces(t *testing.T) {
 	for n := 1; n < 9; n++ {
 		stringChunk = n
 		var b strings.Builder
-		require.NoError(t, writeString(&b, s))
-		require.Equal(t, string(want), b.String(), "chunk %d", n)
+		require.NoError(t, writeRunes(&b, s))
+		require.Equal(t, string(want), `"`+b.String()+`"`, "chunk %d", n)
 	}
 }

@@ -307,18 +307,25 @@ func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 	return p.Tool, nil
 }
 
+// bigRow gives the rowid of a part row and whether it is read with blob
+// I/O.
+func (s *sqliteStore) bigRow(ctx context.Context, sessionID, partID string) (rowid int64, big bool, err error) {
+	var size int64
+	var kind string
+	err = s.db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
+	return rowid, err == nil && size > s.blobMin() && (kind == "text" || kind == "blob"), err
+}
+
 // decodePart decodes a part row into slot: a large one read with blob I/O,
 // else by correx_part_decode inside the query, from SQLite's own copy of
 // it (its JSON is not copied into Go before being decoded, only what the
 // decoder keeps is).
 func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *partSlot) error {
-	var rowid, size int64
-	var kind string
-	err := s.db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&rowid, &size, &kind)
+	rowid, big, err := s.bigRow(ctx, sessionID, slot.id)
 	if err != nil {
 		return err
 	}
-	if size > s.blobMin() && (kind == "text" || kind == "blob") {
+	if big {
 		if data, err := s.blobs.read(rowid, nil); err == nil {
 			slot.decode(data)
 			return nil

@@ -96,15 +96,21 @@ func partFlags(s string) (flags int, ok bool) {
 // minified without the outline's elided members; ok is false when the
 // scanner cannot decide.
 func partElide(s string, dst []byte) (out []byte, ok bool) {
+	p, ok := scanElided(s, dst)
+	return p.out, ok
+}
+
+// scanElided is partElide, with the scanner and what it found.
+func scanElided(s string, dst []byte) (p partScanner, ok bool) {
 	at := len(dst)
-	p := partScanner{s: s, out: append(dst, 'E'), emit: true, elide: true}
+	p = partScanner{s: s, out: append(dst, 'E'), emit: true, elide: true}
 	if !p.document() {
-		return dst, false
+		return partScanner{out: dst}, false
 	}
 	if p.files {
 		p.out[at] = 'A'
 	}
-	return p.out, true
+	return p, true
 }
 
 // Path levels: the objects whose members the scanner looks at.
@@ -124,7 +130,12 @@ type partScanner struct {
 
 	tool, truncated, errored bool
 	files                    bool // $.state.attachments is a non-empty array
+	// where $.state.output and $.state.error are in s, when met
+	output, errText span
 }
+
+// span is a value's place in the scanned text: s[at:end].
+type span struct{ at, end int }
 
 func (p *partScanner) document() bool {
 	p.ws()
@@ -378,6 +389,11 @@ func (p *partScanner) object(lvl, depth int) bool {
 		p.emit = emit
 		if !p.check(lvl, key, p.s[valAt:p.i]) {
 			return false
+		}
+		if lvl == lvlState && key == "output" {
+			p.output = span{valAt, p.i}
+		} else if lvl == lvlState && key == "error" {
+			p.errText = span{valAt, p.i}
 		}
 		p.ws()
 		if p.i >= len(p.s) {

@@ -184,12 +184,15 @@ type convKey struct {
 }
 
 type convResult struct {
-	val  render.Value
-	json string
+	// rendered: the renderer gave a conversation, of items top-level
+	// items (the conversation itself is not kept: its JSON and excerpts are)
+	rendered bool
+	items    int
+	json     string
 	// file holds the JSON instead of json when it is large (lazy sessions)
 	file *fileLines
 	size int64 // of the JSON
-	// lazy: val holds placeholders for the outputs left in the store
+	// lazy: rendered from a lazy session's outline
 	lazy bool
 	// excerpts of the calls whose results the request carries, by call id
 	excerpts map[string]excerpt
@@ -282,8 +285,9 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 			return convMsg{key: k, res: convSpool(ctx, k, &snap, l)}
 		}
 		val, err := render.Conversation(&snap, k.p, k.step, render.Model{Lowering: k.low})
-		res := convResult{val: val, err: err}
+		res := convResult{err: err}
 		if err == nil && val != nil {
+			res.rendered, res.items = true, itemCount(val)
 			res.excerpts = excerpts(val, stepCallIDs(&snap, k.step), render.MarshalIndent)
 			// measured, then written straight into the string the pane
 			// keeps, allocated once at its size
@@ -300,6 +304,12 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 	}
 }
 
+// itemCount is the number of top-level items of a conversation.
+func itemCount(v render.Value) int {
+	items, _ := v.([]render.Value)
+	return len(items)
+}
+
 // convSem lets one lazy conversation render at a time.
 var convSem = make(chan struct{}, 1)
 
@@ -314,10 +324,11 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	if err != nil {
 		return convResult{err: err}
 	}
-	res := convResult{val: lc.Value, lazy: true}
+	res := convResult{lazy: true}
 	if lc.Value == nil {
 		return res
 	}
+	res.rendered, res.items = true, itemCount(lc.Value)
 	res.excerpts = excerpts(lc.Value, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
 		return lc.MarshalIndent(ctx, v)
 	})

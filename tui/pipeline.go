@@ -470,7 +470,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.note(fmt.Sprintf("rendering the request of step %d…", step))
 	case res.err != nil:
 		p.note("render error: " + res.err.Error())
-	case res.val == nil:
+	case !res.rendered:
 		p.note(v.provider.Label() + " is not available (its renderer returned nothing)")
 	default:
 		e := res.excerpts[c.CallID]
@@ -562,7 +562,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			b.WriteString("(rendering…)\n")
 		case res.err != nil:
 			b.WriteString("(render error: " + res.err.Error() + ")\n")
-		case res.val == nil:
+		case !res.rendered:
 			b.WriteString("(not available for this provider)\n")
 		default:
 			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {

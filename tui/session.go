@@ -275,7 +275,7 @@ func (v *sessionView) refresh(conv convSource) {
 			switch {
 			case res.err != nil:
 				notes[i] = "error: " + res.err.Error()
-			case res.val == nil:
+			case !res.rendered:
 				notes[i] = "not available yet"
 			default:
 				if e := res.excerpts[ci.call().CallID]; e.wireOK {
@@ -483,16 +483,12 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 	case res.err != nil:
 		head = append(head, st.BadgeErr.Render("render error: ")+inertString(res.err.Error(), st.Inert))
 		return "", head, "(render error)"
-	case res.val == nil:
+	case !res.rendered:
 		head = append(head, st.BadgeWarn.Render(v.provider.Label()+" is not available yet (its renderer returned nothing)"))
 		return "", head, "(not available for this provider yet)"
 	}
 	if p == paneRequest {
-		n := 0
-		if items, ok := res.val.([]render.Value); ok {
-			n = len(items)
-		}
-		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, n, humanBytes(int(res.size)))))
+		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, humanBytes(int(res.size)))))
 		return res.json, head, "(empty conversation)"
 	}
 	e := res.excerpts[ci.call().CallID]
