@@ -92,27 +92,51 @@ func (b *blobReader) err(what string, rc int32) error {
 
 // read appends the data of the part row with the given rowid to dst.
 func (b *blobReader) read(rowid int64, dst []byte) ([]byte, error) {
+	at := len(dst)
+	err := b.chunks(rowid, 0, -1, func(n int) error {
+		dst = slices.Grow(dst, n)
+		return nil
+	}, func(chunk []byte) error {
+		dst = append(dst, chunk...)
+		return nil
+	})
+	if err != nil {
+		return dst[:at], err
+	}
+	return dst, nil
+}
+
+// chunks gives size the size of the part row with the given rowid, then
+// fn its bytes from at to end (end < 0: its end) a chunk at a time; a
+// chunk is valid during the call only. An error from size or fn stops it.
+func (b *blobReader) chunks(rowid int64, at, end int, size func(n int) error, fn func(chunk []byte) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.db == 0 {
-		return dst, fmt.Errorf("blob reader: closed")
+		return fmt.Errorf("blob reader: closed")
 	}
 	if rc := sqlite3.Xsqlite3_blob_open(b.tls, b.db, b.main, b.table, b.column, rowid, 0, b.out); rc != sqlite3.SQLITE_OK {
-		return dst, b.err(fmt.Sprintf("row %d", rowid), rc)
+		return b.err(fmt.Sprintf("row %d", rowid), rc)
 	}
 	blob := cptr(b.out)
 	defer sqlite3.Xsqlite3_blob_close(b.tls, blob)
 	n := int(sqlite3.Xsqlite3_blob_bytes(b.tls, blob))
-	at := len(dst)
-	dst = slices.Grow(dst, n)
-	for off := 0; off < n; off += blobChunk {
-		k := min(blobChunk, n-off)
-		if rc := sqlite3.Xsqlite3_blob_read(b.tls, blob, b.buf, int32(k), int32(off)); rc != sqlite3.SQLITE_OK {
-			return dst[:at], b.err(fmt.Sprintf("row %d", rowid), rc)
-		}
-		dst = append(dst, cmem(b.buf, k)...)
+	if err := size(n); err != nil {
+		return err
 	}
-	return dst, nil
+	if end < 0 || end > n {
+		end = n
+	}
+	for off := at; off < end; off += blobChunk {
+		k := min(blobChunk, end-off)
+		if rc := sqlite3.Xsqlite3_blob_read(b.tls, blob, b.buf, int32(k), int32(off)); rc != sqlite3.SQLITE_OK {
+			return b.err(fmt.Sprintf("row %d", rowid), rc)
+		}
+		if err := fn(cmem(b.buf, k)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (b *blobReader) close() {

@@ -326,7 +326,20 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 		return err
 	}
 	if big {
-		if data, err := s.blobs.read(rowid, nil); err == nil {
+		// the row without its output and error, then those read again a
+		// piece at a time: the row and its output are never held together
+		if elided, row, ok := s.scanRow(rowid, true); ok {
+			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
+				tc := slot.p.Tool
+				var err error
+				if tc.Output, err = row.collect("output"); err == nil {
+					if tc.Error, err = row.collect("error"); err == nil {
+						return nil
+					}
+				}
+			}
+			*slot = partSlot{id: slot.id}
+		} else if data, err := s.blobs.read(rowid, nil); err == nil {
 			slot.decode(data)
 			return nil
 		}

@@ -96,14 +96,15 @@ func partFlags(s string) (flags int, ok bool) {
 // minified without the outline's elided members; ok is false when the
 // scanner cannot decide.
 func partElide(s string, dst []byte) (out []byte, ok bool) {
-	p, ok := scanElided(s, dst)
+	p, ok := scanElided(s, dst, false)
 	return p.out, ok
 }
 
-// scanElided is partElide, with the scanner and what it found.
-func scanElided(s string, dst []byte) (p partScanner, ok bool) {
+// scanElided is partElide, with the scanner and what it found; textOnly
+// leaves out the output and error only.
+func scanElided(s string, dst []byte, textOnly bool) (p partScanner, ok bool) {
 	at := len(dst)
-	p = partScanner{s: s, out: append(dst, 'E'), emit: true, elide: true}
+	p = partScanner{s: s, out: append(dst, 'E'), emit: true, elide: true, textOnly: textOnly}
 	if !p.document() {
 		return partScanner{out: dst}, false
 	}
@@ -127,6 +128,8 @@ type partScanner struct {
 	out   []byte
 	emit  bool // copy what is scanned to out
 	elide bool // leave the elided members out
+	// textOnly: of the elided members, leave out only the output and error
+	textOnly bool
 
 	tool, truncated, errored bool
 	files                    bool // $.state.attachments is a non-empty array
@@ -364,7 +367,7 @@ func (p *partScanner) object(lvl, depth int) bool {
 				}
 				seen |= bit
 			}
-			drop = drop && p.elide
+			drop = drop && p.elide && (!p.textOnly || lvl == lvlState && (key == "output" || key == "error"))
 		}
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {

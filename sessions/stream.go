@@ -3,7 +3,9 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -24,26 +26,13 @@ type TextStreamer interface {
 }
 
 func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
-	if rowid, ok, err := s.bigRow(ctx, sessionID, partID); err == nil && ok && !partScanOff {
-		if buf, err := s.blobs.read(rowid, nil); err == nil {
-			str := unsafe.String(unsafe.SliceData(buf), len(buf))
-			if p, ok := scanElided(str, nil); ok && streamable(str, p.output) && streamable(str, p.errText) {
-				slot := &partSlot{id: partID}
-				slot.decode(p.out[1:])
-				if slot.ok && slot.p.Tool != nil {
-					tc := slot.p.Tool
-					tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, p.out[0] == 'A', len(buf)-len(p.out)+1
-					return tc, func(field string, write func(string) error) error {
-						sp := p.output
-						if field == "error" {
-							sp = p.errText
-						}
-						if sp.end == 0 || str[sp.at] != '"' {
-							return nil // absent or null: LoadOutput's ""
-						}
-						return unquotePieces(str[sp.at:sp.end], write)
-					}, nil
-				}
+	if rowid, big, err := s.bigRow(ctx, sessionID, partID); err == nil && big {
+		if elided, row, ok := s.scanRow(rowid, false); ok {
+			slot := &partSlot{id: partID}
+			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
+				tc := slot.p.Tool
+				tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, elided[0] == 'A', row.size-len(elided)+1
+				return tc, row.text, nil
 			}
 		}
 	}
@@ -60,10 +49,83 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 	}, nil
 }
 
-// streamable reports whether the value at sp (if any) decodes as
-// LoadOutput's decoder reads it into a string: a string, or null.
-func streamable(s string, sp span) bool {
-	return sp.end == 0 || s[sp.at] == '"' || s[sp.at:sp.end] == "null"
+// scannedRow is a large part row, scanned whole once, whose output and
+// error are read again from the store a piece at a time: they are never
+// held beside the row.
+type scannedRow struct {
+	blobs           *blobReader
+	rowid           int64
+	size            int
+	output, errText span // in the row; zero: absent or null
+}
+
+// scanRow reads a large part row (bigRow) with blob I/O and scans it:
+// elided is the row as the outline gives it (textOnly: without its output
+// and error only), after its A or E byte. ok is false for a row the
+// scanner cannot vouch for, or whose output or error is not a string (nor
+// null): read those whole.
+func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *scannedRow, ok bool) {
+	if partScanOff {
+		return nil, nil, false
+	}
+	buf, err := s.blobs.read(rowid, nil)
+	if err != nil {
+		return nil, nil, false
+	}
+	str := unsafe.String(unsafe.SliceData(buf), len(buf))
+	p, ok := scanElided(str, nil, textOnly)
+	row = &scannedRow{blobs: s.blobs, rowid: rowid, size: len(buf)}
+	for _, f := range []struct {
+		sp  span
+		dst *span
+	}{{p.output, &row.output}, {p.errText, &row.errText}} {
+		switch {
+		case f.sp.end == 0 || str[f.sp.at:f.sp.end] == "null":
+		case str[f.sp.at] == '"':
+			*f.dst = f.sp
+		default:
+			ok = false
+		}
+	}
+	return p.out, row, ok
+}
+
+func (r *scannedRow) span(field string) span {
+	if field == "error" {
+		return r.errText
+	}
+	return r.output
+}
+
+// text writes the row's output (field "output") or error, decoded, to
+// write in pieces of whole runes.
+func (r *scannedRow) text(field string, write func(string) error) error {
+	sp := r.span(field)
+	if sp.end == 0 {
+		return nil
+	}
+	u := unquoter{write: write}
+	err := r.blobs.chunks(r.rowid, sp.at+1, sp.end-1, func(n int) error {
+		if n != r.size {
+			return fmt.Errorf("part row %d changed in the store while it was read", r.rowid)
+		}
+		return nil
+	}, func(chunk []byte) error { return u.feed(chunk, false) })
+	if err != nil {
+		return err
+	}
+	return u.feed(nil, true)
+}
+
+// collect is the row's output (field "output") or error, decoded.
+func (r *scannedRow) collect(field string) (string, error) {
+	var b strings.Builder
+	b.Grow(r.span(field).end - r.span(field).at) // the decoded text is no longer
+	err := r.text(field, func(p string) error {
+		b.WriteString(p)
+		return nil
+	})
+	return b.String(), err
 }
 
 // pieceBytes is about how much of a string literal unquotePieces decodes
@@ -71,27 +133,49 @@ func streamable(s string, sp span) bool {
 var pieceBytes = 64 << 10
 
 // unquotePieces writes the JSON string literal lit, decoded as
-// encoding/json decodes it, to write a piece at a time. A piece is cut
-// between the literal's units (a character, an escape, an escaped
-// surrogate pair, an invalid byte), which encoding/json decodes one after
-// the other, so each piece decodes alone to the runes it gives in place.
+// encoding/json decodes it, to write a piece at a time (pieceBytes of lit
+// at a time).
 func unquotePieces(lit string, write func(string) error) error {
-	body := lit[1 : len(lit)-1]
-	for len(body) > 0 {
-		cut := 0
-		for cut < len(body) && cut < pieceBytes {
-			cut += unitLen(body[cut:])
-		}
-		var piece string
-		if err := json.Unmarshal([]byte(`"`+body[:min(cut, len(body))]+`"`), &piece); err != nil {
+	u := unquoter{write: write}
+	for body := lit[1 : len(lit)-1]; len(body) > 0; {
+		n := min(pieceBytes, len(body))
+		if err := u.feed([]byte(body[:n]), false); err != nil {
 			return err
 		}
-		if err := write(piece); err != nil {
-			return err
-		}
-		body = body[min(cut, len(body)):]
+		body = body[n:]
 	}
-	return nil
+	return u.feed(nil, true)
+}
+
+// unquoter decodes the body of a JSON string literal given in chunks.
+// It decodes up to a cut between the body's units (a character, an
+// escape, an escaped surrogate pair, an invalid byte), which encoding/json
+// decodes one after the other, so each piece decodes alone to the runes it
+// gives in place; what follows the cut waits for the next chunk.
+type unquoter struct {
+	carry []byte
+	write func(string) error
+}
+
+// maxUnit is the longest unit: an escaped surrogate pair.
+const maxUnit = 12
+
+func (u *unquoter) feed(chunk []byte, final bool) error {
+	data := string(append(u.carry, chunk...))
+	cut := 0
+	for cut < len(data) && (final || len(data)-cut >= maxUnit) {
+		cut += unitLen(data[cut:])
+	}
+	cut = min(cut, len(data))
+	u.carry = append(u.carry[:0], data[cut:]...)
+	if cut == 0 {
+		return nil
+	}
+	var piece string
+	if err := json.Unmarshal([]byte(`"`+data[:cut]+`"`), &piece); err != nil {
+		return err
+	}
+	return u.write(piece)
 }
 
 // unitLen is the length of the unit s starts with.

@@ -43,16 +43,21 @@ func TestUnquotePieces(t *testing.T) {
 	}
 }
 
-// TestLoadStreamed checks, on every part of a recorded store and on the
-// scanner's cases, all read with blob I/O, that the streamed output and
-// error are LoadOutput's, and the call is the outline's.
+// TestLoadStreamed checks, on every part of the recorded stores, on the
+// scanner's cases and on an output of several blob chunks, all read with
+// blob I/O, that LoadOutput and the streamed output and error are what
+// Load reads through SQLite, and the streamed call is the outline's.
 func TestLoadStreamed(t *testing.T) {
 	defer func(b int64) { blobBytes = b }(blobBytes)
 	blobBytes = 0
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	db := openTestDB(t, path)
 	insertSession(t, db, rootSession())
-	for i, c := range partScanCases {
+	// an output over several blob chunks, escapes and runes across their edges
+	long := `{"type":"tool","callID":"c_long","tool":"bash","state":{"status":"completed","output":"` +
+		strings.Repeat(`é\n\"漢\ud83d\ude00\t😀x`, 3*blobChunk/20) + `","error":"e\u00e9","metadata":{"output":"m","display":{"text":"d"}},"attachments":[]}}`
+	cases := append([]string{long}, partScanCases...)
+	for i, c := range cases {
 		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`,
 			"prt_scan"+string(rune('a'+i%26))+string(rune('a'+i/26)), c)
 		require.NoError(t, err)
@@ -78,13 +83,24 @@ func TestLoadStreamed(t *testing.T) {
 			l := LazyFor(st, in.ID)
 			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
 			require.NoError(t, err)
+			whole, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			loaded := map[string]*model.ToolCall{}
+			for _, r := range whole.ToolCalls() {
+				c := *r.Call
+				c.OutputBytes = len(c.Output)
+				loaded[whole.Messages[r.Message].Parts[r.Part].ID] = &c
+			}
 			for _, m := range page.Session.Messages {
 				for _, pt := range m.Parts {
 					if pt.Tool == nil {
 						continue
 					}
-					full, err := s.LoadOutput(ctx, in.ID, pt.ID)
+					full := loaded[pt.ID] // read by SQLite, whole
+					require.NotNil(t, full, pt.ID)
+					out, err := s.LoadOutput(ctx, in.ID, pt.ID)
 					require.NoError(t, err)
+					require.Equal(t, full, out, pt.ID)
 					call, text, err := s.LoadStreamed(ctx, in.ID, pt.ID)
 					require.NoError(t, err)
 					for field, want := range map[string]string{"output": full.Output, "error": full.Error} {

@@ -31,7 +31,7 @@ var (
 const (
 	// maxDetailBytes bounds the outputs and visible texts kept for shown
 	// calls; the most recent call is kept whatever its size.
-	maxDetailBytes   = 8 << 20
+	maxDetailBytes   = 4 << 20
 	maxDetailEntries = 256
 	// maxConvs bounds the rendered conversations kept; maxLazyConvs those
 	// of lazy sessions, two for Compare.
