@@ -171,9 +171,12 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	if cut == 0 {
 		return nil
 	}
-	var piece string
-	if err := json.Unmarshal([]byte(`"`+data[:cut]+`"`), &piece); err != nil {
-		return err
+	piece := data[:cut]
+	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
+		// escapes or invalid bytes; else encoding/json gives it as it is
+		if err := json.Unmarshal([]byte(`"`+piece+`"`), &piece); err != nil {
+			return err
+		}
 	}
 	return u.write(piece)
 }
