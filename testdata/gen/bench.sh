@@ -4,7 +4,9 @@
 # Builds the generator and correx, writes the store into a temp dir, runs
 # BenchmarkFirstFrame and BenchmarkKeypress (-count 5, medians), and
 # measures peak RSS (/usr/bin/time -v) of `correx transcript`, `correx
-# calls` and, when the opencode 1.18.33 binary is in
+# calls`, `correx wire` of the last step, the TUI driven in tmux (browse the
+# last calls; the Request pane of the last step; Wire, Compare and Pipeline
+# of the last call) and, when the opencode 1.18.33 binary is in
 # ~/.cache/correx-record/npm-1.18.33, of `opencode export` on the same store.
 # KEEP=1 keeps the temp dir.
 set -euo pipefail
@@ -77,6 +79,36 @@ echo
 echo "== peak memory on session $ID"
 rss "correx transcript" "$TMP/correx" transcript --source "$DIR" --session "$ID"
 rss "correx calls" "$TMP/correx" calls --source "$DIR" --session "$ID"
+rss "correx wire (last step, anthropic)" "$TMP/correx" wire --source "$DIR" --session "$ID" --provider anthropic
+
+# peak RSS of the TUI on the session, driven in tmux through one scenario
+tui_rss() {
+	local label=$1 scenario=$2 s=correx-bench-$$
+	tmux new-session -d -s "$s" -x 160 -y 45 \
+		"/usr/bin/time -v -o '$TMP/tui.txt' '$TMP/correx' --source '$DIR' --session '$ID'; sleep 1"
+	sleep 3
+	k() { tmux send-keys -t "$s" "$@"; sleep 0.3; }
+	waitfor() { for _ in $(seq 240); do tmux capture-pane -p -t "$s" | grep -q "$1" && return; sleep 0.5; done; }
+	k G
+	sleep 2
+	case $scenario in
+	browse) for _ in $(seq 30); do k k; done ;;
+	request) k 4; waitfor "items ·"; k Right; for _ in $(seq 20); do k j; done; k G; sleep 1; k g ;;
+	panes) k 3; sleep 8; k 5; sleep 8; k 6; sleep 8 ;;
+	esac
+	sleep 1
+	k q
+	sleep 2
+	tmux kill-session -t "$s" 2>/dev/null || true
+	printf "%-34s peak RSS %8.1f MB\n" "$label" "$(awk -F': ' '/Maximum resident/ {print $2/1024}' "$TMP/tui.txt")"
+}
+if command -v tmux >/dev/null 2>&1; then
+	tui_rss "TUI: browse the last calls" browse
+	tui_rss "TUI: Request pane of the last step" request
+	tui_rss "TUI: Wire, Compare, Pipeline" panes
+else
+	echo "TUI peak RSS: tmux is not installed"
+fi
 
 OC=$(find "$HOME/.cache/correx-record/npm-1.18.33/node_modules" -path '*/bin/opencode' -type f 2>/dev/null | grep -v baseline | head -1 || true)
 if [ -n "$OC" ]; then
