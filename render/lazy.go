@@ -22,9 +22,10 @@ import (
 // or error text is lowered with a placeholder, a unique string, in the
 // place of that text; every converter puts the result text in the JSON as
 // a string leaf of its own, so the writer replaces each placeholder leaf
-// by the real text, read from the store then and escaped a piece at a
-// time. Whatever the outline cannot vouch for (attachments, interrupted
-// calls, a placeholder found inside a larger string) is read whole first.
+// by the real text, streamed from the store then (TextStreamer) and
+// escaped a piece at a time. Whatever the outline cannot vouch for
+// (attachments, interrupted calls, a placeholder found inside a larger
+// string) is read whole first.
 
 // OutputLoader reads a tool call whole (sessions.OutputLoader).
 type OutputLoader interface {
@@ -46,9 +47,6 @@ type LazyConversation struct {
 // lazyPart is the part whose output or error (field) a placeholder stands
 // for.
 type lazyPart struct{ id, field string }
-
-// Placeholders counts the results left in the store.
-func (c *LazyConversation) Placeholders() int { return len(c.parts) }
 
 // placeholderSeq makes every placeholder of the process unique.
 var placeholderSeq atomic.Int64

@@ -107,7 +107,7 @@ func TestConversationLazyExact(t *testing.T) {
 						got, err := lc.MarshalIndent(ctx, lc.Value)
 						require.NoError(t, err)
 						require.Equal(t, string(want), string(got), "%s %s %s %s step %d", dir, in.ID, p, low, step)
-						placeholders += lc.Placeholders()
+						placeholders += len(lc.parts)
 					}
 				}
 			}
@@ -187,7 +187,7 @@ func TestConversationLazyReadsOnlyWhatItMust(t *testing.T) {
 		lc, err := ConversationLazy(ctx, &counted, outline, p, 2, Model{})
 		require.NoError(t, err)
 		require.Equal(t, 2, counted.n, "%s: the image and the interrupted call are read first", p)
-		require.Equal(t, 2, lc.Placeholders(), p)
+		require.Equal(t, 2, len(lc.parts), p)
 		got, err := lc.MarshalIndent(ctx, lc.Value)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got), p)
