@@ -206,8 +206,8 @@ type convMsg struct {
 
 type spillMsg struct {
 	path string
-	text string
-	cut  int // bytes not read (file larger than the cap)
+	file *fileLines
+	cut  int64 // bytes not indexed (file larger than the cap)
 	err  error
 }
 
@@ -356,13 +356,19 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		res.size = int64(len(res.json))
 		return res
 	}
-	starts, trail := lw.starts, false
-	if starts[len(starts)-1] == lw.n {
-		starts, trail = starts[:len(starts)-1], true // a final newline does not start a line
-	}
+	starts, trail := lw.lines()
 	res.file = newFileLines(f, starts, lw.n, trail)
 	res.size = lw.n
 	return res
+}
+
+// lines is the index of what was written: where each line starts (a final
+// newline starts none), and whether the text ends with a newline.
+func (lw *lineIndexWriter) lines() (starts []int64, trail bool) {
+	if last := len(lw.starts) - 1; lw.starts[last] == lw.n {
+		return lw.starts[:last], true
+	}
+	return lw.starts, false
 }
 
 // lineIndexWriter counts the bytes written and records where lines start.
@@ -428,25 +434,15 @@ func otherCmd(store sessions.Store, cands []model.SessionInfo, tool string) tea.
 	}
 }
 
-// maxSpillBytes caps how much of a spill file is read.
+// maxSpillBytes caps how much of a spill file is indexed (8 bytes a line).
 const maxSpillBytes = 256 << 20
 
+// spillCmd indexes a spill file by line; the viewer reads the lines on
+// screen from it.
 func spillCmd(path string) tea.Cmd {
 	return func() tea.Msg {
-		f, err := os.Open(path)
-		if err != nil {
-			return spillMsg{path: path, err: err}
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxSpillBytes))
-		if err != nil {
-			return spillMsg{path: path, err: err}
-		}
-		cut := 0
-		if st, err := f.Stat(); err == nil && st.Size() > int64(len(b)) {
-			cut = int(st.Size()) - len(b)
-		}
-		return spillMsg{path: path, text: string(b), cut: cut}
+		fl, cut, err := indexFile(path, maxSpillBytes)
+		return spillMsg{path: path, file: fl, cut: cut, err: err}
 	}
 }
 

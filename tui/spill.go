@@ -21,7 +21,7 @@ type spillView struct {
 	tool    string
 	loading bool
 	err     error
-	cut     int
+	cut     int64
 
 	head, tail int // lines of the file the model saw at its start and end
 	tv         textView
@@ -44,6 +44,14 @@ func newSpillView(st *Styles, tool string, t *model.Truncation, visible string) 
 	return s
 }
 
+// Close closes the spill file.
+func (s *spillView) Close() {
+	s.tv.cancelSearch()
+	if s.tv.file != nil {
+		s.tv.file.Close()
+	}
+}
+
 func (s *spillView) SetStyles(st *Styles) { s.st = st; s.tv.SetStyles(st) }
 
 func (s *spillView) SetSize(w, h int) {
@@ -59,10 +67,13 @@ func (s *spillView) layout() {
 	s.tv.SetSize(max(s.width-2, 1), max(s.height-2-2-extra, 1))
 }
 
-func (s *spillView) SetText(text string, cut int, err error) {
+// SetFile shows the spill file, indexed by spillCmd.
+func (s *spillView) SetFile(fl *fileLines, cut int64, err error) {
 	s.loading, s.err, s.cut = false, err, cut
 	s.tv.empty = "(the spill file is empty)"
-	s.tv.SetContent(text, nil, nil, false)
+	if fl != nil {
+		s.tv.SetFile(fl, nil, false)
+	}
 	// start where the model's view starts: the tail for a tail truncation
 	if s.head == 0 && s.tail > 0 {
 		s.tv.GotoLine(max(s.tv.Lines()-s.tail, 0))
@@ -83,7 +94,7 @@ func (s *spillView) info() []string {
 	}
 	second := st.GutterSeen.Render("▌") + st.Muted.Render(" model saw "+strings.Join(seen, " and ")+fmt.Sprintf(" of %s (%s)", commas(n), s.trunc.Kind))
 	if s.cut > 0 {
-		second += st.BadgeWarn.Render(fmt.Sprintf(" · only the first %s shown, %s not read", humanBytes(maxSpillBytes), humanBytes(s.cut)))
+		second += st.BadgeWarn.Render(fmt.Sprintf(" · only the first %s shown, %s not read", humanBytes(maxSpillBytes), humanBytes(int(s.cut))))
 	}
 	return []string{first, second}
 }

@@ -182,6 +182,7 @@ type fileLines struct {
 	starts []int64 // byte offset of each line
 	size   int64
 	trail  bool // the text ends with a newline
+	spool  bool // a spool file of correx's, removed when closed
 	// gen numbers the searches of the file, so that a view knows the
 	// result of its latest one.
 	gen atomic.Uint64
@@ -207,13 +208,46 @@ func (fl *fileLines) prefix(i, n int) string {
 	return string(b[:k])
 }
 
-// Close closes and removes the file.
+// Close closes the file, and removes a spool file.
 func (fl *fileLines) Close() {
-	spools.Lock()
-	delete(spools.open, fl)
-	spools.Unlock()
 	fl.f.Close()
-	os.Remove(fl.f.Name())
+	if fl.spool {
+		spools.Lock()
+		delete(spools.open, fl)
+		spools.Unlock()
+		os.Remove(fl.f.Name())
+	}
+}
+
+// readAll reads the whole text.
+func (fl *fileLines) readAll() (string, error) {
+	b := make([]byte, fl.size)
+	n, err := fl.f.ReadAt(b, 0)
+	if err == io.EOF {
+		err = nil
+	}
+	return string(b[:n]), err
+}
+
+// indexFile opens the file at path read-only and indexes its first limit
+// bytes by line; cut is how many bytes follow them.
+func indexFile(path string, limit int64) (fl *fileLines, cut int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	lw := &lineIndexWriter{w: io.Discard, starts: []int64{0}}
+	if _, err := io.Copy(lw, io.NewSectionReader(f, 0, min(st.Size(), limit))); err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	starts, trail := lw.lines()
+	return &fileLines{f: f, starts: starts, size: lw.n, trail: trail}, st.Size() - lw.n, nil
 }
 
 // spools are the files of the fileLines not closed yet, all in one
@@ -243,7 +277,7 @@ func createSpool() (*os.File, error) {
 }
 
 func newFileLines(f *os.File, starts []int64, size int64, trail bool) *fileLines {
-	fl := &fileLines{f: f, starts: starts, size: size, trail: trail}
+	fl := &fileLines{f: f, starts: starts, size: size, trail: trail, spool: true}
 	spools.Lock()
 	spools.open[fl] = true
 	spools.Unlock()

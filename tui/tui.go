@@ -272,8 +272,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case fileSearchMsg:
 		m.applySearch(msg)
 	case spillMsg:
-		if m.spill != nil && m.spill.path == msg.path {
-			m.spill.SetText(msg.text, msg.cut, msg.err)
+		if m.spill != nil && m.spill.path == msg.path && m.spill.loading {
+			m.spill.SetFile(msg.file, msg.cut, msg.err)
+		} else if msg.file != nil {
+			msg.file.Close() // the viewer was closed meanwhile
 		}
 		m.loading = max(m.loading-1, 0)
 	case liveTickMsg, liveMsg:
@@ -282,6 +284,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.fail("pager: " + msg.err.Error())
 		}
+	case copyFailedMsg:
+		m.fail("copy: " + msg.err.Error())
 	case tea.KeyPressMsg:
 		cmds = append(cmds, m.handleKey(msg))
 	case tea.MouseWheelMsg:
@@ -570,21 +574,11 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.OtherPipe):
 		return m.otherPipeline(v)
 	case key.Matches(msg, k.Copy):
-		text := v.raw[v.pane]
-		if fl := tv.file; fl != nil && v.pane != paneCompare {
-			if fl.size > maxCopyBytes {
-				m.warn(fmt.Sprintf("%s is %s, more than the %s copied to the clipboard: O opens it in $PAGER", paneNames[v.pane], humanBytes(int(fl.size)), humanBytes(maxCopyBytes)))
-				return nil
-			}
-			b, err := os.ReadFile(fl.f.Name())
-			if err != nil {
-				m.fail("copy: " + err.Error())
-				return nil
-			}
-			text = string(b)
+		var fl *fileLines // Compare shows two texts, raw holds the first
+		if v.pane != paneCompare {
+			fl = tv.file
 		}
-		m.info(fmt.Sprintf("copied %s of %s to the clipboard (OSC 52)", humanBytes(len(text)), paneNames[v.pane]))
-		return tea.SetClipboard(text)
+		return m.copyPane(fl, paneNames[v.pane], v.raw[v.pane])
 	case key.Matches(msg, k.Spill):
 		return m.openSpill(false)
 	case key.Matches(msg, k.Pager):
@@ -812,11 +806,39 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 	if pager {
 		return pagerCmd(t.SpillFound)
 	}
+	if m.spill != nil {
+		m.spill.Close()
+	}
 	m.spill = newSpillView(m.st, ci.call().Tool, t, ci.vis.Text)
 	m.spill.SetSize(m.width, m.bodyHeight())
 	m.loading++
 	return spillCmd(t.SpillFound)
 }
+
+// copyPane copies a pane's text, or its file fl when it has one, to the
+// clipboard with OSC 52; a file is read in the command, and one over
+// maxCopyBytes is not.
+func (m *Model) copyPane(fl *fileLines, what, text string) tea.Cmd {
+	if fl == nil {
+		m.info(fmt.Sprintf("copied %s of %s to the clipboard (OSC 52)", humanBytes(len(text)), what))
+		return tea.SetClipboard(text)
+	}
+	if fl.size > maxCopyBytes {
+		m.warn(fmt.Sprintf("%s is %s, more than the %s copied to the clipboard: O opens it in $PAGER", what, humanBytes(int(fl.size)), humanBytes(maxCopyBytes)))
+		return nil
+	}
+	m.info(fmt.Sprintf("copied %s of %s to the clipboard (OSC 52)", humanBytes(int(fl.size)), what))
+	return func() tea.Msg {
+		text, err := fl.readAll()
+		if err != nil {
+			return copyFailedMsg{err}
+		}
+		return tea.SetClipboard(text)()
+	}
+}
+
+// copyFailedMsg tells that a file to copy could not be read.
+type copyFailedMsg struct{ err error }
 
 func pagerCmd(path string) tea.Cmd {
 	pager := strings.Fields(os.Getenv("PAGER"))
@@ -841,13 +863,12 @@ func (m *Model) spillKey(msg tea.KeyPressMsg) tea.Cmd {
 			s.layout()
 			return cmd
 		}
-		tv.cancelSearch()
+		s.Close()
 		m.spill = nil
 	case key.Matches(msg, k.Pager):
 		return pagerCmd(s.path)
 	case key.Matches(msg, k.Copy):
-		m.info(fmt.Sprintf("copied %s of the full output to the clipboard (OSC 52)", humanBytes(len(tv.text))))
-		return tea.SetClipboard(tv.text)
+		return m.copyPane(tv.file, "the full output", "")
 	case key.Matches(msg, k.Search):
 		s.searching = true
 		s.search.value = ""

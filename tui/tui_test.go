@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -263,8 +264,21 @@ func TestSpillViewer(t *testing.T) {
 	require.Contains(t, h.plain(), "   1 │1 ")
 	h.key("/", "type:2999", "enter")
 	require.Contains(t, h.plain(), "/2999: 1/1")
+	// read from the file, a window at a time; y copies it whole
+	fl := h.m.spill.tv.file
+	require.NotNil(t, fl)
+	path := h.m.spill.path
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	h.key("y")
+	require.Equal(t, []string{string(want)}, h.clipboard)
 	h.key("esc", "esc")
 	require.Nil(t, h.m.spill)
+	// closed, and never removed: it is the agent's file
+	_, err = fl.f.ReadAt(make([]byte, 1), 0)
+	require.ErrorIs(t, err, os.ErrClosed)
+	_, err = os.Stat(path)
+	require.NoError(t, err)
 }
 
 func TestSpillGone(t *testing.T) {
