@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
-	c := &cli{out: stdout}
+	c := &cli{out: stdout, errOut: stderr}
 	var err error
 	switch cmd {
 	case "":
@@ -117,7 +117,7 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 `
 
 type cli struct {
-	out io.Writer
+	out, errOut io.Writer
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
@@ -385,6 +385,9 @@ func (c *cli) wire(args []string) error {
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
+		}
+		if note := render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(s, p, c.step)); note != "" {
+			fmt.Fprintln(c.errOut, "correx: note:", note)
 		}
 		if err := render.WriteIndent(w, conv); err != nil {
 			return err

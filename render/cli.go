@@ -9,6 +9,7 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"correx/formatters"
@@ -98,11 +99,62 @@ type gcRec struct {
 //     turn without a signature gets the sentinel
 //     (ensureActiveLoopHasThoughtSignatures);
 //   - the stored "<tool>__" prefix is stripped from call and response ids
-//     (stripToolCallIdPrefixes).
+//     (stripToolCallIdPrefixes);
+//   - a subagent's live calls have no id when the model gave none (the
+//     local executor's "<agent id>#<turn>-<index>" is the stored id only).
 //
 // The signatures the model streamed are kept in memory only: a live model
 // turn is rendered without them.
 func geminiCLIContents(s *model.Session, upto int) []Value {
+	out := []Value{}
+	for _, c := range gcHistory(s, upto) {
+		parts := []Value{}
+		for _, p := range c.parts {
+			parts = append(parts, gcStripPrefix(p))
+		}
+		out = append(out, Obj{{"role", c.role}, {"parts", parts}})
+	}
+	return out
+}
+
+// GeminiStreamedSignatures is the number of model turns that the request
+// of a Gemini CLI session's step (0: the last) sent on the Gemini wire
+// with the thoughtSignatures the model had streamed in that run: Gemini
+// CLI keeps those in memory only, so correx's rendering of these turns
+// lacks them. It is 0 for other sessions and providers.
+func GeminiStreamedSignatures(s *model.Session, p Provider, step int) int {
+	steps := s.AssistantSteps()
+	if s.Info.Agent != model.AgentGeminiCLI || p != Gemini || step < 0 || step > len(steps) || len(steps) == 0 {
+		return 0
+	}
+	if step == 0 {
+		step = len(steps)
+	}
+	n := 0
+	for _, c := range gcHistory(s, steps[step-1]) {
+		if c.live {
+			n++
+		}
+	}
+	return n
+}
+
+// GeminiStreamedSignaturesNote says what GeminiStreamedSignatures counts,
+// or "" for none.
+func GeminiStreamedSignaturesNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	turns := "model turns"
+	if n == 1 {
+		turns = "model turn"
+	}
+	return fmt.Sprintf("%d %s of this run went with the thoughtSignatures the model streamed; Gemini CLI does not store them, so they are left out here", n, turns)
+}
+
+// gcHistory is the request's contents before the ids lose their stored
+// prefix.
+func gcHistory(s *model.Session, upto int) []gcContent {
 	run := s.Messages[upto].Run
 	var hist []gcContent
 	for _, sm := range s.Messages[:upto] {
@@ -131,7 +183,14 @@ func geminiCLIContents(s *model.Session, upto int) []Value {
 				}
 			}
 			for _, tc := range r.ToolCalls {
-				c.parts = append(c.parts, Obj{{"functionCall", Obj{{"id", tc.ID}, {"args", inputValue(tc.Args)}, {"name", tc.Name}}}})
+				fc := Obj{{"id", tc.ID}, {"args", inputValue(tc.Args)}, {"name", tc.Name}}
+				if strings.HasPrefix(tc.ID, s.Info.ID+"#") {
+					// a subagent's executor keeps the call as the model
+					// sent it and names it "<agent id>#<turn>-<index>"
+					// only when the model gave no id
+					fc = fc[1:]
+				}
+				c.parts = append(c.parts, Obj{{"functionCall", fc}})
 			}
 		case v.Set:
 			c.parts = gcStripThoughts(parts, role == "model")
@@ -167,15 +226,7 @@ func geminiCLIContents(s *model.Session, upto int) []Value {
 		}
 		gcSignFirstCall(merged[i].parts)
 	}
-	out := []Value{}
-	for _, c := range merged {
-		parts := []Value{}
-		for _, p := range c.parts {
-			parts = append(parts, gcStripPrefix(p))
-		}
-		out = append(out, Obj{{"role", c.role}, {"parts", parts}})
-	}
-	return out
+	return merged
 }
 
 // gcPick is the version of a record that run used: the latest of a run

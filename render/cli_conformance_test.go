@@ -56,7 +56,13 @@ func TestCLIConformance(t *testing.T) {
 					continue
 				}
 				if p == render.Gemini {
-					opaque += dropOpaqueSignatures(got, want)
+					// correx says how many turns lack their streamed
+					// signatures: every dropped one is in such a turn
+					dropped, turns := dropOpaqueSignatures(got, want)
+					if n := render.GeminiStreamedSignatures(sess, p, e.Step); turns > n || dropped > 0 && render.GeminiStreamedSignaturesNote(n) == "" {
+						t.Errorf("%s: %d streamed signatures left out in %d turns, but correx names %d turns", e.File, dropped, turns, n)
+					}
+					opaque += dropped
 				}
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
@@ -87,24 +93,28 @@ func TestCLIConformance(t *testing.T) {
 
 // dropOpaqueSignatures removes from the captured Gemini contents the
 // thoughtSignatures the model streamed in the live run, which Gemini CLI
-// keeps in memory only (correx renders the part without one). Sentinel
-// signatures Gemini CLI adds itself are compared.
-func dropOpaqueSignatures(got, want any) int {
+// keeps in memory only (correx renders the part without one), and returns
+// how many it removed and from how many contents. Sentinel signatures
+// Gemini CLI adds itself are compared.
+func dropOpaqueSignatures(got, want any) (dropped, contents int) {
 	g, _ := got.([]any)
 	w, _ := want.([]any)
-	n := 0
 	for i := 0; i < min(len(g), len(w)); i++ {
 		gp := blocks(g[i].(map[string]any)["parts"])
 		wp := blocks(w[i].(map[string]any)["parts"])
+		before := dropped
 		for j := 0; j < min(len(gp), len(wp)); j++ {
 			sig, ok := wp[j]["thoughtSignature"].(string)
 			if _, has := gp[j]["thoughtSignature"]; ok && !has && sig != "skip_thought_signature_validator" {
 				delete(wp[j], "thoughtSignature")
-				n++
+				dropped++
 			}
 		}
+		if dropped > before {
+			contents++
+		}
 	}
-	return n
+	return dropped, contents
 }
 
 // checkCLIShow compares each tool result on the agent's own wire with

@@ -196,7 +196,10 @@ type convResult struct {
 	lazy bool
 	// excerpts of the calls whose results the request carries, by call id
 	excerpts map[string]excerpt
-	err      error
+	// note says what the rendering lacks that the agent sent (Gemini
+	// CLI's streamed thoughtSignatures), or ""
+	note string
+	err  error
 }
 
 type convMsg struct {
@@ -286,6 +289,7 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 		}
 		val, err := render.Conversation(&snap, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{err: err}
+		res.note = render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(&snap, k.p, k.step))
 		if err == nil && val != nil {
 			res.rendered, res.items = true, itemCount(val)
 			res.excerpts = excerpts(val, stepCallIDs(&snap, k.step), render.MarshalIndent)
