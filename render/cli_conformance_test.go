@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -88,6 +89,39 @@ func TestCLIConformance(t *testing.T) {
 				t.Fatal("no main request in the manifest")
 			}
 		})
+	}
+}
+
+// TestCLIStoredVsSent reads the recorder's check of every CLI fixture
+// (record.json "stored_vs_sent"): each tool result the agent stored was
+// found, equal, in the first request after it and in every later one of
+// its session; "final" counts a subagent's complete_task, which ends its
+// loop and is never sent.
+func TestCLIStoredVsSent(t *testing.T) {
+	for _, dir := range cliFixtureDirs(t) {
+		var rec struct {
+			Check *struct {
+				Results   int `json:"results"`
+				SentNext  int `json:"sent_next"`
+				ResentAll int `json:"resent_all"`
+				Final     int `json:"final"`
+			} `json:"stored_vs_sent"`
+			Problems []string `json:"problems"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "record.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &rec)
+		}
+		switch c := rec.Check; {
+		case err != nil:
+			t.Errorf("%s: %v", dir, err)
+		case c == nil || c.Results == 0:
+			t.Errorf("%s: record.json has no stored_vs_sent check", dir)
+		case c.SentNext+c.Final != c.Results || c.ResentAll != c.SentNext || len(rec.Problems) > 0:
+			t.Errorf("%s: stored vs sent %+v, problems %q", dir, *c, rec.Problems)
+		default:
+			t.Logf("%s: %d results sent as stored and re-sent unchanged, %d final", filepath.Base(dir), c.SentNext, c.Final)
+		}
 	}
 }
 

@@ -365,7 +365,7 @@ func TestGeminiResumeLayouts(t *testing.T) {
 	})
 	t.Run("another minute", func(t *testing.T) {
 		chats, _ := filepath.Glob(geminiSecondFixture + "/tmp/*/chats/session-*.jsonl")
-		if len(chats) != 2 {
+		if len(chats) < 2 {
 			t.Fatalf("chat files %v, want the conversation and a resume's stub", chats)
 		}
 		st, sess := loadOnly(t, geminiSecondFixture)

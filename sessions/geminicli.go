@@ -15,7 +15,15 @@ package sessions
 // Message.Stored holds, for render, the versions of each record that the
 // runs used: one JSON object per run {"run":N,"set":bool,"record":{…}},
 // set false for the record as that run wrote it live, true for the record
-// as a `$set messages` of that run (a resume) rewrote it.
+// as a `$set messages` of that run (a resume) rewrote it; and, for a record
+// in the history a resumed run loaded (the file as it stood when the run
+// began), {"history":[runs]}.
+//
+// A run begins at a metadata line, or at the {"$set":{"sessionId"}} a
+// resume writes into the file it resumes when messages were written since
+// the last metadata line: a resume first starts a chat file named for the
+// minute it starts in (its metadata and session context), which is the
+// resumed file itself in the same minute and a stub beside it in another.
 
 import (
 	"context"
@@ -205,6 +213,7 @@ type gcEntry struct {
 	id       string
 	versions []gcVersion
 	firstRun int
+	history  []int // the resumed runs whose history held it
 }
 
 type gcVersion struct {
@@ -279,6 +288,17 @@ func readGeminiChat(path string) (*model.Session, error) {
 		e.put(run, set, cxCompact(raw))
 		return e
 	}
+	// a run after the first resumed the file as it stood: the messages of
+	// the list then are its history
+	newRun := func() {
+		run++
+		written = false
+		if run > 1 {
+			for _, e := range list {
+				e.history = append(e.history, run)
+			}
+		}
+	}
 	line := func(n int, b []byte, _ bool) {
 		var top map[string]json.RawMessage
 		if err := json.Unmarshal(b, &top); err != nil {
@@ -305,8 +325,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 			// resumes; when that run began in another minute, its metadata
 			// line went into a chat file of its own
 			if set["sessionId"] != nil && written {
-				run++
-				written = false
+				newRun()
 			}
 			setMeta(n, top["$set"])
 			if msgs, ok := set["messages"]; ok {
@@ -315,16 +334,19 @@ func readGeminiChat(path string) (*model.Session, error) {
 					warnf(n, "skipped a $set of messages that is not a list")
 					return
 				}
+				// a Map by id, as Gemini CLI loads it: a repeated id keeps
+				// its first place and its last record
 				list = list[:0:0]
+				in := map[*gcEntry]bool{}
 				for _, r := range recs {
-					if e := record(n, r, true); e != nil {
+					if e := record(n, r, true); e != nil && !in[e] {
+						in[e] = true
 						list = append(list, e)
 					}
 				}
 			}
 		case top["sessionId"] != nil && top["id"] == nil:
-			run++
-			written = false
+			newRun()
 			setMeta(n, b)
 		case top["id"] != nil:
 			if run == 0 {
@@ -402,6 +424,10 @@ func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
 	m := model.Message{ID: e.id, Created: cxTime(r.Timestamp), Completed: cxTime(r.Timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
 		b, _ := json.Marshal(v)
+		m.Stored = append(m.Stored, b)
+	}
+	if len(e.history) > 0 {
+		b, _ := json.Marshal(map[string][]int{"history": e.history})
 		m.Stored = append(m.Stored, b)
 	}
 	switch r.Type {

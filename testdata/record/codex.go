@@ -44,7 +44,8 @@ type cliScenario struct {
 	subs      []cliScript // subagents' scripts
 	// newMinute[i]: before follow-up i, wait until the clock is in another
 	// minute than the run before started in (a Gemini CLI resume then
-	// starts a new chat file)
+	// starts a chat file of its own; without it, the first resume starts in
+	// the main run's minute)
 	newMinute []bool
 }
 
@@ -470,7 +471,7 @@ func recordCodex(opt options, f flavour) (err error) {
 		"commands":       cmds,
 		"sessions":       []string{thread},
 		"requests":       len(reqs),
-		"stored_vs_sent": map[string]int{"outputs": outputs, "sent_next": sent, "resent_every_later": resent},
+		"stored_vs_sent": map[string]int{"results": outputs, "sent_next": sent, "resent_all": resent},
 		"problems":       problems,
 	}
 	return finishCLIFixture(opt, stage, final, rec, problems)

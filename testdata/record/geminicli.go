@@ -50,7 +50,7 @@ func geminiScenario(name, proj string) cliScenario {
 				"Next: write other.txt with two lines.",
 				"Last: read other.txt back, and cat it too.",
 			},
-			newMinute: []bool{false, true},
+			newMinute: []bool{true, true},
 			steps: []step{
 				{
 					Reasoning: "The second scenario starts by listing.",
@@ -248,6 +248,13 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 
 	var cmds []command
 	args := []string{js, "-p", scen.prompt, "--yolo", "--output-format", "stream-json"}
+	if len(scen.followUps) > 0 && (len(scen.newMinute) == 0 || !scen.newMinute[0]) && time.Now().Second() > 3 {
+		// the first resume is to start in the minute the chat file is
+		// named for: start at the top of a minute (a run takes ~25 s)
+		next := time.Now().Truncate(time.Minute).Add(time.Minute + time.Second)
+		logf("waiting %s for the top of a minute", time.Until(next).Round(time.Second))
+		time.Sleep(time.Until(next))
+	}
 	started := time.Now()
 	out1, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, "run-1"))
 	cmds = append(cmds, command{Argv: append([]string{"gemini"}, args[1:]...), Dir: l.Proj})
@@ -424,6 +431,7 @@ func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manife
 				Result []struct {
 					FunctionResponse *struct {
 						ID       string          `json:"id"`
+						Name     string          `json:"name"`
 						Response json.RawMessage `json:"response"`
 					} `json:"functionResponse"`
 				} `json:"result"`
@@ -438,7 +446,8 @@ func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manife
 				if fr == nil {
 					continue
 				}
-				id := strings.TrimPrefix(fr.ID, tc.Name+"__")
+				// a resume's rewrite gives each call its batch's results
+				id := strings.TrimPrefix(fr.ID, fr.Name+"__")
 				if prev, seen := stored[id]; seen {
 					if !jsonEqual(prev.resp, fr.Response) {
 						problems = append(problems, fmt.Sprintf("result %s: stored twice, differently", id))
@@ -446,7 +455,7 @@ func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manife
 					continue
 				}
 				order = append(order, id)
-				stored[id] = result{session, tc.Name, fr.Response}
+				stored[id] = result{session, fr.Name, fr.Response}
 			}
 		}
 	}
