@@ -551,17 +551,49 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 // seenOf says how much of the full output the model saw.
 func seenOf(t *model.Truncation) string {
 	s := fmt.Sprintf("model saw %d lines / %d bytes", t.SeenLines, t.SeenBytes)
-	if t.FullLines >= 0 {
-		s += fmt.Sprintf(" of %d lines", t.FullLines)
+	lines, bytes := t.Full()
+	if lines >= 0 {
+		s += fmt.Sprintf(" of %d lines", lines)
 	}
-	if t.FullBytes >= 0 {
-		s += fmt.Sprintf(" / %d bytes", t.FullBytes)
+	if bytes >= 0 {
+		s += fmt.Sprintf(" / %d bytes", bytes)
+	}
+	if t.FullUnknown != "" {
+		s += " (full size unknown: " + t.FullUnknown + ")"
+	}
+	for _, r := range t.Seen {
+		s += "\n  seen: " + seenRangeNote(r)
 	}
 	switch {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound
 	case t.SpillPath != "":
 		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
+	}
+	return s
+}
+
+// seenRangeNote is one seen range for the transcript: where it is in the
+// text and in the full output.
+func seenRangeNote(r model.SeenRange) string {
+	s := fmt.Sprintf("text bytes %d–%d", r.Text.Start, r.Text.End)
+	if r.Lines != nil {
+		s += fmt.Sprintf(" = lines %d–%d", r.Lines.First, r.Lines.Last)
+	}
+	if r.Bytes != nil {
+		s += fmt.Sprintf(", bytes %d–%d", r.Bytes.Start, r.Bytes.End)
+	}
+	switch {
+	case r.Placed:
+		s += " (placed in the spill file)"
+	case r.Lines == nil:
+		s += " (position in the full output unknown)"
+	}
+	if r.PartialFirst {
+		s += "; first line in part"
+	}
+	if r.PartialLast {
+		s += "; last line in part"
 	}
 	return s
 }
