@@ -26,7 +26,7 @@ var shapes = map[model.TruncationKind]shape{
 	model.TruncGenericHead:     {head: true},
 	model.TruncGlobCap:         {head: true},
 	model.TruncV2Bound:         {head: true, tail: true, charCut: true}, // its byte stage cuts inside lines
-	model.TruncClaudePersisted: {head: true},                           // the preview is cut back to a newline
+	model.TruncClaudePersisted: {head: true},                            // the preview is cut back to a newline
 	model.TruncClaudeMiddle:    {head: true, tail: true, charCut: true},
 	model.TruncClaudeLines:     {head: true},
 	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},

@@ -134,7 +134,7 @@ func detectRead(text string) *model.Truncation {
 	}{{readShowing, model.TruncReadLines}, {readCapped, model.TruncReadBytes}, {readLegacyMore, model.TruncReadLines}} {
 		if m := rule.re.FindStringIndex(text); m != nil {
 			mark(rule.kind, m[0], m[1]) // the footer, with the blank line before it
-			t.Kind = rule.kind            // a footer outranks cut lines
+			t.Kind = rule.kind          // a footer outranks cut lines
 		}
 	}
 	return t
