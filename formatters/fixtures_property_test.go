@@ -48,7 +48,7 @@ func TestTruncationFactsOnEveryFixture(t *testing.T) {
 						continue
 					}
 					kinds[v.Truncation.Kind]++
-					placed += checkFacts(t, name, v.Text, v.Truncation)
+					placed += checkFacts(t, name, v.Text, v.Truncation, os.ReadFile)
 				}
 			}
 		}
@@ -79,7 +79,7 @@ func checkFlag(t *testing.T, name string, flagged *bool, tr *model.Truncation) {
 
 // checkFacts checks one truncation's facts and returns how many seen
 // ranges were placed in the spill file.
-func checkFacts(t *testing.T, name, text string, tr *model.Truncation) int {
+func checkFacts(t *testing.T, name, text string, tr *model.Truncation, readFile func(string) ([]byte, error)) int {
 	t.Helper()
 	type piece struct {
 		span model.Span
@@ -139,7 +139,7 @@ func checkFacts(t *testing.T, name, text string, tr *model.Truncation) int {
 		}
 		if spill == nil {
 			var err error
-			if spill, err = os.ReadFile(tr.SpillFound); err != nil {
+			if spill, err = readFile(tr.SpillFound); err != nil {
 				t.Fatal(err)
 			}
 		}

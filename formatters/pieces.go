@@ -43,7 +43,7 @@ var (
 	readEndOfFile   = regexp.MustCompile(`^\n\n\(End of file - total (\d+) lines\)`)
 	readNumber      = regexp.MustCompile(`^(\d+): `)
 	shellMetadata   = regexp.MustCompile(`\n\n<shell_metadata>\n[^<]*\n</shell_metadata>$`)
-	codexHeaderLine = regexp.MustCompile(`^(?:Chunk ID|Wall time|Process exited with code|Original token count|Exit code): [^\n]*\n`)
+	codexHeaderLine = regexp.MustCompile(`^(?:Chunk ID: |Wall time: |Process exited with code |Process running with session ID |Original token count: |Exit code: )[^\n]*\n`)
 	claudeExitCode  = regexp.MustCompile(`^Exit code -?\d+\n`)
 )
 
@@ -221,6 +221,15 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 		}
 	}
 	sort.Slice(t.Added, func(i, j int) bool { return t.Added[i].Start < t.Added[j].Start })
+	merged := t.Added[:0]
+	for _, a := range t.Added {
+		if n := len(merged); n > 0 && merged[n-1].End == a.Start && merged[n-1].What == a.What {
+			merged[n-1].End = a.End
+			continue
+		}
+		merged = append(merged, a)
+	}
+	t.Added = merged
 	return pieces
 }
 
