@@ -209,15 +209,26 @@ func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(out, list)
+		rows := make([]sessionRow, len(list))
+		for i, s := range list {
+			rows[i] = sessionRow{s, s.TruncatedBy()}
+		}
+		return writeJSON(out, rows)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
+			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
 	}
 	return w.Flush()
+}
+
+// sessionRow is one session of `correx ls --json`: truncated_calls counted
+// as truncated_by says ("flagged" by the agent, or "detected" by correx).
+type sessionRow struct {
+	model.SessionInfo
+	TruncatedBy string `json:"truncated_by"`
 }
 
 // callRow is one line of `correx calls --json`.
@@ -229,9 +240,12 @@ type callRow struct {
 	Title     string           `json:"title,omitempty"`
 	Result    model.ResultType `json:"result_type"`
 	Bytes     int              `json:"bytes"`
-	Truncated bool             `json:"truncated"`
-	Child     string           `json:"child_session,omitempty"`
-	Input     json.RawMessage  `json:"input"`
+	Truncated bool             `json:"truncated"` // as correx detects it
+	// AgentFlagged is the agent's own record (formatters.AgentFlagged),
+	// null when it keeps none.
+	AgentFlagged *bool           `json:"agent_flagged"`
+	Child        string          `json:"child_session,omitempty"`
+	Input        json.RawMessage `json:"input"`
 }
 
 func (c *cli) calls(args []string) error {
@@ -244,7 +258,7 @@ func (c *cli) calls(args []string) error {
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
-			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
+			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil, AgentFlagged: formatters.AgentFlagged(call),
 			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
 		})
 		return nil
@@ -256,13 +270,16 @@ func (c *cli) calls(args []string) error {
 		return writeJSON(c.out, rows)
 	}
 	w := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tTITLE")
+	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tFLAGGED\tTITLE")
 	for _, r := range rows {
-		trunc := ""
+		trunc, flagged := "", "-" // "-": the agent keeps no record
 		if r.Truncated {
 			trunc = "yes"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, inert(oneLine(r.Title)))
+		if r.AgentFlagged != nil {
+			flagged = map[bool]string{true: "yes", false: "no"}[*r.AgentFlagged]
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, flagged, inert(oneLine(r.Title)))
 	}
 	return w.Flush()
 }

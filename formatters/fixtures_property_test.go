@@ -36,6 +36,7 @@ func TestTruncationFactsOnEveryFixture(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", f.ID(), info.ID, err)
 			}
+			flaggedN, detectedN := 0, 0
 			for _, m := range s.Messages {
 				for _, p := range m.Parts {
 					if p.Tool == nil {
@@ -43,13 +44,23 @@ func TestTruncationFactsOnEveryFixture(t *testing.T) {
 					}
 					name := f.ID() + " " + p.Tool.Tool + " " + p.Tool.CallID
 					v := formatters.Visible(p.Tool, sessions.SpillsFor(s.Info))
-					checkFlag(t, name, formatters.AgentFlagged(p.Tool), v.Truncation)
+					flagged := formatters.AgentFlagged(p.Tool)
+					checkFlag(t, name, flagged, v.Truncation)
+					if flagged != nil && *flagged {
+						flaggedN++
+					}
 					if v.Truncation == nil {
 						continue
 					}
+					detectedN++
 					kinds[v.Truncation.Kind]++
 					placed += checkFacts(t, name, v.Text, v.Truncation, os.ReadFile)
 				}
+			}
+			// the session list counts one way or the other, and says which
+			want := map[string]int{"flagged": flaggedN, "detected": detectedN}[info.TruncatedBy()]
+			if info.Truncated != want {
+				t.Errorf("%s %s: the list counts %d truncated calls (%s), the calls say %d", f.ID(), info.ID, info.Truncated, info.TruncatedBy(), want)
 			}
 		}
 		st.Close()

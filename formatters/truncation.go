@@ -1,6 +1,7 @@
 package formatters
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -175,6 +176,9 @@ func CountLines(s string) int {
 // result it did not persist).
 func AgentFlagged(call *model.ToolCall) *bool {
 	yes, no := true, false
+	if !call.IsV2() && !bytes.Contains(call.Metadata, []byte(`"truncated"`)) && !bytes.Contains(call.Metadata, []byte(`"persistedOutputPath"`)) {
+		return nil // the common case, without parsing a large metadata object
+	}
 	if call.IsV2() {
 		if call.Status != model.StatusCompleted {
 			return nil
