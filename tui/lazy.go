@@ -319,16 +319,18 @@ func (c *detailCache) add(idx, size int) []int {
 	return out
 }
 
-// truncated is the list's ✂ badge: the computed truncation, else (a lazy
-// call not shown yet) the stored metadata's "truncated".
-func (c *callInfo) truncated() bool {
+// truncated is the list's ✂ badge: detected tells the truncation correx
+// found in the result; until a lazy call's result is read, flagged tells
+// what the agent's own record says (shown muted, as not yet checked).
+func (c *callInfo) truncated() (detected, flagged bool) {
 	switch {
 	case c.ready:
-		return c.vis.Truncation != nil
+		return c.vis.Truncation != nil, false
 	case c.seen:
-		return c.trunc
+		return c.trunc, false
 	}
-	return metaTruncated(c.ref.Call.Metadata) || len(c.ref.Call.OutputPaths) > 0
+	f := formatters.AgentFlagged(c.ref.Call)
+	return false, f != nil && *f
 }
 
 // errResult tells that the model was shown an error result.
