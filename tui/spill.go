@@ -78,8 +78,10 @@ func seenMarks(t *model.Truncation) (marks []lineMark, unplaced int) {
 		}
 		marks = append(marks, lineMark{LineRange: w})
 	}
-	for _, p := range parts {
-		if markOf(marks, p) == 0 {
+	sort.Ints(parts)
+	wholeRuns := len(marks)
+	for i, p := range parts {
+		if (i == 0 || p != parts[i-1]) && markOf(marks[:wholeRuns], p) == 0 {
 			marks = append(marks, lineMark{LineRange: model.LineRange{First: p, Last: p}, part: true})
 		}
 	}
