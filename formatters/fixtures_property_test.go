@@ -2,6 +2,7 @@ package formatters_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"sort"
 	"strconv"
@@ -139,6 +140,13 @@ func checkFacts(t *testing.T, name, text string, tr *model.Truncation, readFile 
 		piece := text[r.Text.Start:r.Text.End]
 		if r.Numbered {
 			checkNumbered(t, name, piece, r)
+			continue
+		}
+		if r.JSONString {
+			var content string
+			if err := json.Unmarshal([]byte(`"`+piece+`"`), &content); err != nil || r.Lines == nil || r.Lines.Last-r.Lines.First+1 != max(formatters.CountLines(content), 1) {
+				t.Errorf("%s: a JSON string range %d–%d that is not its lines %+v (%v)", name, r.Text.Start, r.Text.End, r.Lines, err)
+			}
 			continue
 		}
 		if tr.SpillFound == "" {

@@ -1,6 +1,7 @@
 package formatters
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strconv"
@@ -93,6 +94,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 	for i, p := range pieces {
 		r := model.SeenRange{Text: p}
 		piece := text[p.Start:p.End]
+		if t.Kind == model.TruncV2ReadPage {
+			r.JSONString = true
+			r.Lines = v2PageLines(text, piece)
+			t.Seen = append(t.Seen, r)
+			continue
+		}
 		if isRead(t.Kind) {
 			r.Numbered = true
 			r.Lines = numberedLines(piece)
@@ -206,6 +213,13 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(g.Start+m[0], g.End, "bash's <shell_metadata> notes")
 				g.End = g.Start + m[0]
 			}
+		case t.Kind == model.TruncV2ReadPage:
+			// the JSON around the content string
+			if c := v2PageContent(text[g.Start:g.End]); c != nil {
+				add(g.Start, g.Start+c[0], "v2 read's text-page JSON")
+				add(g.Start+c[1], g.End, "v2 read's text-page JSON")
+				g.Start, g.End = g.Start+c[0], g.Start+c[1]
+			}
 		case t.Kind == model.TruncGrepCap && strings.HasPrefix(text[g.Start:g.End], "\n"):
 			add(g.Start, g.Start+1, "line break")
 			g.Start++
@@ -231,6 +245,35 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 	}
 	t.Added = merged
 	return pieces
+}
+
+// v2PageContent finds the content string's characters (inside its
+// quotes) in a text-page JSON.
+func v2PageContent(s string) []int {
+	if !strings.HasPrefix(s, v2ReadPageHead) {
+		return nil
+	}
+	var v struct {
+		Content json.RawMessage `json:"content"`
+	}
+	dec := json.NewDecoder(strings.NewReader(s + "}")) // the page JSON without its marker's closing brace
+	if dec.Decode(&v) != nil || len(v.Content) < 2 || !strings.HasPrefix(s[len(v2ReadPageHead)-1:], string(v.Content)) {
+		return nil
+	}
+	return []int{len(v2ReadPageHead), len(v2ReadPageHead) - 1 + len(v.Content) - 1}
+}
+
+// v2PageLines is the line range a read page shows: from its "offset",
+// one line per line of its content.
+func v2PageLines(text, piece string) *model.LineRange {
+	var page struct {
+		Offset int `json:"offset"`
+	}
+	var content string
+	if json.Unmarshal([]byte(text), &page) != nil || json.Unmarshal([]byte(`"`+piece+`"`), &content) != nil || page.Offset < 1 {
+		return nil
+	}
+	return &model.LineRange{First: page.Offset, Last: page.Offset + max(CountLines(content), 1) - 1}
 }
 
 func isRead(k model.TruncationKind) bool {
@@ -336,6 +379,12 @@ func seenSizes(t *model.Truncation, text string) (lines, size int) {
 	for _, r := range t.Seen {
 		piece := text[r.Text.Start:r.Text.End]
 		size += len(piece)
+		if r.JSONString {
+			var content string
+			if json.Unmarshal([]byte(`"`+piece+`"`), &content) == nil {
+				size += len(content) - len(piece)
+			}
+		}
 		if r.Numbered {
 			for _, line := range strings.Split(piece, "\n") {
 				if m := readNumber.FindStringIndex(line); m != nil {
@@ -406,6 +455,8 @@ func unknownWhy(k model.TruncationKind) string {
 		return "Claude Code keeps no copy of a cut output"
 	case k == model.TruncGlobCap || k == model.TruncGrepCap:
 		return "the tool stopped at 100 results without counting the rest"
+	case k == model.TruncV2ReadPage:
+		return "v2's read page does not say how long the file is"
 	case k == model.TruncClaudeRefused:
 		return "Claude Code refused to read the file and kept nothing"
 	}

@@ -67,8 +67,21 @@ func detectV2(text string) *model.Truncation {
 			SpillPath: text[m[2]:m[3]],
 		}
 	}
+	if strings.HasPrefix(text, v2ReadPageHead) {
+		if m := v2ReadPageCut.FindStringIndex(text); m != nil {
+			return &model.Truncation{Kind: model.TruncV2ReadPage, Markers: []model.Span{{Start: m[0], End: m[1]}}}
+		}
+	}
 	return nil
 }
+
+// v2's read returns a page of a file as its structured output, which the
+// model gets as JSON (observed, 1.18.33):
+// {"type":"text-page","content":"…","mime":"text/plain","offset":2990,"truncated":true,"next":2995}
+var (
+	v2ReadPageHead = `{"type":"text-page","content":"`
+	v2ReadPageCut  = regexp.MustCompile(`,"truncated":true,"next":\d+\}$`)
+)
 
 func detect(tool, text string) *model.Truncation {
 	if t := detectClaude(text); t != nil {
@@ -176,15 +189,23 @@ func CountLines(s string) int {
 // result it did not persist).
 func AgentFlagged(call *model.ToolCall) *bool {
 	yes, no := true, false
+	if call.IsV2() && call.Status == model.StatusCompleted && bytes.Contains(call.Structured, []byte(`"truncated":true`)) {
+		var st struct {
+			Truncated bool `json:"truncated"`
+		}
+		if json.Unmarshal(call.Structured, &st) == nil && st.Truncated {
+			return &yes // the tool's own cut (read's page)
+		}
+	}
 	if !call.IsV2() && !bytes.Contains(call.Metadata, []byte(`"truncated"`)) && !bytes.Contains(call.Metadata, []byte(`"persistedOutputPath"`)) {
 		return nil // the common case, without parsing a large metadata object
 	}
 	if call.IsV2() {
-		if call.Status != model.StatusCompleted {
-			return nil
-		}
-		if len(call.OutputPaths) > 0 {
+		switch {
+		case len(call.OutputPaths) > 0:
 			return &yes
+		case call.Status != model.StatusCompleted:
+			return nil
 		}
 		return &no
 	}

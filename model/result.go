@@ -81,6 +81,7 @@ const (
 	TruncGlobCap     TruncationKind = "glob-cap"     // glob kept the first 100
 	TruncGrepCap     TruncationKind = "grep-cap"     // grep kept the first 100
 	TruncV2Bound     TruncationKind = "v2-bound"     // ToolOutputStore.bound: head and tail
+	TruncV2ReadPage  TruncationKind = "v2-read-page" // v2 read returned one page: {"type":"text-page",…,"truncated":true,"next":N}
 	// Claude Code
 	TruncClaudePersisted TruncationKind = "claude-persisted" // <persisted-output>: 2 KB preview, full output in tool-results/
 	TruncClaudeMiddle    TruncationKind = "claude-middle"    // "... [N characters truncated] ..." (failed Bash over 10,000 chars)
@@ -150,6 +151,9 @@ type SeenRange struct {
 	// Numbered says each line is shown as "N: line" (opencode's read): the
 	// text is the output's lines with their numbers, not its bytes.
 	Numbered bool `json:"numbered,omitempty"`
+	// JSONString says the piece is the output's text inside a JSON string
+	// (v2's read page): escaped, not its bytes.
+	JSONString bool `json:"json_string,omitempty"`
 	// Lines is the 1-based, inclusive line range of the piece in the full
 	// output, Bytes its byte range there; nil (null) when unknown.
 	Lines *LineRange `json:"lines"`

@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"bytes"
 	"container/list"
 	"context"
-	"encoding/json"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -185,7 +183,7 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, children map[string]*sess
 			if c.Status == model.StatusError {
 				info.Errors++
 			}
-			if metaTruncated(c.Metadata) || len(c.OutputPaths) > 0 {
+			if f := formatters.AgentFlagged(c); f != nil && *f {
 				info.Truncated++
 			}
 		}
@@ -205,17 +203,6 @@ func countAssistant(msgs []model.Message) int {
 		}
 	}
 	return n
-}
-
-// metaTruncated reports "truncated": true in a tool's metadata.
-func metaTruncated(raw json.RawMessage) bool {
-	if len(raw) == 0 || !bytes.Contains(raw, []byte(`"truncated"`)) {
-		return false
-	}
-	var m struct {
-		Truncated bool `json:"truncated"`
-	}
-	return json.Unmarshal(raw, &m) == nil && m.Truncated
 }
 
 // detailCmd computes the visible result of call idx of d, reading the

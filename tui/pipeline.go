@@ -249,6 +249,8 @@ func boundNote(t *model.Truncation) string {
 		what = "cut to its head, footer added"
 	case model.TruncV2Bound:
 		what = "cut to head+tail, marker added"
+	case model.TruncV2ReadPage:
+		what = "read returned one page of the file, flagged truncated"
 	case model.TruncReadLines, model.TruncReadBytes:
 		what = "read stopped at its limit, footer added"
 	case model.TruncReadLine:
