@@ -41,6 +41,7 @@ var shapes = map[model.TruncationKind]shape{
 // Pieces of model-visible text an agent adds around an output.
 var (
 	readWrapperHead = regexp.MustCompile(`^<path>[^\n]*</path>\n<type>file</type>\n<content>\n?`)
+	readEntriesHead = regexp.MustCompile(`^<path>[^\n]*</path>\n<type>directory</type>\n<entries>\n`)
 	readEndOfFile   = regexp.MustCompile(`^\n\n\(End of file - total (\d+) lines\)`)
 	readNumber      = regexp.MustCompile(`^(\d+): `)
 	shellMetadata   = regexp.MustCompile(`\n\n<shell_metadata>\n[^<]*\n</shell_metadata>$`)
@@ -107,6 +108,11 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 			t.Seen = append(t.Seen, r)
 			continue
 		}
+		if t.Kind == model.TruncReadEntries {
+			r.Lines = entryLines(text, t.Markers[0])
+			t.Seen = append(t.Seen, r)
+			continue
+		}
 		head, tail := ends(sh, t.Markers, pieces, i)
 		r.PartialFirst = sh.charCut && !head
 		r.PartialLast = sh.charCut && !tail && !strings.HasSuffix(piece, "\n")
@@ -169,6 +175,11 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 			}
 			add(g.Start, s, "Codex's exec header")
 			g.Start = s
+		case t.Kind == model.TruncReadEntries:
+			if m := readEntriesHead.FindStringIndex(text[g.Start:g.End]); m != nil && g.Start == 0 {
+				add(g.Start, g.Start+m[1], "read's <path>/<type>/<entries> wrapper")
+				g.Start += m[1]
+			}
 		case t.Kind == model.TruncClaudeMiddle && g.Start == 0:
 			if m := claudeExitCode.FindStringIndex(text[g.Start:g.End]); m != nil {
 				add(g.Start, g.Start+m[1], "Claude Code's exit code line")
@@ -208,6 +219,9 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(end, g.End, "read's footer and closing tag")
 				g.End = end
 			}
+		case t.Kind == model.TruncReadEntries && lastGap && i > 0:
+			add(g.Start, g.End, "read's closing tag")
+			g.End = g.Start
 		case t.Kind == model.TruncBashTail && lastGap:
 			if m := shellMetadata.FindStringIndex(text[g.Start:g.End]); m != nil {
 				add(g.Start+m[0], g.End, "bash's <shell_metadata> notes")
@@ -274,6 +288,22 @@ func v2PageLines(text, piece string) *model.LineRange {
 		return nil
 	}
 	return &model.LineRange{First: page.Offset, Last: page.Offset + max(CountLines(content), 1) - 1}
+}
+
+// entryLines is the range of entries a directory read showed, from its
+// note "(Showing n of N entries. Use 'offset' parameter to read beyond
+// entry K)": entries K-n+1..K.
+func entryLines(text string, note model.Span) *model.LineRange {
+	m := readEntries.FindStringSubmatch(text[note.Start:] + "\n</entries>")
+	if m == nil {
+		return nil
+	}
+	n, _ := strconv.Atoi(m[1])
+	k, _ := strconv.Atoi(m[3])
+	if n < 1 || k < n {
+		return nil
+	}
+	return &model.LineRange{First: k - n + 1, Last: k}
 }
 
 func isRead(k model.TruncationKind) bool {
@@ -422,6 +452,15 @@ type fullSize struct {
 // "(Showing lines a-b of N ...)" or "(End of file - total N lines)".
 func fullFromFooters(t *model.Truncation, text string) fullSize {
 	var f fullSize
+	if t.Kind == model.TruncReadEntries {
+		if m := readEntries.FindStringSubmatch(text); m != nil {
+			if n, err := strconv.Atoi(m[2]); err == nil {
+				f.lines = &n
+			}
+		}
+		f.why = "a directory listing has no size in bytes"
+		return f
+	}
 	if !isRead(t.Kind) {
 		return f
 	}

@@ -26,6 +26,7 @@ var (
 	readCapped     = marker{regexp.MustCompile(`\n\n\(Output capped at 50 KB\. Showing lines (\d+)-(\d+)\. Use offset=\d+ to continue\.\)`), "(Output capped at 50 KB. Showing lines "}
 	readLegacyMore = marker{regexp.MustCompile(`\n\n\((?:File has more lines|Output truncated at \d+ bytes)\. Use 'offset' parameter to read beyond line \d+\)`), " Use 'offset' parameter to read beyond line "}
 	readLongLine   = "... (line truncated to 2000 chars)"
+	readEntries    = marker{regexp.MustCompile(`\n\n\(Showing (\d+) of (\d+) entries\. Use 'offset' parameter to read beyond entry (\d+)\)\n</entries>$`), " entries. Use 'offset' parameter to read beyond entry "}
 	globCap        = "\n\n(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
 	grepCapHead    = marker{regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`), "Found "}
 	grepCapTail    = marker{regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`), "(Results truncated"}
@@ -127,6 +128,10 @@ func detect(tool, text string) *model.Truncation {
 }
 
 func detectRead(text string) *model.Truncation {
+	if m := readEntries.FindStringIndex(text); m != nil && strings.HasPrefix(text, "<path>") {
+		// the note, without the closing tag after it
+		return &model.Truncation{Kind: model.TruncReadEntries, Markers: []model.Span{{Start: m[0], End: m[1] - len("\n</entries>")}}}
+	}
 	var t *model.Truncation
 	mark := func(kind model.TruncationKind, start, end int) {
 		if t == nil {

@@ -78,6 +78,7 @@ const (
 	TruncReadLines   TruncationKind = "read-lines"   // read stopped at its line limit
 	TruncReadBytes   TruncationKind = "read-bytes"   // read stopped at 50 KB
 	TruncReadLine    TruncationKind = "read-line"    // a line cut to 2000 chars
+	TruncReadEntries TruncationKind = "read-entries" // a directory read stopped at its entry limit
 	TruncGlobCap     TruncationKind = "glob-cap"     // glob kept the first 100
 	TruncGrepCap     TruncationKind = "grep-cap"     // grep kept the first 100
 	TruncV2Bound     TruncationKind = "v2-bound"     // ToolOutputStore.bound: head and tail
