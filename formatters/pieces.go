@@ -95,33 +95,29 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 	for i, p := range pieces {
 		r := model.SeenRange{Text: p}
 		piece := text[p.Start:p.End]
-		if t.Kind == model.TruncV2ReadPage {
+		switch {
+		case t.Kind == model.TruncV2ReadPage:
 			r.JSONString = true
 			r.Lines = v2PageLines(text, piece)
-			t.Seen = append(t.Seen, r)
-			continue
-		}
-		if isRead(t.Kind) {
+		case isRead(t.Kind):
 			r.Numbered = true
 			r.Lines = numberedLines(piece)
 			r.PartialLast = followedByLineCut(t, p.End)
-			t.Seen = append(t.Seen, r)
-			continue
-		}
-		if t.Kind == model.TruncReadEntries {
+		case t.Kind == model.TruncReadEntries:
 			r.Lines = entryLines(text, t.Markers[0])
-			t.Seen = append(t.Seen, r)
-			continue
-		}
-		head, tail := ends(sh, t.Markers, pieces, i)
-		r.PartialFirst = sh.charCut && !head
-		r.PartialLast = sh.charCut && !tail && !strings.HasSuffix(piece, "\n")
-		if head {
-			r.Bytes = &model.Span{Start: 0, End: len(piece)}
-			r.Lines = &model.LineRange{First: 1, Last: max(CountLines(piece), 1)}
-		}
-		if head || tail {
-			place(&r, piece, t, spill, head)
+		default:
+			// a piece of the output itself: the head or tail a rule keeps
+			// is placed in the spill file when there is one
+			head, tail := ends(sh, t.Markers, pieces, i)
+			r.PartialFirst = sh.charCut && !head
+			r.PartialLast = sh.charCut && !tail && !strings.HasSuffix(piece, "\n")
+			if head {
+				r.Bytes = &model.Span{Start: 0, End: len(piece)}
+				r.Lines = &model.LineRange{First: 1, Last: max(CountLines(piece), 1)}
+			}
+			if head || tail {
+				place(&r, piece, t, spill, head)
+			}
 		}
 		t.Seen = append(t.Seen, r)
 	}
