@@ -38,7 +38,8 @@ func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, 
 	return lower(prompt, p, m.ModelID)
 }
 
-// claudeNative is the logged messages with cache_control put back.
+// claudeNative is the logged messages with cache_control put back and
+// each plain-text user or system message in the form Claude Code sends it.
 func claudeNative(req *model.LoggedRequest) (Value, error) {
 	marks := map[int][]model.CacheMark{}
 	for _, c := range req.Cache {
@@ -46,7 +47,8 @@ func claudeNative(req *model.LoggedRequest) (Value, error) {
 	}
 	out := make([]Value, 0, len(req.Messages))
 	for i, raw := range req.Messages {
-		if len(marks[i]) == 0 {
+		text, reform := claudePlainText(raw, i == len(req.Messages)-1)
+		if len(marks[i]) == 0 && !reform {
 			out = append(out, raw)
 			continue
 		}
@@ -58,12 +60,48 @@ func claudeNative(req *model.LoggedRequest) (Value, error) {
 		if !ok {
 			return nil, fmt.Errorf("logged message %d is not an object", i)
 		}
+		if reform {
+			for k := range msgObj {
+				if msgObj[k].Key != "content" {
+					continue
+				}
+				if _, isString := msgObj[k].Val.(string); isString {
+					msgObj[k].Val = []Value{Obj{{"type", "text"}, {"text", text}}}
+				} else {
+					msgObj[k].Val = text
+				}
+			}
+		}
 		for _, c := range marks[i] {
 			setCacheControl(msgObj, c)
 		}
 		out = append(out, msgObj)
 	}
 	return out, nil
+}
+
+// claudePlainText says whether a user or system message whose content is
+// one text block must change form to be as Claude Code sends it: a
+// one-block list while it is the last message, a string once it is not.
+// The log and the transcript keep either form (their hashes read a string
+// as one text block).
+func claudePlainText(raw json.RawMessage, last bool) (text string, reform bool) {
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role == "assistant" {
+		return "", false
+	}
+	if json.Unmarshal(m.Content, &text) == nil {
+		return text, last
+	}
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(m.Content, &blocks) != nil || len(blocks) != 1 || len(blocks[0]) != 2 ||
+		string(blocks[0]["type"]) != `"text"` || json.Unmarshal(blocks[0]["text"], &text) != nil {
+		return "", false
+	}
+	return text, !last
 }
 
 // setCacheControl adds cache_control to block c.Block of a message; a

@@ -488,7 +488,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.body(text)
 	}
 
-	head := []string{v.providerLabel(ci, sess, low)}
+	head := []string{v.providerLabel(ci, sess, low, step)}
 	return p.b.String(), p.heads, p.notes, p.marks, head
 }
 

@@ -442,13 +442,17 @@ func (v *sessionView) asSentFor(ci *callInfo, p render.Provider) string {
 func (v *sessionView) asSent(ci *callInfo) string { return v.asSentFor(ci, v.provider) }
 
 // providerLabel is "Anthropic · as sent · lowering ai-sdk (L)", or
-// "· projection (Claude Code sent Anthropic)".
-func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering) string {
+// "· projection (Claude Code sent Anthropic)", or, when the agent's log
+// did not give the request of step, "· rebuilt from the transcript, not as
+// sent (why)".
+func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering, step int) string {
 	st := v.st
 	s := st.Badge.Render(v.provider.Label())
 	own := ownProvider(ci.msg)
 	agent := agentName(sess.Info.Agent)
-	switch {
+	switch req := sess.StepRequest(step); {
+	case req != nil && req.Rebuilt != "":
+		s += st.BadgeWarn.Render(" · "+model.RebuiltLabel) + st.Muted.Render(" ("+inertString(req.Rebuilt, st.Inert)+")")
 	case own == v.provider:
 		s += st.StatusOK.Render(" · as sent")
 	case own != "":
@@ -472,7 +476,7 @@ func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model
 
 func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, low model.Lowering, step int, res convResult, ready bool) (text string, head []string, empty string) {
 	st := v.st
-	head = []string{v.providerLabel(ci, s, low)}
+	head = []string{v.providerLabel(ci, s, low, step)}
 	switch {
 	case step == 0:
 		head = append(head, st.BadgeWarn.Render("no request after this call's step: the session ended before the result was sent"))
