@@ -25,9 +25,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -333,7 +335,7 @@ type ccRun struct {
 	role, msgID string
 	line        int               // its first line
 	blocks      []json.RawMessage // the lines' content blocks, in order
-	canon       [][]byte          // each block as Claude Code hashes it
+	hash        hash.Hash         // sha256 of `{"content":[` and the blocks as Claude Code hashes them
 	broken      bool              // a block that is not JSON: no more prefixes
 }
 
@@ -871,7 +873,8 @@ func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
 	}
 	run := st.cur
 	if run == nil || run.role != m.Role || (m.Role != "user" && (m.ID == "" || run.msgID != m.ID)) {
-		run = &ccRun{role: m.Role, msgID: m.ID, line: lineNo}
+		run = &ccRun{role: m.Role, msgID: m.ID, line: lineNo, hash: sha256.New()}
+		run.hash.Write([]byte(`{"content":[`))
 		st.runs = append(st.runs, run)
 		st.cur = run
 	}
@@ -884,23 +887,25 @@ func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
 			run.broken = true
 			return
 		}
-		run.blocks = append(run.blocks, b)
-		run.canon = append(run.canon, c)
-	}
-	h := sha256.New()
-	h.Write([]byte(`{"content":[`))
-	for i, c := range run.canon {
-		if i > 0 {
-			h.Write([]byte{','})
+		if len(run.blocks) > 0 {
+			run.hash.Write([]byte{','})
 		}
-		h.Write(c)
+		run.hash.Write(c)
+		run.blocks = append(run.blocks, b)
+	}
+	// the prefix's hash: a copy of the running state, closed
+	state, err := run.hash.(encoding.BinaryMarshaler).MarshalBinary()
+	prefix := sha256.New()
+	if err != nil || prefix.(encoding.BinaryUnmarshaler).UnmarshalBinary(state) != nil {
+		run.broken = true
+		return
 	}
 	var tail bytes.Buffer
 	tail.WriteString(`],"role":`)
 	ccJSString(&tail, m.Role)
 	tail.WriteByte('}')
-	h.Write(tail.Bytes())
-	st.runHash[hex.EncodeToString(h.Sum(nil))] = ccRunRef{run: run, n: len(run.blocks)}
+	prefix.Write(tail.Bytes())
+	st.runHash[hex.EncodeToString(prefix.Sum(nil))] = ccRunRef{run: run, n: len(run.blocks)}
 }
 
 // message is the run's first n blocks as a message; fix, when set,
