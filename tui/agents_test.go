@@ -372,4 +372,6 @@ func TestClaudeRebuiltRequestLabel(t *testing.T) {
 		require.Contains(t, out, "Anthropic · "+model.RebuiltLabel, "pane %s", pane)
 		require.NotContains(t, out, "· as sent", "pane %s", pane)
 	}
+	h.key("6")
+	require.Contains(t, v.raw[panePipeline], "━━ 5 wire · Anthropic · "+model.RebuiltLabel)
 }
