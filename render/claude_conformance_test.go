@@ -117,7 +117,7 @@ func TestClaudeRebuiltFromTranscript(t *testing.T) {
 			}
 			defer st.Close()
 			loaded := map[string]*model.Session{}
-			steps := 0
+			steps, marks := 0, 0
 			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
@@ -134,17 +134,41 @@ func TestClaudeRebuiltFromTranscript(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", e.File, err)
 				}
-				g, w := resultGroups(got), resultGroups(captured(t, dir, e, render.Anthropic))
+				want := captured(t, dir, e, render.Anthropic)
+				g, w := resultGroups(got), resultGroups(want)
 				if !reflect.DeepEqual(g, w) {
 					t.Errorf("%s (step %d): tool results\n got: %q\nwant: %q", e.File, e.Step, g, w)
 				}
+				// the cache mark on the result that arrived last, as sent
+				if id := cachedResult(want); id != "" && cachedResult(got) != id {
+					t.Errorf("%s (step %d): cache_control on %q, want on %q", e.File, e.Step, cachedResult(got), id)
+				}
+				if cachedResult(want) != "" {
+					marks++
+				}
 				steps++
 			}
-			if steps == 0 {
-				t.Fatal("no main request")
+			if steps == 0 || marks == 0 {
+				t.Fatalf("%d main requests, %d with a cache mark on a result", steps, marks)
 			}
 		})
 	}
+}
+
+// cachedResult is the tool_use_id of the tool_result carrying the last
+// message's cache_control, "" when that is not a tool_result.
+func cachedResult(conv any) string {
+	msgs := conv.([]any)
+	if len(msgs) == 0 {
+		return ""
+	}
+	for _, b := range blocks(msgs[len(msgs)-1].(map[string]any)["content"]) {
+		if _, ok := b["cache_control"]; ok && b["type"] == "tool_result" {
+			id, _ := b["tool_use_id"].(string)
+			return id
+		}
+	}
+	return ""
 }
 
 func hasWarning(sess *model.Session, part string) bool {
