@@ -11,12 +11,14 @@ import (
 
 // Claude Code builds its Anthropic requests itself: system reminders go
 // into user content (appended to a message's last tool result when they
-// follow tool results), a plain-text user message goes as a one-block list
-// while it is last and as a string after, and one cache_control marks the
-// last block of the last message. Claude Code 2.1.x logs each request's
-// messages and cache_control paths (model.LoggedRequest), so its own wire
-// is rebuilt from that log; the other providers get projections of those
-// messages through the prompt IR and the converters.
+// follow tool results) or system-role messages, a plain-text user or
+// system message goes as a one-block list while it is last and as a string
+// after, and one cache_control marks the last block of the last message.
+// Claude Code 2.1.x logs each request's messages and cache_control paths
+// (model.LoggedRequest; sessions rebuilds a step the log does not give from
+// the transcript and says so), so its own wire is rendered from that; the
+// other providers get projections of those messages through the prompt IR
+// and the converters.
 
 // claudeConversation is Conversation for a Claude Code session; idx is the
 // step's assistant message.
