@@ -496,9 +496,9 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("%s (request of step %d); see Request (4)", notPlaced(e), step)))
 		return "", head, "(" + notPlaced(e) + ")"
 	}
-	where := fmt.Sprintf("items %d–%d of %d", e.first, e.last, e.total)
-	if e.first == e.last {
-		where = fmt.Sprintf("item %d of %d", e.first, e.total)
+	where := fmt.Sprintf("items %s of %d", e.items, e.total)
+	if !strings.ContainsAny(e.items, ",–") {
+		where = fmt.Sprintf("item %s of %d", e.items, e.total)
 	}
 	carried := "carried this result"
 	if e.unsent {

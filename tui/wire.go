@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"correx/model"
 	"correx/render"
@@ -16,11 +17,11 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 type excerpt struct {
 	// wire: the top-level messages (or items) that carry the call, its
 	// result and the synthetic user message with its media, as indented
-	// JSON, with the 1-based positions of the first and last and the item
-	// count
-	wire               string
-	first, last, total int
-	wireOK             bool
+	// JSON, with their 1-based positions and the item count
+	wire   string
+	items  string // "22, 23, 27"
+	total  int
+	wireOK bool
 	// result: the items that carry the call's result (not the call
 	// itself), and the synthetic user message with its media when there is
 	// one (media)
@@ -67,7 +68,7 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		e := excerpt{total: len(items), unsent: pl.Call.Item >= 0 && len(pl.Results) == 0}
 		if idx := pl.Items(); len(idx) > 0 {
 			if e.wire, e.wireOK = write(idx); e.wireOK {
-				e.first, e.last = idx[0]+1, idx[len(idx)-1]+1
+				e.items = positions(idx)
 			}
 		}
 		if idx := pl.ResultItems(); len(pl.Results) > 0 {
@@ -77,6 +78,24 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		out[id] = e
 	}
 	return out
+}
+
+// positions are item indexes 1-based, "3–5" for a run, "3, 5" else.
+func positions(idx []int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", idx[i]+1, idx[j]+1))
+		} else {
+			parts = append(parts, fmt.Sprint(idx[i]+1))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // stepCallIDs are the ids of the calls whose results the request of step
