@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"correx/formatters"
@@ -248,71 +249,18 @@ func callName(p render.Provider, e any) string {
 // resultText is the text of a placed result's entries as `correx show`
 // prints it: a content value's text items are joined by newlines.
 func resultText(p render.Provider, es []any) (string, bool) {
-	if len(es) == 0 {
-		return "", false
-	}
 	var out []string
-	gemini := false
 	for _, e := range es {
 		m, _ := e.(map[string]any)
-		switch p {
-		case render.OpenAIChat:
-			s, ok := m["content"].(string)
-			if !ok || m["role"] != "tool" {
-				return "", false
-			}
-			out = append(out, s)
-		case render.OpenAIResponses:
-			if t, _ := m["type"].(string); len(t) < 7 || t[len(t)-7:] != "_output" {
-				return "", false
-			}
-			out = append(out, texts(m["output"], "input_text"))
-		case render.Anthropic:
-			if m["type"] != "tool_result" {
-				return "", false
-			}
-			out = append(out, texts(m["content"], "text"))
-		case render.Bedrock:
-			tr, ok := m["toolResult"].(map[string]any)
-			if !ok {
-				return "", false
-			}
-			if bl := blocks(tr["content"]); len(bl) == 1 && bl[0]["json"] != nil {
-				b, _ := render.Marshal(bl[0]["json"])
-				out = append(out, string(b))
-				continue
-			}
-			out = append(out, texts(tr["content"], ""))
-		case render.Gemini:
-			gemini = true
-			fr, ok := m["functionResponse"].(map[string]any)
-			if !ok {
-				continue // media beside the response
-			}
-			resp, _ := fr["response"].(map[string]any)
-			var v any
-			for _, k := range []string{"content", "output", "error"} {
-				if x, ok := resp[k]; ok {
-					v = x
-					break
-				}
-			}
-			s, ok := v.(string)
-			if !ok {
-				b, _ := render.Marshal(v)
-				s = string(b)
-			}
-			out = append(out, s)
+		r, ok := resultEntry(p, m)
+		switch {
+		case ok:
+			out = append(out, r.text)
+		case p != render.Gemini:
+			return "", false
 		}
-	}
-	s := ""
-	for i, x := range out {
-		if i > 0 {
-			s += "\n"
-		}
-		s += x
 	}
 	// Gemini before 3 sends a content result's items as parts: a result of
 	// media only has no functionResponse, and no text
-	return s, len(out) > 0 || gemini
+	return strings.Join(out, "\n"), len(es) > 0 && (len(out) > 0 || p == render.Gemini)
 }
