@@ -249,7 +249,9 @@ func boundNote(t *model.Truncation) string {
 		what = "cut to its head, footer added"
 	case model.TruncV2Bound:
 		what = "cut to head+tail, marker added"
-	case model.TruncReadLines, model.TruncReadBytes:
+	case model.TruncV2ReadPage:
+		what = "read returned one page of the file, flagged truncated"
+	case model.TruncReadLines, model.TruncReadBytes, model.TruncReadEntries:
 		what = "read stopped at its limit, footer added"
 	case model.TruncReadLine:
 		what = "long lines cut to 2000 chars, marker added"

@@ -416,16 +416,17 @@ func spillGoneText(path string) string {
 
 // truncBadge is "model saw X of Y lines · A of B".
 func truncBadge(t *model.Truncation) string {
+	fullLines, fullBytes := t.Full()
 	lines := fmt.Sprintf("model saw %s", commas(t.SeenLines))
 	n := t.SeenLines
-	if t.FullLines >= 0 {
-		lines += " of " + commas(t.FullLines)
-		n = t.FullLines
+	if fullLines >= 0 {
+		lines += " of " + commas(fullLines)
+		n = fullLines
 	}
 	lines += plural(n, " line", " lines")
 	bytes := humanBytes(t.SeenBytes)
-	if t.FullBytes >= 0 {
-		bytes += " of " + humanBytes(t.FullBytes)
+	if fullBytes >= 0 {
+		bytes += " of " + humanBytes(fullBytes)
 	}
 	return lines + " · " + bytes + " (" + string(t.Kind) + ")"
 }

@@ -810,7 +810,7 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 	if m.spill != nil {
 		m.spill.Close()
 	}
-	m.spill = newSpillView(m.st, ci.call().Tool, t, ci.vis.Text)
+	m.spill = newSpillView(m.st, ci.call().Tool, t)
 	m.spill.SetSize(m.width, m.bodyHeight())
 	m.loading++
 	return spillCmd(t.SpillFound)
