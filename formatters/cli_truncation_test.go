@@ -46,7 +46,7 @@ func TestDetectCLIMarkers(t *testing.T) {
 			model.TruncGeminiRead, []string{"\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-3 of 3 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 4.\n\n--- FILE CONTENT (truncated) ---\n", "... [truncated]"}, ""},
 		{"gemini distilled", "run_shell_command",
 			"[Message Normalized: Tool output exceeded size limit]\nhead\n...\ntail\n\nFull output saved to: /tmp/g/out.txt\n\n--- Strategic Significance of Truncated Content ---\nIt printed numbers.",
-			model.TruncGeminiDistilled, []string{"[Message Normalized: Tool output exceeded size limit]\n", "\n\nFull output saved to: /tmp/g/out.txt\n\n--- Strategic Significance of Truncated Content ---\n"}, "/tmp/g/out.txt"},
+			model.TruncGeminiDistilled, []string{"[Message Normalized: Tool output exceeded size limit]\n", "\n...\n", "\n\nFull output saved to: /tmp/g/out.txt\n\n--- Strategic Significance of Truncated Content ---\n"}, "/tmp/g/out.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := Detect(tc.tool, tc.text, nil, nil)

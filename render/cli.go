@@ -18,15 +18,15 @@ import (
 )
 
 // cliConversation is Conversation for Codex and Gemini CLI sessions; upto
-// is the index of the step's assistant message.
-func cliConversation(s *model.Session, upto int, p Provider, m Model) Value {
+// is the index of the step's assistant message; pl records the placements.
+func cliConversation(s *model.Session, upto int, p Provider, m Model, pl *placer) Value {
 	switch {
 	case s.Info.Agent == model.AgentCodex && p == OpenAIResponses:
-		return codexInput(s, upto)
+		return codexInput(s, upto, pl)
 	case s.Info.Agent == model.AgentGeminiCLI && p == Gemini:
-		return geminiCLIContents(s, upto)
+		return geminiCLIContents(s, upto, pl)
 	}
-	v, err := lower(normalize(cliPrompt(s, upto, p, m), p, m), p, m.ModelID)
+	v, err := lower(normalize(cliPrompt(s, upto, p, m), p, m), p, m.ModelID, pl)
 	if err != nil {
 		return []Value{}
 	}
@@ -40,16 +40,23 @@ func cliConversation(s *model.Session, upto int, p Provider, m Model) Value {
 // rollout order. Codex 0.171.0 sends its history items exactly as the
 // rollout holds them (the loader drops the rollout-only fields); the base
 // instructions message is not in the rollout, and is a developer item.
-func codexInput(s *model.Session, upto int) []Value {
+func codexInput(s *model.Session, upto int, pl *placer) []Value {
 	out := []Value{}
 	for _, sm := range s.Messages[:upto] {
 		for _, it := range sm.Stored {
 			var head struct {
-				Role string `json:"role"`
+				Role   string `json:"role"`
+				Type   string `json:"type"`
+				CallID string `json:"call_id"`
 			}
 			_ = json.Unmarshal(it, &head)
 			if head.Role == "developer" || head.Role == "system" {
 				continue
+			}
+			if strings.HasSuffix(head.Type, "_output") {
+				pl.result(head.CallID, len(out), -1, 1)
+			} else {
+				pl.call(head.CallID, len(out), -1)
 			}
 			out = append(out, it)
 		}
@@ -67,6 +74,9 @@ type gcContent struct {
 	role  string
 	parts []Obj
 	live  bool // a model turn of the run that sends: its thoughtSignatures are not stored
+	// unnamed: the stored id of a part sent without one (a subagent's
+	// call), by part index, for the placer
+	unnamed map[int]string
 }
 
 type gcVersionRec struct {
@@ -115,12 +125,14 @@ type gcRec struct {
 //
 // The signatures the model streamed are kept in memory only: a live model
 // turn is rendered without them.
-func geminiCLIContents(s *model.Session, upto int) []Value {
+func geminiCLIContents(s *model.Session, upto int, pl *placer) []Value {
 	out := []Value{}
 	for _, c := range gcHistory(s, upto) {
 		parts := []Value{}
 		for _, p := range c.parts {
-			parts = append(parts, gcStripPrefix(p))
+			p = gcStripPrefix(p)
+			gcPlace(p, c.unnamed[len(parts)], len(out), len(parts), pl)
+			parts = append(parts, p)
 		}
 		out = append(out, Obj{{"role", c.role}, {"parts", parts}})
 	}
@@ -213,6 +225,10 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 					// sent it and names it "<agent id>#<turn>-<index>"
 					// only when the model gave no id
 					fc = fc[1:]
+					if c.unnamed == nil {
+						c.unnamed = map[int]string{}
+					}
+					c.unnamed[len(c.parts)] = tc.ID
 				}
 				c.parts = append(c.parts, Obj{{"functionCall", fc}})
 			}
@@ -230,8 +246,15 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 	var merged []gcContent
 	for _, c := range hist {
 		if n := len(merged); n > 0 && merged[n-1].role == c.role {
-			merged[n-1].parts = append(merged[n-1].parts, c.parts...)
-			merged[n-1].live = merged[n-1].live || c.live
+			m := &merged[n-1]
+			for j, id := range c.unnamed {
+				if m.unnamed == nil {
+					m.unnamed = map[int]string{}
+				}
+				m.unnamed[len(m.parts)+j] = id
+			}
+			m.parts = append(m.parts, c.parts...)
+			m.live = m.live || c.live
 			continue
 		}
 		merged = append(merged, c)
@@ -463,6 +486,30 @@ func gcSignFirstCall(parts []Obj) {
 	}
 }
 
+// gcPlace records a function call or response, entry j of content item,
+// by its id on the wire (the loader's CallID, sessions.GeminiWireID), or
+// unnamed, the stored id of a call sent without one.
+func gcPlace(p Obj, unnamed string, item, j int, pl *placer) {
+	for _, f := range p {
+		if f.Key != "functionCall" && f.Key != "functionResponse" {
+			continue
+		}
+		var inner struct {
+			ID string `json:"id"`
+		}
+		if b, err := Marshal(f.Val); err == nil && json.Unmarshal(b, &inner) == nil {
+			if inner.ID == "" {
+				inner.ID = unnamed
+			}
+			if f.Key == "functionCall" {
+				pl.call(inner.ID, item, j)
+			} else {
+				pl.result(inner.ID, item, j, 1)
+			}
+		}
+	}
+}
+
 func gcAny(parts []Obj, key string) bool {
 	for _, p := range parts {
 		if _, ok := p.Get(key); ok {
@@ -545,10 +592,10 @@ func cliPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 					a.parts = append(a.parts, part{kind: pText, text: pt.Text})
 				case pt.Type == model.PartTool && pt.Tool != nil:
 					call := pt.Tool
-					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, tool: call.Tool, input: objectInput(call.Input)})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: objectInput(call.Input)})
 					v := formatters.Visible(call, nil)
-					res := part{kind: pToolResult, callID: call.CallID, tool: call.Tool}
-					res.out, media = toolOutput(v.Result, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
+					res := part{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool}
+					res.out, media = toolOutput(v.Result, call.CallID, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
 					tools.parts = append(tools.parts, res)
 				}
 			}

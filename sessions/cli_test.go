@@ -111,7 +111,7 @@ func TestCodexRollout(t *testing.T) {
 			tr := v.Truncation
 			// the warning, the 1 MiB buffer's "bytes omitted" or (under it)
 			// "Total output lines", and the middle cut
-			if tr.Kind != model.TruncCodexTokens || len(tr.Markers) != 3 || tr.FullBytes != -1 {
+			if tr.Kind != model.TruncCodexTokens || len(tr.Markers) != 3 || tr.FullBytes != nil {
 				t.Errorf("truncation %+v", tr)
 			}
 			for _, m := range tr.Markers {
@@ -154,7 +154,7 @@ func TestGeminiChat(t *testing.T) {
 	ref := find("seq 1 10000")
 	v := formatters.Visible(ref.Call, SpillsFor(sess.Info))
 	tr := v.Truncation
-	if tr == nil || tr.Kind != model.TruncGeminiSpill || len(tr.Markers) != 2 || tr.SpillFound == "" || tr.FullBytes < 48_894 { // seq 1 10000 and its wrapper
+	if tr == nil || tr.Kind != model.TruncGeminiSpill || len(tr.Markers) != 2 || tr.SpillFound == "" || tr.FullBytes == nil || *tr.FullBytes < 48_894 { // seq 1 10000 and its wrapper
 		t.Fatalf("truncation %+v", tr)
 	}
 	big := formatters.Visible(find("big.txt").Call, SpillsFor(sess.Info))
