@@ -61,8 +61,8 @@ const cliFollowUp = "One more thing: show me the final contents of new.txt."
 // `seq 1 195000` (1,058,895 bytes) passes the 1 MiB head+tail exec
 // buffer, `seq 1 12000` (50,895 bytes) only the default 10,000-token
 // budget, `seq 1 3000` only `max_output_tokens: 200`. `codex exec` 0.171.0
-// offers no `spawn_agent` (the multi_agent feature is off by default), so
-// there is no subagent.
+// offers no subagent tool by default (spawn_agent is in the `collaboration`
+// namespace behind `features.multi_agent_v2`), so there is no subagent.
 func codexScenario(name, proj string) cliScenario {
 	exec := func(cmd string, extra ...any) call {
 		return c("exec_command", J(append([]any{"cmd", cmd, "workdir", proj}, extra...)...))
