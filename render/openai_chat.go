@@ -60,6 +60,9 @@ func chatAssistant(m msg) Value {
 	if len(calls) > 0 {
 		o.Set("tool_calls", calls)
 	}
+	if f := m.interleaved; f != nil {
+		o.Set(f.name, f.text)
+	}
 	return withChatCache(o, m.cache)
 }
 
