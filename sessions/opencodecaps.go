@@ -126,36 +126,47 @@ type configLayer struct {
 	value map[string]any
 }
 
-// OpencodeCapabilities decides the capabilities of every model the
-// session's steps used. Problems reading the files (a bad JSONC, a missing
-// {file:}) are returned as warnings naming the file; the file is then left
-// out, as opencode would have refused to start with it.
-func OpencodeCapabilities(s *model.Session, mc Machine) (model.SessionCapabilities, []string) {
-	var caps model.SessionCapabilities
-	if s.Info.Agent != model.AgentOpencode && s.Info.Agent != "" {
-		return caps, nil
-	}
-	type pm struct{ p, m string }
-	var models []pm
-	seen := map[pm]bool{}
+// ModelRef names a model as opencode stores it on a step.
+type ModelRef struct{ ProviderID, ModelID string }
+
+// SessionModels are the models of a session's steps, each once, in order.
+func SessionModels(s *model.Session) []ModelRef {
+	var models []ModelRef
+	seen := map[ModelRef]bool{}
 	for _, i := range s.AssistantSteps() {
-		k := pm{s.Messages[i].ProviderID, s.Messages[i].ModelID}
-		if k.m != "" && !seen[k] {
+		k := ModelRef{s.Messages[i].ProviderID, s.Messages[i].ModelID}
+		if k.ModelID != "" && !seen[k] {
 			seen[k] = true
 			models = append(models, k)
 		}
 	}
-	if len(models) == 0 {
+	return models
+}
+
+// OpencodeCapabilities decides the capabilities of every model the
+// session's steps used (OpencodeModelCapabilities).
+func OpencodeCapabilities(s *model.Session, mc Machine) (model.SessionCapabilities, []string) {
+	return OpencodeModelCapabilities(s.Info, SessionModels(s), mc)
+}
+
+// OpencodeModelCapabilities decides the capabilities of models for a
+// session of info (its directory and worktree say which project files
+// count). Problems reading the files (a bad JSONC, a missing {file:}) are
+// returned as warnings naming the file; the file is then left out, as
+// opencode would have refused to start with it.
+func OpencodeModelCapabilities(info model.SessionInfo, models []ModelRef, mc Machine) (model.SessionCapabilities, []string) {
+	var caps model.SessionCapabilities
+	if info.Agent != model.AgentOpencode && info.Agent != "" || len(models) == 0 {
 		return caps, nil
 	}
 	p := mc.paths()
-	layers, warns := configLayers(mc, p, s.Info.Directory, worktreeOf(mc, s.Info))
+	layers, warns := configLayers(mc, p, info.Directory, worktreeOf(mc, info))
 	cat, catNote := readCatalogue(mc, p)
 	if cat.err != nil {
 		warns = append(warns, cat.err.Error())
 	}
 	for _, k := range models {
-		caps.Models = append(caps.Models, decide(k.p, k.m, layers, cat, catNote))
+		caps.Models = append(caps.Models, decide(k.ProviderID, k.ModelID, layers, cat, catNote))
 	}
 	return caps, warns
 }
