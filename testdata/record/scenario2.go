@@ -60,7 +60,9 @@ func (f flavour) scenarioFiles() map[string][]byte {
 func scripts2(f flavour, proj, pageURL string) (steps, explore []step) {
 	p := func(rel string) string { return proj + "/" + rel }
 	bash := func(cmd, desc string) call { return c("bash", J("command", cmd, "description", desc)) }
-	read := func(rel string, extra ...any) call { return c("read", J(append([]any{"filePath", p(rel)}, extra...)...)) }
+	read := func(rel string, extra ...any) call {
+		return c("read", J(append([]any{"filePath", p(rel)}, extra...)...))
+	}
 	steps = []step{
 		{
 			Reasoning: "Second scenario: an image, a listing and a glob, all at once.",
