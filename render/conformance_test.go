@@ -71,7 +71,7 @@ func TestConformance(t *testing.T) {
 			st := openStore(t, dir)
 			loaded := map[string]*model.Session{}
 			opts, mc := recordOpts(t, dir)
-			checked, results := 0, 0
+			checked, results, missedAll := 0, 0, 0
 			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
@@ -82,7 +82,8 @@ func TestConformance(t *testing.T) {
 				if opts.Lowering == "" && sess.Info.Pipeline != model.PipelineV2 {
 					t.Fatalf("%s: a v2 flavour whose session %s did not load as v2", e.File, e.Session)
 				}
-				got, err := rendered(t, sess, p, e.Step, withCaps(t, opts, sess, mc))
+				m := withCaps(t, opts, sess, mc)
+				got, err := rendered(t, sess, p, e.Step, m)
 				if err != nil {
 					t.Errorf("%s: %v", e.File, err)
 					continue
@@ -90,10 +91,12 @@ func TestConformance(t *testing.T) {
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
 				}
+				missedAll += missesAssumingAllInputs(t, sess, p, e, m, want)
 				results += checkShow(t, e.File, p, sess, want, opts.Lowering)
 				checked++
 			}
-			t.Logf("%s: %d requests, %d tool results compared", filepath.Base(dir), checked, results)
+			t.Logf("%s: %d requests, %d tool results compared; the capabilities decided from root/ reproduce them, assuming all inputs would miss %d",
+				filepath.Base(dir), checked, results, missedAll)
 			if checked == 0 {
 				t.Fatal("no main request in the manifest")
 			}

@@ -535,12 +535,12 @@ func decide(providerID, modelID string, layers []configLayer, cat catalogue, cat
 		c.NPM, c.Source = catNPM(), "the models.dev catalogue "+cat.path
 		return c
 	}
-	c.NPM = firstNonEmpty(str(entry, "provider", "npm"), str(provider, "npm"))
+	c.NPM = cxFirst(str(entry, "provider", "npm"), str(provider, "npm"))
 	if c.NPM == "" && catHasModel {
 		c.NPM = catNPM()
 	}
 	if c.NPM == "" {
-		c.NPM = firstNonEmpty(catProv.NPM, "@ai-sdk/openai-compatible")
+		c.NPM = cxFirst(catProv.NPM, "@ai-sdk/openai-compatible")
 	}
 	if file, list, ok := lastLayer(layers, "provider", providerID, "models", modelID, "modalities", "input"); ok {
 		c.Input, c.Source = inputsOf(list), file
@@ -566,13 +566,4 @@ func decide(providerID, modelID string, layers []configLayer, cat catalogue, cat
 func lookupOr(v any, keys ...string) any {
 	x, _ := lookup(v, keys...)
 	return x
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

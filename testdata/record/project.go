@@ -102,6 +102,10 @@ func projectFiles() map[string][]byte {
 func pixelPNG() []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, 1, 1))
 	img.Set(0, 0, color.NRGBA{R: 0xd0, G: 0x40, B: 0x20, A: 0xff})
+	return encodePNG(img)
+}
+
+func encodePNG(img image.Image) []byte {
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
 		panic(err)

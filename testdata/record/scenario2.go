@@ -10,12 +10,10 @@ package main
 // "Cannot read binary file").
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,11 +126,7 @@ func logoPNG() []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, 2, 2))
 	img.Set(0, 0, color.NRGBA{R: 0x20, G: 0x60, B: 0xd0, A: 0xff})
 	img.Set(1, 1, color.NRGBA{R: 0xf0, G: 0xc0, B: 0x10, A: 0xff})
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		panic(err)
-	}
-	return b.Bytes()
+	return encodePNG(img)
 }
 
 // tinyPDF is a one-page PDF with no content.
