@@ -120,8 +120,7 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 `
 
 type cli struct {
-	out    io.Writer
-	errOut io.Writer // warnings
+	out, errOut io.Writer
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
@@ -237,6 +236,9 @@ type callRow struct {
 	Truncated bool             `json:"truncated"`
 	Child     string           `json:"child_session,omitempty"`
 	Input     json.RawMessage  `json:"input"`
+	// Rebuilt: the request that carried the result was rebuilt from the
+	// transcript, not as sent (why, naming file and line).
+	Rebuilt string `json:"request_rebuilt,omitempty"`
 }
 
 func (c *cli) calls(args []string) error {
@@ -244,13 +246,13 @@ func (c *cli) calls(args []string) error {
 		return err
 	}
 	rows := []callRow{}
-	err := c.walk(func(_ *model.Session, step int, pt *model.Part) error {
+	err := c.walk(func(s *model.Session, step int, pt *model.Part) error {
 		call := pt.Tool
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
 			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
-			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
+			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
 		})
 		return nil
 	})
@@ -286,6 +288,16 @@ type showJSON struct {
 	SpillGone  bool              `json:"spill_gone"`
 	// Capabilities: what the model of the call's step takes (opencode)
 	Capabilities *capsJSON `json:"capabilities,omitempty"`
+	Rebuilt      string    `json:"request_rebuilt,omitempty"` // as in callRow
+}
+
+// rebuiltNote says why the request of step was rebuilt from the
+// transcript, "" when it is as the agent logged it (or logs none).
+func rebuiltNote(s *model.Session, step int) string {
+	if req := s.StepRequest(step); req != nil && req.Rebuilt != "" {
+		return req.Rebuilt + ": " + model.RebuiltLabel
+	}
+	return ""
 }
 
 type resultJSON struct {
@@ -309,11 +321,12 @@ func (c *cli) show(args []string) error {
 		s     *model.Session
 		found *model.ToolCall
 		owner *model.Message
+		step  int
 	)
-	err = c.walk(func(page *model.Session, _ int, pt *model.Part) error {
+	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
-			found, owner = pt.Tool, messageOf(page, pt)
+			found, owner, step = pt.Tool, messageOf(page, pt), n
 			return errStop
 		}
 		return nil
@@ -342,6 +355,7 @@ func (c *cli) show(args []string) error {
 		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
+		Rebuilt:   rebuiltNote(s, step+1),
 	}
 	if owner != nil && s.Info.Agent == model.AgentOpencode {
 		one := &model.Session{Info: s.Info, Messages: []model.Message{*owner}}
@@ -448,6 +462,13 @@ func (c *cli) wire(args []string) error {
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
+		}
+		step := c.step
+		if step == 0 {
+			step = len(s.AssistantSteps())
+		}
+		if note := rebuiltNote(s, step); note != "" {
+			fmt.Fprintln(c.errOut, "correx: warning:", note)
 		}
 		if err := render.WriteIndent(out, conv); err != nil {
 			return err
