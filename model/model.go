@@ -32,13 +32,10 @@ const (
 
 // SessionInfo is what a session list needs; it is read without loading parts.
 type SessionInfo struct {
-	ID        string `json:"id"`
-	Agent     Agent  `json:"agent"`
-	Title     string `json:"title"`
-	Directory string `json:"directory"`
-	// Worktree is the root of the session's project (opencode: the
-	// project's worktree), when the store records it.
-	Worktree  string    `json:"-"`
+	ID        string    `json:"id"`
+	Agent     Agent     `json:"agent"`
+	Title     string    `json:"title"`
+	Directory string    `json:"directory"`
 	ParentID  string    `json:"parent,omitempty"`
 	Version   string    `json:"version,omitempty"`
 	Created   time.Time `json:"created"`

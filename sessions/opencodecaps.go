@@ -150,8 +150,7 @@ func OpencodeCapabilities(s *model.Session, mc Machine) (model.SessionCapabiliti
 }
 
 // OpencodeModelCapabilities decides the capabilities of models for a
-// session of info (its directory and worktree say which project files
-// count). Problems reading the files (a bad JSONC, a missing {file:}) are
+// session of info (its directory says which project files count). Problems reading the files (a bad JSONC, a missing {file:}) are
 // returned as warnings naming the file; the file is then left out, as
 // opencode would have refused to start with it.
 func OpencodeModelCapabilities(info model.SessionInfo, models []ModelRef, mc Machine) (model.SessionCapabilities, []string) {
@@ -160,7 +159,7 @@ func OpencodeModelCapabilities(info model.SessionInfo, models []ModelRef, mc Mac
 		return caps, nil
 	}
 	p := mc.paths()
-	layers, warns := configLayers(mc, p, info.Directory, worktreeOf(mc, info))
+	layers, warns := configLayers(mc, p, info.Directory, worktreeOf(mc, info.Directory))
 	cat, catNote := readCatalogue(mc, p)
 	if cat.err != nil {
 		warns = append(warns, cat.err.Error())
@@ -171,13 +170,13 @@ func OpencodeModelCapabilities(info model.SessionInfo, models []ModelRef, mc Mac
 	return caps, warns
 }
 
-// worktreeOf is the session's project worktree: stored, or else the
-// nearest directory holding .git (opencode's project detection), or "/".
-func worktreeOf(mc Machine, in model.SessionInfo) string {
-	if in.Worktree != "" {
-		return in.Worktree
-	}
-	for d := in.Directory; d != "" && d != "/" && d != "."; d = path.Dir(d) {
+// worktreeOf is the session's project worktree, where opencode stops
+// looking for project config: the nearest directory holding .git (a git
+// repository's top level, as opencode's project detection finds it), or
+// "/". opencode's store records it too, but an export does not, and the
+// repository is where the config files are.
+func worktreeOf(mc Machine, dir string) string {
+	for d := dir; d != "" && d != "/" && d != "."; d = path.Dir(d) {
 		if mc.exists(path.Join(d, ".git")) {
 			return d
 		}

@@ -12,9 +12,11 @@ import (
 	"correx/model"
 )
 
-// capsMachine lays files out under a temporary root, at their machine paths.
+// capsMachine lays files out under a temporary root, at their machine
+// paths, with the git repository /home/u/p (the sessions' worktree).
 func capsMachine(t *testing.T, files map[string]string, env ...string) Machine {
 	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "/home/u/p/.git"), 0o755))
 	for p, body := range files {
 		full := filepath.Join(root, p)
 		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
@@ -23,9 +25,9 @@ func capsMachine(t *testing.T, files map[string]string, env ...string) Machine {
 	return FixtureMachine(root, append([]string{"HOME=/home/u"}, env...))
 }
 
-func capsSession(dir, worktree, provider, modelID string) *model.Session {
+func capsSession(dir, provider, modelID string) *model.Session {
 	return &model.Session{
-		Info: model.SessionInfo{Agent: model.AgentOpencode, Directory: dir, Worktree: worktree},
+		Info: model.SessionInfo{Agent: model.AgentOpencode, Directory: dir},
 		Messages: []model.Message{
 			{Role: model.RoleUser},
 			{Role: model.RoleAssistant, ProviderID: provider, ModelID: modelID},
@@ -53,7 +55,7 @@ func TestOpencodeCapsGlobalJSONC(t *testing.T) {
   }}}},
 }`,
 	})
-	c, warns := decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "loc", "m"))
+	c, warns := decideOne(t, mc, capsSession("/home/u/p", "loc", "m"))
 	assert.Empty(t, warns)
 	assert.Equal(t, []model.InputKind{model.InputPDF}, c.Input)
 	assert.Equal(t, "reasoning_content", c.Interleaved)
@@ -76,7 +78,7 @@ func TestOpencodeCapsMergeOrder(t *testing.T) {
 		{".opencode", "/home/u/p/sub/.opencode/opencode.json"},
 		{"managed", "/etc/opencode/opencode.json"},
 	}
-	s := capsSession("/home/u/p/sub", "/home/u/p", "loc", "m")
+	s := capsSession("/home/u/p/sub", "loc", "m")
 	for i, l := range layers {
 		files := map[string]string{}
 		for j, o := range layers[:i+1] {
@@ -99,11 +101,11 @@ func TestOpencodeCapsMergeOrder(t *testing.T) {
 	assert.Empty(t, c.Input)
 	// project files above the worktree are not read; with project config disabled none is
 	mc = capsMachine(t, map[string]string{"/home/u/opencode.json": txt, "/home/u/p/sub/opencode.json": img})
-	c, _ = decideOne(t, mc, capsSession("/home/u/p/sub", "/home/u/p", "loc", "m"))
+	c, _ = decideOne(t, mc, capsSession("/home/u/p/sub", "loc", "m"))
 	assert.Equal(t, "~/p/sub/opencode.json", c.Source)
 	mc = capsMachine(t, map[string]string{"/home/u/.config/opencode/opencode.json": txt, "/home/u/p/opencode.json": img},
 		"OPENCODE_DISABLE_PROJECT_CONFIG=1")
-	c, _ = decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "loc", "m"))
+	c, _ = decideOne(t, mc, capsSession("/home/u/p", "loc", "m"))
 	assert.Equal(t, "~/.config/opencode/opencode.json", c.Source)
 }
 
@@ -114,7 +116,7 @@ func TestOpencodeCapsSubstitutions(t *testing.T) {
 		"/home/u/.config/opencode/opencode.json": `{"a": "{file:missing.txt}"}`,
 		"/home/u/p/opencode.json":                cfg(`{"modalities": {"input": ["text"]}}`),
 	})
-	c, warns := decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "loc", "m"))
+	c, warns := decideOne(t, mc, capsSession("/home/u/p", "loc", "m"))
 	require.Len(t, warns, 1)
 	assert.Contains(t, warns[0], `"{file:missing.txt}" ~/.config/opencode/missing.txt`)
 	assert.Empty(t, c.Input)
@@ -124,7 +126,7 @@ func TestOpencodeCapsSubstitutions(t *testing.T) {
   "modalities": {"input": ["text", "video"]}}}}}}`,
 		"/home/u/note.txt": "a \"quoted\" note\n",
 	}, "PROV=loc")
-	c, warns = decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "loc", "m"))
+	c, warns = decideOne(t, mc, capsSession("/home/u/p", "loc", "m"))
 	assert.Empty(t, warns)
 	assert.Equal(t, []model.InputKind{model.InputVideo}, c.Input)
 }
@@ -134,7 +136,7 @@ func TestOpencodeCapsBadFileIsNamed(t *testing.T) {
 		"/home/u/.config/opencode/opencode.json": cfg(`{"modalities": {"input": ["text"]}}`),
 		"/home/u/p/opencode.json":                `{"provider": {`,
 	})
-	c, warns := decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "loc", "m"))
+	c, warns := decideOne(t, mc, capsSession("/home/u/p", "loc", "m"))
 	require.Len(t, warns, 1)
 	assert.Contains(t, warns[0], "~/p/opencode.json")
 	assert.Equal(t, "~/.config/opencode/opencode.json", c.Source)
@@ -147,7 +149,7 @@ func TestOpencodeCapsCatalogue(t *testing.T) {
 	catalogue := `{"anthropic": {"npm": "@ai-sdk/anthropic", "models": {"claude": {"id": "claude",
   "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}, "interleaved": true}}}}`
 	mc := capsMachine(t, map[string]string{"/home/u/.cache/opencode/models.json": catalogue})
-	c, _ := decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "anthropic", "claude"))
+	c, _ := decideOne(t, mc, capsSession("/home/u/p", "anthropic", "claude"))
 	assert.Equal(t, []model.InputKind{model.InputImage, model.InputPDF}, c.Input)
 	assert.Equal(t, "the models.dev catalogue ~/.cache/opencode/models.json", c.Source)
 	assert.Equal(t, "", c.Interleaved, "interleaved true names no field")
@@ -157,11 +159,11 @@ func TestOpencodeCapsCatalogue(t *testing.T) {
 		"/home/u/.cache/opencode/models.json": catalogue,
 		"/home/u/p/opencode.json":             `{"provider": {"anthropic": {"models": {"claude": {"name": "mine"}}}}}`,
 	})
-	c, _ = decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "anthropic", "claude"))
+	c, _ = decideOne(t, mc, capsSession("/home/u/p", "anthropic", "claude"))
 	assert.Equal(t, []model.InputKind{model.InputImage, model.InputPDF}, c.Input)
 
 	mc = capsMachine(t, nil)
-	c, _ = decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "anthropic", "claude"))
+	c, _ = decideOne(t, mc, capsSession("/home/u/p", "anthropic", "claude"))
 	assert.True(t, c.Assumed)
 	assert.Equal(t, "all inputs", c.Decision())
 	assert.Contains(t, c.Note, "~/.cache/opencode/models.json is not there")
@@ -169,7 +171,7 @@ func TestOpencodeCapsCatalogue(t *testing.T) {
 	// declared without modalities, catalogue read and without the model: opencode's default
 	mc = capsMachine(t, map[string]string{"/home/u/.cache/opencode/models.json": catalogue,
 		"/home/u/p/opencode.json": cfg(`{"name": "x"}`)})
-	c, _ = decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "loc", "m"))
+	c, _ = decideOne(t, mc, capsSession("/home/u/p", "loc", "m"))
 	assert.False(t, c.Assumed)
 	assert.Equal(t, "text-only", c.Decision())
 	assert.Contains(t, c.Source, "no modalities")
@@ -177,7 +179,7 @@ func TestOpencodeCapsCatalogue(t *testing.T) {
 	// a deepseek model declared only in the config gets reasoning_content
 	mc = capsMachine(t, map[string]string{"/home/u/.cache/opencode/models.json": catalogue,
 		"/home/u/p/opencode.json": `{"provider": {"ds": {"models": {"deepseek-chat": {}}}}}`})
-	c, _ = decideOne(t, mc, capsSession("/home/u/p", "/home/u/p", "ds", "deepseek-chat"))
+	c, _ = decideOne(t, mc, capsSession("/home/u/p", "ds", "deepseek-chat"))
 	assert.Equal(t, "reasoning_content", c.Interleaved)
 }
 

@@ -446,10 +446,5 @@ func (s *sqliteStore) sessionRow(ctx context.Context, tx *sql.Tx, id string) (*m
 	if err != nil {
 		return nil, err
 	}
-	sess := &model.Session{Info: r.info(s.path, s.dataDir())}
-	// the project's worktree, where opencode stops looking for project
-	// config files; best effort (absent in a store without the table)
-	_ = tx.QueryRowContext(ctx, `SELECT worktree FROM project WHERE id = (SELECT project_id FROM session WHERE id = ?)`, id).
-		Scan(&sess.Info.Worktree)
-	return sess, nil
+	return &model.Session{Info: r.info(s.path, s.dataDir())}, nil
 }
