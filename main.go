@@ -364,11 +364,11 @@ func (c *cli) show(args []string) error {
 	return writeJSON(c.out, out)
 }
 
-// messageOf is the message of s holding part pt.
+// messageOf is the message of s holding part pt (walk passes a copy).
 func messageOf(s *model.Session, pt *model.Part) *model.Message {
 	for i := range s.Messages {
 		for j := range s.Messages[i].Parts {
-			if &s.Messages[i].Parts[j] == pt {
+			if s.Messages[i].Parts[j].ID == pt.ID {
 				return &s.Messages[i]
 			}
 		}

@@ -224,6 +224,21 @@ func TestWireReadsTheModelsConfig(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.NotContains(t, out, "ERROR: Cannot read image")
 	assert.Contains(t, out, `"image_url"`)
+
+	// show --json says the same of the call's model, and the override
+	var shown struct {
+		Capabilities struct {
+			Decision, Declared string
+			Overridden         bool
+		}
+	}
+	callID := body["messages"].([]any)[2].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"].(string)
+	out, stderr, code = correx(t, "show", "--source", local+"/data", "--session", last.Session, "--call", callID, "--json", "--images")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	assert.Equal(t, "all inputs", shown.Capabilities.Decision)
+	assert.Equal(t, "text-only", shown.Capabilities.Declared)
+	assert.True(t, shown.Capabilities.Overridden)
 }
 
 // A Claude Code request rebuilt from the transcript: `correx wire` warns on
