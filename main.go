@@ -213,15 +213,26 @@ func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(out, list)
+		rows := make([]sessionRow, len(list))
+		for i, s := range list {
+			rows[i] = sessionRow{s, s.TruncatedBy()}
+		}
+		return writeJSON(out, rows)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
+			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
 	}
 	return w.Flush()
+}
+
+// sessionRow is one session of `correx ls --json`: truncated_calls counted
+// as truncated_by says ("flagged" by the agent, or "detected" by correx).
+type sessionRow struct {
+	model.SessionInfo
+	TruncatedBy string `json:"truncated_by"`
 }
 
 // callRow is one line of `correx calls --json`.
@@ -233,9 +244,12 @@ type callRow struct {
 	Title     string           `json:"title,omitempty"`
 	Result    model.ResultType `json:"result_type"`
 	Bytes     int              `json:"bytes"`
-	Truncated bool             `json:"truncated"`
-	Child     string           `json:"child_session,omitempty"`
-	Input     json.RawMessage  `json:"input"`
+	Truncated bool             `json:"truncated"` // as correx detects it
+	// AgentFlagged is the agent's own record (formatters.AgentFlagged),
+	// null when it keeps none.
+	AgentFlagged *bool           `json:"agent_flagged"`
+	Child        string          `json:"child_session,omitempty"`
+	Input        json.RawMessage `json:"input"`
 	// Rebuilt: the request that carried the result was rebuilt from the
 	// transcript, not as sent (why, naming file and line).
 	Rebuilt string `json:"request_rebuilt,omitempty"`
@@ -251,7 +265,7 @@ func (c *cli) calls(args []string) error {
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
-			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
+			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil, AgentFlagged: formatters.AgentFlagged(call),
 			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
 		})
 		return nil
@@ -263,13 +277,16 @@ func (c *cli) calls(args []string) error {
 		return writeJSON(c.out, rows)
 	}
 	w := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tTITLE")
+	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tFLAGGED\tTITLE")
 	for _, r := range rows {
-		trunc := ""
+		trunc, flagged := "", "-" // "-": the agent keeps no record
 		if r.Truncated {
 			trunc = "yes"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, inert(oneLine(r.Title)))
+		if r.AgentFlagged != nil {
+			flagged = map[bool]string{true: "yes", false: "no"}[*r.AgentFlagged]
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, flagged, inert(oneLine(r.Title)))
 	}
 	return w.Flush()
 }
@@ -638,17 +655,49 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 // seenOf says how much of the full output the model saw.
 func seenOf(t *model.Truncation) string {
 	s := fmt.Sprintf("model saw %d lines / %d bytes", t.SeenLines, t.SeenBytes)
-	if t.FullLines >= 0 {
-		s += fmt.Sprintf(" of %d lines", t.FullLines)
+	lines, bytes := t.Full()
+	if lines >= 0 {
+		s += fmt.Sprintf(" of %d lines", lines)
 	}
-	if t.FullBytes >= 0 {
-		s += fmt.Sprintf(" / %d bytes", t.FullBytes)
+	if bytes >= 0 {
+		s += fmt.Sprintf(" / %d bytes", bytes)
+	}
+	if t.FullUnknown != "" {
+		s += " (full size unknown: " + t.FullUnknown + ")"
+	}
+	for _, r := range t.Seen {
+		s += "\n  seen: " + seenRangeNote(r)
 	}
 	switch {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound
 	case t.SpillPath != "":
 		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
+	}
+	return s
+}
+
+// seenRangeNote is one seen range for the transcript: where it is in the
+// text and in the full output.
+func seenRangeNote(r model.SeenRange) string {
+	s := fmt.Sprintf("text bytes %d–%d", r.Text.Start, r.Text.End)
+	if r.Lines != nil {
+		s += fmt.Sprintf(" = lines %d–%d", r.Lines.First, r.Lines.Last)
+	}
+	if r.Bytes != nil {
+		s += fmt.Sprintf(", bytes %d–%d", r.Bytes.Start, r.Bytes.End)
+	}
+	switch {
+	case r.Placed:
+		s += " (placed in the spill file)"
+	case r.Lines == nil:
+		s += " (position in the full output unknown)"
+	}
+	if r.PartialFirst {
+		s += "; first line in part"
+	}
+	if r.PartialLast {
+		s += "; last line in part"
 	}
 	return s
 }

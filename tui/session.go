@@ -183,7 +183,7 @@ func (v *sessionView) refresh(conv convSource) {
 	}
 	ci := r.info()
 	sess := r.data.sess
-	low := lowering(sess.Info, v.lowV1)
+	low := render.SessionLowering(sess.Info, v.lowV1)
 	v.needDetail = nil
 	if !ci.ready {
 		v.needDetail = &detailKey{r.data, r.idx}
@@ -284,7 +284,7 @@ func (v *sessionView) refresh(conv convSource) {
 				if e := res.excerpts[ci.call().CallID]; e.wireOK {
 					texts[i] = e.wire
 				} else {
-					notes[i] = "call not found in this conversation"
+					notes[i] = notPlaced(e)
 				}
 			}
 		}
@@ -419,16 +419,17 @@ func spillGoneText(path string) string {
 
 // truncBadge is "model saw X of Y lines · A of B".
 func truncBadge(t *model.Truncation) string {
+	fullLines, fullBytes := t.Full()
 	lines := fmt.Sprintf("model saw %s", commas(t.SeenLines))
 	n := t.SeenLines
-	if t.FullLines >= 0 {
-		lines += " of " + commas(t.FullLines)
-		n = t.FullLines
+	if fullLines >= 0 {
+		lines += " of " + commas(fullLines)
+		n = fullLines
 	}
 	lines += plural(n, " line", " lines")
 	bytes := humanBytes(t.SeenBytes)
-	if t.FullBytes >= 0 {
-		bytes += " of " + humanBytes(t.FullBytes)
+	if fullBytes >= 0 {
+		bytes += " of " + humanBytes(fullBytes)
 	}
 	return lines + " · " + bytes + " (" + string(t.Kind) + ")"
 }
@@ -503,17 +504,29 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		return res.json, head, "(empty conversation)"
 	}
 	e := res.excerpts[ci.call().CallID]
-	t, first, last, total, ok := e.wire, e.first, e.last, e.total, e.wireOK
-	if !ok {
-		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("call id not found in the request of step %d; see Request (4)", step)))
-		return "", head, "(call not found)"
+	if !e.wireOK {
+		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("%s (request of step %d); see Request (4)", notPlaced(e), step)))
+		return "", head, "(" + notPlaced(e) + ")"
 	}
-	where := fmt.Sprintf("items %d–%d of %d", first, last, total)
-	if first == last {
-		where = fmt.Sprintf("item %d of %d", first, total)
+	where := fmt.Sprintf("items %s of %d", e.items, e.total)
+	if !strings.ContainsAny(e.items, ",–") {
+		where = fmt.Sprintf("item %s of %d", e.items, e.total)
 	}
-	head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %s", step, where)))
-	return t, head, ""
+	carried := "carried this result"
+	if e.unsent {
+		carried = "carried the call; no result was sent for it"
+	}
+	head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (%s) · %s", step, carried, where)))
+	return e.wire, head, ""
+}
+
+// notPlaced says why an excerpt has no wire text: render placed the call
+// without a result, or did not place it in this conversation.
+func notPlaced(e excerpt) string {
+	if e.unsent {
+		return "no result was sent for this call"
+	}
+	return "the call is not in this conversation"
 }
 
 // tabs renders the pane tab bar and returns it with each tab's x range.
