@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -415,9 +417,18 @@ func (c *cli) inspect(args []string) error {
 		return err
 	}
 	opts := tui.Options{SessionID: c.session}
+	demo := c.source == "" && len(sessions.Discover()) == 0
+	if demo || isTerminal(c.out) {
+		// the terminal closing (SIGHUP), kill and ctrl+c end correx through
+		// its returns, so that its deferred clean-ups run: the demo's copy,
+		// the TUI's spool files and window title
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+		opts.Context = ctx
+	}
 	var st sessions.Store
 	var err error
-	if c.source == "" && len(sessions.Discover()) == 0 {
+	if demo {
 		var cleanup func()
 		st, cleanup, err = openDemo()
 		if err != nil {
