@@ -17,7 +17,7 @@ pick=${2:-.}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/correx-fuzz-XXXXXX")
 crashed=0
 printf '%-28s %12s %8s  %s\n' TARGET EXECS NEW CRASH
-for file in $(git ls-files '*_fuzz_test.go'); do
+for file in $(git ls-files --cached --others --exclude-standard '*_fuzz_test.go'); do
 	pkg=./$(dirname "$file")
 	for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
 		echo "$target" | grep -Eq -- "$pick" || continue

@@ -55,18 +55,21 @@ func checkSession(t *testing.T, s *model.Session, n int) {
 	}
 }
 
-// fuzzFile writes data to a file called name in a new directory, which
-// it returns with the file's path.
-func fuzzFile(t *testing.T, name string, data []byte) (dir, path string) {
-	dir = t.TempDir()
-	path = filepath.Join(dir, name)
+// fuzzDir is a directory for a fuzz target's files, one per process
+// (the fuzzer's workers are processes, each calling the target in turn):
+// a new directory per call would cost more than most calls.
+func fuzzDir(f *testing.F) string { return f.TempDir() }
+
+// fuzzFile writes data to the file name under dir and returns its path.
+func fuzzFile(t *testing.T, dir, name string, data []byte) string {
+	path := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir, path
+	return path
 }
 
 // exportParts are the part objects of every recorded export, compact.
@@ -158,7 +161,8 @@ func FuzzUnquotePieces(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, lit string, piece uint8) {
 		var want string
-		if len(lit) < 2 || lit[0] != '"' || json.Unmarshal([]byte(lit), &want) != nil {
+		// one literal, as the scanner gives it: quotes at both ends
+		if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' || json.Unmarshal([]byte(lit), &want) != nil {
 			return
 		}
 		defer func(n int) { pieceBytes = n }(pieceBytes)
@@ -183,8 +187,9 @@ func FuzzExport(f *testing.F) {
 	for _, p := range exportParts(f) { // one message of one part
 		f.Add([]byte(`{"info":{"id":"ses_f","title":"t"},"messages":[{"info":{"id":"msg_f","role":"assistant"},"parts":[` + string(p) + `]}]}`))
 	}
+	dir := fuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, path := fuzzFile(t, "ses_f.json", data)
+		path := fuzzFile(t, dir, "ses_f.json", data)
 		s, err := readExport(path)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), path+": ") {
@@ -222,12 +227,16 @@ func FuzzLegacy(f *testing.F) {
 	safe := func(id string) bool {
 		return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\*?[\x00") && len(id) < 200
 	}
+	dir := fuzzDir(f)
 	f.Fuzz(func(t *testing.T, session, message, part []byte) {
+		if err := os.RemoveAll(filepath.Join(dir, "storage")); err != nil {
+			t.Fatal(err)
+		}
 		var named struct{ ID string }
 		if json.Unmarshal(session, &named) != nil || !safe(named.ID) {
 			named.ID = "ses_f"
 		}
-		dir, _ := fuzzFile(t, "storage/session/proj/"+named.ID+".json", session)
+		fuzzFile(t, dir, "storage/session/proj/"+named.ID+".json", session)
 		st, err := openLegacy(filepath.Join(dir, "storage"))
 		if err != nil {
 			t.Fatal(err)
@@ -287,8 +296,9 @@ func FuzzClaudeTranscript(f *testing.F) {
 	for _, s := range jsonlSeeds(f, "claude-code", false) {
 		f.Add(s)
 	}
+	dir := fuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir, path := fuzzFile(t, "projects/-home-user-proj/32e57bf8-f980-492f-9700-2d786061b4d4.jsonl", data)
+		path := fuzzFile(t, dir, "projects/-home-user-proj/32e57bf8-f980-492f-9700-2d786061b4d4.jsonl", data)
 		ss, err := readClaudeTranscript(path, filepath.Join(dir, "projects"))
 		if err != nil {
 			t.Fatal(err)
@@ -307,8 +317,9 @@ func FuzzCodexRollout(f *testing.F) {
 	for _, s := range jsonlSeeds(f, "codex", true) {
 		f.Add(s)
 	}
+	dir := fuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir, path := fuzzFile(t, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
+		path := fuzzFile(t, dir, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
 		s, err := readCodexRollout(path, dir)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), path+": ") {
@@ -329,12 +340,13 @@ func FuzzGeminiChat(f *testing.F) {
 		recs := bytes.Join(bytes.Split(bytes.TrimSpace(w), []byte("\n")), []byte(","))
 		f.Add([]byte(`{"sessionId":"9dc52e36","messages":[`+string(recs)+`]}`), true)
 	}
+	dir := fuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte, document bool) {
 		name := "tmp/proj/chats/session-2026-11-30T04-13-9dc52e36.jsonl"
 		if document {
 			name = strings.TrimSuffix(name, "l")
 		}
-		_, path := fuzzFile(t, name, data)
+		path := fuzzFile(t, dir, name, data)
 		s, err := readGeminiChat(path)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {
@@ -360,8 +372,9 @@ func FuzzReadJSONL(f *testing.F) {
 		text string
 		last bool
 	}
+	dir := fuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, path := fuzzFile(t, "f.jsonl", data)
+		path := fuzzFile(t, dir, "f.jsonl", data)
 		var got, want []line
 		if err := readJSONL(path, func(n int, l []byte, last bool) { got = append(got, line{n, string(l), last}) }); err != nil {
 			t.Fatal(err)
