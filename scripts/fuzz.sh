@@ -7,6 +7,9 @@
 #   scripts/fuzz.sh 10m 'Claude|Codex'
 #
 # FUZZ_PARALLEL (default 1) is go test's -parallel: the fuzzing workers.
+# FUZZ_MINIMIZE (default 5s) is -fuzzminimizetime: each input that finds
+# new coverage is minimized first, and the seeds cut from the fixtures run
+# to 32 KB, which would otherwise take a worker up to a minute each.
 # A crasher's input is written by go test to the package's testdata/fuzz/;
 # commit it (minimized) only with the fix. The log of each run is kept in
 # the directory printed at the end. Exit status 1 when a target crashed.
@@ -22,7 +25,7 @@ for file in $(git ls-files --cached --others --exclude-standard '*_fuzz_test.go'
 	for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
 		echo "$target" | grep -Eq -- "$pick" || continue
 		log=$logs/$target.log
-		if go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$time" -parallel "${FUZZ_PARALLEL:-1}" >"$log" 2>&1; then
+		if go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$time" -parallel "${FUZZ_PARALLEL:-1}" -fuzzminimizetime "${FUZZ_MINIMIZE:-5s}" >"$log" 2>&1; then
 			crash=no
 		else
 			crash=yes
