@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
-	c := &cli{out: stdout}
+	c := &cli{out: stdout, errOut: stderr}
 	var err error
 	switch cmd {
 	case "":
@@ -119,7 +119,7 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 `
 
 type cli struct {
-	out io.Writer
+	out, errOut io.Writer
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
@@ -211,15 +211,26 @@ func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(out, list)
+		rows := make([]sessionRow, len(list))
+		for i, s := range list {
+			rows[i] = sessionRow{s, s.TruncatedBy()}
+		}
+		return writeJSON(out, rows)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", inert.Cell(s.ID), s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.Errors, inert.Cell(dash(s.ParentID)), inert.Cell(s.Title), inert.Cell(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", inert.Cell(s.ID), s.Updated.Local().Format(time.DateTime),
+			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, inert.Cell(dash(s.ParentID)), inert.Cell(s.Title), inert.Cell(s.Directory))
 	}
 	return w.Flush()
+}
+
+// sessionRow is one session of `correx ls --json`: truncated_calls counted
+// as truncated_by says ("flagged" by the agent, or "detected" by correx).
+type sessionRow struct {
+	model.SessionInfo
+	TruncatedBy string `json:"truncated_by"`
 }
 
 // callRow is one line of `correx calls --json`.
@@ -231,9 +242,15 @@ type callRow struct {
 	Title     string           `json:"title,omitempty"`
 	Result    model.ResultType `json:"result_type"`
 	Bytes     int              `json:"bytes"`
-	Truncated bool             `json:"truncated"`
-	Child     string           `json:"child_session,omitempty"`
-	Input     json.RawMessage  `json:"input"`
+	Truncated bool             `json:"truncated"` // as correx detects it
+	// AgentFlagged is the agent's own record (formatters.AgentFlagged),
+	// null when it keeps none.
+	AgentFlagged *bool           `json:"agent_flagged"`
+	Child        string          `json:"child_session,omitempty"`
+	Input        json.RawMessage `json:"input"`
+	// Rebuilt: the request that carried the result was rebuilt from the
+	// transcript, not as sent (why, naming file and line).
+	Rebuilt string `json:"request_rebuilt,omitempty"`
 }
 
 func (c *cli) calls(args []string) error {
@@ -241,13 +258,13 @@ func (c *cli) calls(args []string) error {
 		return err
 	}
 	rows := []callRow{}
-	err := c.walk(func(_ *model.Session, step int, pt *model.Part) error {
+	err := c.walk(func(s *model.Session, step int, pt *model.Part) error {
 		call := pt.Tool
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
-			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
-			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
+			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil, AgentFlagged: formatters.AgentFlagged(call),
+			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
 		})
 		return nil
 	})
@@ -258,14 +275,17 @@ func (c *cli) calls(args []string) error {
 		return writeJSON(c.out, rows)
 	}
 	w := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tTITLE")
+	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tFLAGGED\tTITLE")
 	for _, r := range rows {
-		trunc := ""
+		trunc, flagged := "", "-" // "-": the agent keeps no record
 		if r.Truncated {
 			trunc = "yes"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Step, inert.Cell(r.CallID), inert.Cell(r.Tool),
-			inert.Cell(string(r.Status)), inert.Cell(string(r.Result)), r.Bytes, trunc, inert.Cell(r.Title))
+		if r.AgentFlagged != nil {
+			flagged = map[bool]string{true: "yes", false: "no"}[*r.AgentFlagged]
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, inert.Cell(r.CallID), inert.Cell(r.Tool),
+			inert.Cell(string(r.Status)), inert.Cell(string(r.Result)), r.Bytes, trunc, flagged, inert.Cell(r.Title))
 	}
 	return w.Flush()
 }
@@ -282,6 +302,16 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
+	Rebuilt    string            `json:"request_rebuilt,omitempty"` // as in callRow
+}
+
+// rebuiltNote says why the request of step was rebuilt from the
+// transcript, "" when it is as the agent logged it (or logs none).
+func rebuiltNote(s *model.Session, step int) string {
+	if req := s.StepRequest(step); req != nil && req.Rebuilt != "" {
+		return req.Rebuilt + ": " + model.RebuiltLabel
+	}
+	return ""
 }
 
 type resultJSON struct {
@@ -300,11 +330,12 @@ func (c *cli) show(args []string) error {
 	var (
 		s     *model.Session
 		found *model.ToolCall
+		step  int
 	)
-	err = c.walk(func(page *model.Session, _ int, pt *model.Part) error {
+	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
-			found = pt.Tool
+			found, step = pt.Tool, n
 			return errStop
 		}
 		return nil
@@ -333,6 +364,7 @@ func (c *cli) show(args []string) error {
 		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
+		Rebuilt:   rebuiltNote(s, step+1),
 	}
 	return writeJSON(c.out, out)
 }
@@ -388,6 +420,13 @@ func (c *cli) wire(args []string) error {
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
+		}
+		step := c.step
+		if step == 0 {
+			step = len(s.AssistantSteps())
+		}
+		if note := rebuiltNote(s, step); note != "" {
+			fmt.Fprintln(c.errOut, "correx: warning:", note)
 		}
 		if err := render.WriteIndent(w, conv); err != nil {
 			return err
@@ -564,17 +603,49 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 // seenOf says how much of the full output the model saw.
 func seenOf(t *model.Truncation) string {
 	s := fmt.Sprintf("model saw %d lines / %d bytes", t.SeenLines, t.SeenBytes)
-	if t.FullLines >= 0 {
-		s += fmt.Sprintf(" of %d lines", t.FullLines)
+	lines, bytes := t.Full()
+	if lines >= 0 {
+		s += fmt.Sprintf(" of %d lines", lines)
 	}
-	if t.FullBytes >= 0 {
-		s += fmt.Sprintf(" / %d bytes", t.FullBytes)
+	if bytes >= 0 {
+		s += fmt.Sprintf(" / %d bytes", bytes)
+	}
+	if t.FullUnknown != "" {
+		s += " (full size unknown: " + t.FullUnknown + ")"
+	}
+	for _, r := range t.Seen {
+		s += "\n  seen: " + seenRangeNote(r)
 	}
 	switch {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound
 	case t.SpillPath != "":
 		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
+	}
+	return s
+}
+
+// seenRangeNote is one seen range for the transcript: where it is in the
+// text and in the full output.
+func seenRangeNote(r model.SeenRange) string {
+	s := fmt.Sprintf("text bytes %d–%d", r.Text.Start, r.Text.End)
+	if r.Lines != nil {
+		s += fmt.Sprintf(" = lines %d–%d", r.Lines.First, r.Lines.Last)
+	}
+	if r.Bytes != nil {
+		s += fmt.Sprintf(", bytes %d–%d", r.Bytes.Start, r.Bytes.End)
+	}
+	switch {
+	case r.Placed:
+		s += " (placed in the spill file)"
+	case r.Lines == nil:
+		s += " (position in the full output unknown)"
+	}
+	if r.PartialFirst {
+		s += "; first line in part"
+	}
+	if r.PartialLast {
+		s += "; last line in part"
 	}
 	return s
 }

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"correx/internal/fixtures"
+	"correx/model"
 )
 
 // The CLI is checked against a real recording: testdata/opencode/openai.
@@ -107,7 +110,7 @@ func TestShowJSONTruncationFacts(t *testing.T) {
 		Truncation struct {
 			Kind       string `json:"kind"`
 			FullLines  int    `json:"full_lines"`
-			FullBytes  int    `json:"full_bytes"`
+			FullBytes  int    `json:"full_bytes"` // numbers here: the spill file is there
 			SeenLines  int    `json:"seen_lines"`
 			SpillPath  string `json:"spill_path"`
 			SpillFound string `json:"spill_found"`
@@ -123,6 +126,53 @@ func TestShowJSONTruncationFacts(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s.Truncation.SpillPath, "/home/user/.local/share/opencode/tool-output/tool_"))
 	assert.FileExists(t, s.Truncation.SpillFound)
 	assert.False(t, s.SpillGone)
+}
+
+// show --json carries where each seen piece is in the full output: the
+// 2 KB preview of a persisted Claude Code output is its first 527 lines
+// (placed in the spill file), a read with offset 2990 saw lines 2990–2994
+// of a 3,000-line file (its byte size unknown, and said so).
+func TestShowJSONSeenRanges(t *testing.T) {
+	type facts struct {
+		Truncation struct {
+			SeenLines   int    `json:"seen_lines"`
+			FullLines   *int   `json:"full_lines"`
+			FullBytes   *int   `json:"full_bytes"`
+			FullUnknown string `json:"full_unknown"`
+			Seen        []struct {
+				Lines       *struct{ First, Last int } `json:"lines"`
+				Placed      bool                       `json:"placed"`
+				PartialLast bool                       `json:"partial_last"`
+			} `json:"seen_ranges"`
+			Added []struct {
+				What string `json:"what"`
+			} `json:"added"`
+		} `json:"truncation"`
+	}
+	show := func(source, session, call string) facts {
+		out, stderr, code := correx(t, "show", "--source", source, "--session", session, "--call", call, "--json")
+		require.Equal(t, 0, code, stderr)
+		var f facts
+		require.NoError(t, json.Unmarshal([]byte(out), &f))
+		return f
+	}
+	cc := show("testdata/claude-code/anthropic", "32e57bf8-f980-492f-9700-2d786061b4d4", "toolu_01RBNW889ArDoboXKXjxe1TD").Truncation
+	require.Len(t, cc.Seen, 1)
+	assert.Equal(t, &struct{ First, Last int }{1, 527}, cc.Seen[0].Lines)
+	assert.True(t, cc.Seen[0].Placed)
+	assert.Equal(t, 527, cc.SeenLines)
+	require.NotNil(t, cc.FullLines)
+	assert.Equal(t, 200000, *cc.FullLines)
+	require.Len(t, cc.Added, 1, "the system reminder Claude Code appended")
+
+	rd := show("testdata/opencode/anthropic/data", "ses_dd5702c07ffeZK99XZPMl8RkAH", "toolu_01o6GHTtdOoctNH0l3AKkR3k").Truncation
+	require.Len(t, rd.Seen, 1)
+	assert.Equal(t, &struct{ First, Last int }{2990, 2994}, rd.Seen[0].Lines)
+	assert.Equal(t, 5, rd.SeenLines)
+	require.NotNil(t, rd.FullLines)
+	assert.Equal(t, 3000, *rd.FullLines)
+	assert.Nil(t, rd.FullBytes)
+	assert.NotEmpty(t, rd.FullUnknown)
 }
 
 func TestPipedInspectorPrintsTranscript(t *testing.T) {
@@ -179,4 +229,34 @@ func TestNoAgentDataOpensTheDemo(t *testing.T) {
 	assert.Contains(t, out, "built-in demo")
 	assert.Contains(t, out, "Oracle scenario run")
 	assert.Contains(t, out, "(@explore subagent)")
+}
+
+// A Claude Code request rebuilt from the transcript: `correx wire` warns on
+// stderr naming the transcript's file, and calls/show --json say it.
+func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
+	dir := "testdata/claude-code/parallel-resume"
+	src := fixtures.ClaudeCopy(t, dir, fixtures.ClaudeWithoutRecords)
+	const sid = "db2a77d6-2557-42c3-91dd-f61365951ee0"
+	file := filepath.Join(src, "projects", "-home-user-proj", sid+".jsonl")
+	_, stderr, code := correx(t, "wire", "--source", src, "--session", sid, "--provider", "anthropic", "--step", "2")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "correx: warning: "+file+": no api-request records (Claude Code before 2.1 logs none): "+model.RebuiltLabel+"\n", stderr)
+	_, stderr, code = correx(t, "wire", "--source", dir, "--session", sid, "--provider", "anthropic", "--step", "2")
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "as logged: no warning")
+
+	out, _, code := correx(t, "calls", "--source", src, "--session", sid, "--json")
+	require.Equal(t, 0, code)
+	var calls []struct {
+		CallID  string `json:"call_id"`
+		Rebuilt string `json:"request_rebuilt"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &calls))
+	require.NotEmpty(t, calls)
+	for _, c := range calls {
+		assert.Contains(t, c.Rebuilt, file+": ", c.CallID)
+	}
+	out, _, code = correx(t, "show", "--source", src, "--session", sid, "--call", calls[0].CallID, "--json")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, `"request_rebuilt": "`+file+`: no api-request records`)
 }

@@ -7,32 +7,17 @@ import (
 
 	"correx/formatters"
 	"correx/internal/fixtures"
-	"correx/internal/fuzzing"
+	"correx/internal/props"
 	"correx/model"
 	"correx/sessions"
 )
 
-// everySpill finds every spill file, of a size of its own.
-type everySpill struct{}
-
-func (everySpill) FindSpill(recorded string) (string, int, int, bool) {
-	return "/found" + recorded, 7, 99, true
-}
-
-// cut keeps the two ends of a long text, where markers are.
-func cut(s string) string {
-	const end = 16 << 10
-	if len(s) <= 2*end {
-		return s
-	}
-	return s[:end] + s[len(s)-end:]
-}
-
 // FuzzVisible: the truncation detectors and the model-visible result, on
-// the calls of every fixture and their mutations. Without a spill finder
-// the facts fit the text (fuzzing.CheckVisible); a spill finder only adds
-// the full size and where the file is; a completed call shows its stored
-// output byte for byte, a failed one its error.
+// the calls of every fixture and their mutations. Without a spill file the
+// result and its facts hold (props.CheckVisible); with one that holds just
+// the one piece the model saw, the facts hold too, the full size is the file's and
+// the seen ranges are placed in it (props.CheckFacts); a completed
+// call shows its stored output byte for byte, a failed one its error.
 func FuzzVisible(f *testing.F) {
 	for _, fx := range fixtures.All(f) {
 		st, err := sessions.Open(fx.Source)
@@ -51,8 +36,10 @@ func FuzzVisible(f *testing.F) {
 			for _, m := range s.Messages {
 				for _, p := range m.Parts {
 					if c := p.Tool; c != nil {
-						text := formatters.Visible(c, nil).Text
-						f.Add(c.Tool, string(c.Status), cut(text), cut(c.Error), []byte(c.Metadata), c.IsV2())
+						// whole: a text cut would not be the tool's (seedMax as the sessions' targets)
+						if text := formatters.Visible(c, nil).Text; len(text)+len(c.Error) <= 32<<10 {
+							f.Add(c.Tool, string(c.Status), text, c.Error, []byte(c.Metadata), c.IsV2())
+						}
 					}
 				}
 			}
@@ -69,24 +56,26 @@ func FuzzVisible(f *testing.F) {
 			call.Structured = call.Metadata
 		}
 		v := formatters.Visible(call, nil)
-		fuzzing.CheckVisible(t, call, v)
+		props.CheckVisible(t, call, v)
 		if !v2 && call.Status == model.StatusCompleted && v.Text != output {
 			t.Fatalf("completed call shows %q, stored %q", v.Text, output)
 		}
 		if !v2 && call.Status == model.StatusError && v.Text != errText && v.Why == "" {
 			t.Fatalf("failed call shows %q, stored error %q", v.Text, errText)
 		}
-		found := formatters.Visible(call, everySpill{})
-		if (v.Truncation == nil) != (found.Truncation == nil) || found.Text != v.Text {
-			t.Fatalf("a spill finder changed the result: %+v, %+v", v.Truncation, found.Truncation)
+		tr := v.Truncation
+		if tr == nil || tr.SpillPath == "" || len(tr.Seen) != 1 {
+			return // (what lies between two seen pieces is not known)
 		}
-		if tr, ft := v.Truncation, found.Truncation; tr != nil {
-			if ft.Kind != tr.Kind || ft.SpillPath != tr.SpillPath || ft.SeenLines != tr.SeenLines || ft.SeenBytes != tr.SeenBytes {
-				t.Fatalf("a spill finder changed the facts: %+v, %+v", tr, ft)
-			}
-			if tr.SpillPath != "" && (ft.SpillFound != "/found"+tr.SpillPath || ft.FullLines != 7 || ft.FullBytes != 99) {
-				t.Fatalf("found spill not reported: %+v", ft)
-			}
+		spill := memSpill{tr.SpillPath, v.Text[tr.Seen[0].Text.Start:tr.Seen[0].Text.End]}
+		found := formatters.Visible(call, spill)
+		ft := found.Truncation
+		if found.Text != v.Text || ft == nil || ft.Kind != tr.Kind || ft.SpillFound != spill.path {
+			t.Fatalf("a spill file changed the result or was not found: %+v, %+v", tr, ft)
 		}
+		if lines, bytes := ft.Full(); lines != formatters.CountLines(spill.content) || bytes != len(spill.content) {
+			t.Fatalf("full %d lines / %d bytes, the spill file has %d / %d", lines, bytes, formatters.CountLines(spill.content), len(spill.content))
+		}
+		props.CheckFacts(t, tool, found.Text, ft, spill.read)
 	})
 }

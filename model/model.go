@@ -52,6 +52,18 @@ type SessionInfo struct {
 	Pipeline Pipeline `json:"pipeline,omitempty"`
 }
 
+// TruncatedBy says how Truncated was counted: "flagged" for opencode, whose
+// readers count the agent's own record (metadata.truncated, v2's
+// outputPaths) without reading any output; "detected" for Claude Code,
+// Codex and Gemini CLI, whose readers load every result and count the
+// truncations correx finds in the model-visible text.
+func (i SessionInfo) TruncatedBy() string {
+	if i.Agent == AgentOpencode || i.Agent == "" {
+		return "flagged"
+	}
+	return "detected"
+}
+
 // Session is one loaded conversation.
 type Session struct {
 	Info     SessionInfo
@@ -86,7 +98,8 @@ type Message struct {
 	Parts   []Part
 	// Request is the conversation of the request that produced this
 	// assistant step as the agent logged it, for agents that log requests
-	// (Claude Code's api-request records); nil otherwise.
+	// (Claude Code's api-request records; rebuilt from the transcript, and
+	// saying so, when the log does not give it); nil otherwise.
 	Request *LoggedRequest
 	// Stored is what the agent stored for this message in its own format,
 	// for agents whose own requests render replays from it (Codex: the
@@ -227,6 +240,16 @@ func (s *Session) FindCall(id string) (CallRef, bool) {
 		}
 	}
 	return CallRef{}, false
+}
+
+// StepRequest is the logged request of the step-th assistant message
+// (1-based), or nil.
+func (s *Session) StepRequest(step int) *LoggedRequest {
+	steps := s.AssistantSteps()
+	if step < 1 || step > len(steps) {
+		return nil
+	}
+	return s.Messages[steps[step-1]].Request
 }
 
 // AssistantSteps returns the indexes of the assistant messages, in order;

@@ -4,7 +4,7 @@ package sessions
 // them): each is seeded from the recorded fixtures and checks properties
 // that hold whatever the input: no panic, a result bounded by the input,
 // tool calls whose input and metadata are JSON and whose model-visible
-// result is consistent (fuzzing.CheckVisible), and, where there is one,
+// result is consistent (props.CheckVisible), and, where there is one,
 // agreement with a reference (SQLite's JSON functions, encoding/json, a
 // decode round trip, List against Load).
 
@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	"correx/formatters"
-	"correx/internal/fuzzing"
+	"correx/internal/props"
 	"correx/model"
 )
 
@@ -47,7 +47,7 @@ func checkSession(t *testing.T, s *model.Session, n int) {
 					t.Fatalf("call %s: stored JSON %q is not JSON", c.CallID, raw)
 				}
 			}
-			fuzzing.CheckVisible(t, c, formatters.Visible(c, nil))
+			props.CheckVisible(t, c, formatters.Visible(c, nil))
 		}
 	}
 	if stored > 4*n+1024 {
@@ -75,9 +75,9 @@ func fuzzFile(t *testing.T, dir, name string, data []byte) string {
 // exportParts are the part objects of every recorded export, compact.
 func exportParts(f *testing.F) [][]byte {
 	var out [][]byte
-	for _, file := range fuzzing.Files(f, "opencode", func(p string) bool { return strings.Contains(p, "/exports/") && strings.HasSuffix(p, ".json") }) {
+	for _, file := range props.Files(f, "opencode", func(p string) bool { return strings.Contains(p, "/exports/") && strings.HasSuffix(p, ".json") }) {
 		var doc exportDoc
-		if json.Unmarshal(fuzzing.Read(f, file), &doc) != nil {
+		if json.Unmarshal(props.Read(f, file), &doc) != nil {
 			continue
 		}
 		for _, m := range doc.Messages {
@@ -179,8 +179,8 @@ func FuzzUnquotePieces(f *testing.F) {
 
 // FuzzExport: an `opencode export` file.
 func FuzzExport(f *testing.F) {
-	for _, file := range fuzzing.Files(f, "opencode", func(p string) bool { return strings.Contains(p, "/exports/") && strings.HasSuffix(p, ".json") }) {
-		if b := fuzzing.Read(f, file); len(b) <= seedMax {
+	for _, file := range props.Files(f, "opencode", func(p string) bool { return strings.Contains(p, "/exports/") && strings.HasSuffix(p, ".json") }) {
+		if b := props.Read(f, file); len(b) <= seedMax {
 			f.Add(b)
 		}
 	}
@@ -217,8 +217,8 @@ func FuzzLegacy(f *testing.F) {
 		if len(sess) == 0 {
 			continue
 		}
-		if p := fuzzing.Read(f, part); len(p) <= seedMax {
-			f.Add(fuzzing.Read(f, sess[0]), fuzzing.Read(f, msgs[0]), p)
+		if p := props.Read(f, part); len(p) <= seedMax {
+			f.Add(props.Read(f, sess[0]), props.Read(f, msgs[0]), p)
 		}
 	}
 	if len(parts) == 0 {
@@ -278,13 +278,13 @@ func FuzzLegacy(f *testing.F) {
 // CLI's session record), which the reader needs.
 func jsonlSeeds(f *testing.F, agent string, head bool) [][]byte {
 	var out [][]byte
-	for _, file := range fuzzing.Files(f, agent, func(p string) bool { return strings.HasSuffix(p, ".jsonl") }) {
-		data := fuzzing.Read(f, file)
+	for _, file := range props.Files(f, agent, func(p string) bool { return strings.HasSuffix(p, ".jsonl") }) {
+		data := props.Read(f, file)
 		first := []byte{}
 		if i := bytes.IndexByte(data, '\n'); head && i >= 0 {
 			first, data = data[:i+1], data[i+1:]
 		}
-		for _, w := range fuzzing.Windows(data, 4, seedMax) {
+		for _, w := range props.Windows(data, 4, seedMax) {
 			out = append(out, append(append([]byte{}, first...), w...))
 		}
 	}
