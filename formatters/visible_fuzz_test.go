@@ -1,7 +1,6 @@
 package formatters_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 	"correx/internal/fixtures"
 	"correx/internal/props"
 	"correx/model"
-	"correx/sessions"
 )
 
 // FuzzVisible: the truncation detectors and the model-visible result, on
@@ -19,33 +17,18 @@ import (
 // the seen ranges are placed in it (props.CheckFacts); a completed
 // call shows its stored output byte for byte, a failed one its error.
 func FuzzVisible(f *testing.F) {
-	for _, fx := range fixtures.All(f) {
-		st, err := sessions.Open(fx.Source)
-		if err != nil {
-			f.Fatalf("%s: %v", fx.ID(), err)
-		}
-		infos, err := st.List(context.Background())
-		if err != nil {
-			f.Fatalf("%s: %v", fx.ID(), err)
-		}
-		for _, in := range infos {
-			s, err := st.Load(context.Background(), in.ID)
-			if err != nil {
-				f.Fatalf("%s: %v", fx.ID(), err)
-			}
-			for _, m := range s.Messages {
-				for _, p := range m.Parts {
-					if c := p.Tool; c != nil {
-						// whole: a text cut would not be the tool's (seedMax as the sessions' targets)
-						if text := formatters.Visible(c, nil).Text; len(text)+len(c.Error) <= 32<<10 {
-							f.Add(c.Tool, string(c.Status), text, c.Error, []byte(c.Metadata), c.IsV2())
-						}
+	eachFixtureSession(f, func(_ fixtures.Fixture, _ model.SessionInfo, s *model.Session) {
+		for _, m := range s.Messages {
+			for _, p := range m.Parts {
+				if c := p.Tool; c != nil {
+					// whole: a text cut would not be the tool's (seedMax as the sessions' targets)
+					if text := formatters.Visible(c, nil).Text; len(text)+len(c.Error) <= 32<<10 {
+						f.Add(c.Tool, string(c.Status), text, c.Error, []byte(c.Metadata), c.IsV2())
 					}
 				}
 			}
 		}
-		st.Close()
-	}
+	})
 	f.Fuzz(func(t *testing.T, tool, status, output, errText string, meta []byte, v2 bool) {
 		call := &model.ToolCall{CallID: "call_f", Tool: tool, Status: model.ToolStatus(status), Output: output, Error: errText}
 		if json.Valid(meta) {

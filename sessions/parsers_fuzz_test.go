@@ -55,6 +55,20 @@ func checkSession(t *testing.T, s *model.Session, n int) {
 	}
 }
 
+// checkRead checks what a reader gave for the n bytes of the file at path:
+// an error that names the file, or a session with checkSession's
+// properties.
+func checkRead(t *testing.T, path string, n int, s *model.Session, err error) {
+	t.Helper()
+	if err != nil {
+		if !strings.Contains(err.Error(), path) {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		return
+	}
+	checkSession(t, s, n)
+}
+
 // fuzzDir is a directory for a fuzz target's files, one per process
 // (the fuzzer's workers are processes, each calling the target in turn):
 // a new directory per call would cost more than most calls.
@@ -191,13 +205,7 @@ func FuzzExport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := fuzzFile(t, dir, "ses_f.json", data)
 		s, err := readExport(path)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), path+": ") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
-		}
-		checkSession(t, s, len(data))
+		checkRead(t, path, len(data), s, err)
 	})
 }
 
@@ -321,13 +329,7 @@ func FuzzCodexRollout(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := fuzzFile(t, dir, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
 		s, err := readCodexRollout(path, dir)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), path+": ") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
-		}
-		checkSession(t, s, len(data))
+		checkRead(t, path, len(data), s, err)
 	})
 }
 
@@ -348,13 +350,7 @@ func FuzzGeminiChat(f *testing.F) {
 		}
 		path := fuzzFile(t, dir, name, data)
 		s, err := readGeminiChat(path)
-		if err != nil {
-			if !strings.Contains(err.Error(), path) {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
-		}
-		checkSession(t, s, len(data))
+		checkRead(t, path, len(data), s, err)
 	})
 }
 
