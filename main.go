@@ -4,8 +4,8 @@
 //	correx [--source PATH] [--session ID]       the inspector (plain transcript when piped)
 //	correx ls [--source PATH] [--json]          sessions
 //	correx calls [--source PATH] --session ID [--json]
-//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L]
-//	correx wire [--source PATH] --session ID --provider P [--step N] [--text-only] [--lowering L]
+//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L] [--text-only|--images]
+//	correx wire [--source PATH] --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
 //	correx transcript [--source PATH] --session ID
 package main
 
@@ -101,8 +101,11 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx calls --session ID [--json]        list a session's tool calls
   correx show --session ID --call ID [--json] [--lowering L]
                                             print a call's model-visible result, byte for byte
-  correx wire --session ID --provider P [--step N] [--text-only] [--lowering L]
+  correx wire --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
                                             print the conversation a provider received
+                                            (--json: {"capabilities", "conversation"}); the
+                                            model's inputs are read from opencode's config
+                                            (--text-only / --images: take none / all)
                                             P: openai-chat, openai-responses, anthropic, gemini, bedrock
                                             L: ai-sdk (the Vercel AI SDK converters, the default
                                             for v1 sessions) or native (opencode's packages/llm:
@@ -124,7 +127,7 @@ type cli struct {
 	source, session, call, provider string
 	lowering                        string
 	step                            int
-	asJSON, textOnly                bool
+	asJSON, textOnly, images        bool
 }
 
 // flags parses a command's flags; want names the ones it takes.
@@ -146,6 +149,7 @@ func (c *cli) flags(name string, args []string, want ...string) error {
 			fs.BoolVar(&c.asJSON, "json", false, "")
 		case "text-only":
 			fs.BoolVar(&c.textOnly, "text-only", false, "")
+			fs.BoolVar(&c.images, "images", false, "")
 		case "lowering":
 			fs.StringVar(&c.lowering, "lowering", "", "")
 		}
@@ -302,7 +306,9 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
-	Rebuilt    string            `json:"request_rebuilt,omitempty"` // as in callRow
+	// Capabilities: what the model of the call's step takes (opencode)
+	Capabilities *capsJSON `json:"capabilities,omitempty"`
+	Rebuilt      string    `json:"request_rebuilt,omitempty"` // as in callRow
 }
 
 // rebuiltNote says why the request of step was rebuilt from the
@@ -320,22 +326,27 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
 	if err != nil {
 		return err
 	}
+	override, err := c.capsOverride("show")
+	if err != nil {
+		return err
+	}
 	var (
 		s     *model.Session
 		found *model.ToolCall
+		owner *model.Message
 		step  int
 	)
 	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
-			found, step = pt.Tool, n
+			found, owner, step = pt.Tool, messageOf(page, pt), n
 			return errStop
 		}
 		return nil
@@ -366,7 +377,23 @@ func (c *cli) show(args []string) error {
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
 		Rebuilt:   rebuiltNote(s, step+1),
 	}
+	if owner != nil && s.Info.Agent == model.AgentOpencode {
+		one := &model.Session{Info: s.Info, Messages: []model.Message{*owner}}
+		out.Capabilities = newCapsJSON(sessionCaps(one, override, c.errOut), owner.ProviderID, owner.ModelID)
+	}
 	return writeJSON(c.out, out)
+}
+
+// messageOf is the message of s holding part pt (walk passes a copy).
+func messageOf(s *model.Session, pt *model.Part) *model.Message {
+	for i := range s.Messages {
+		for j := range s.Messages[i].Parts {
+			if s.Messages[i].Parts[j].ID == pt.ID {
+				return &s.Messages[i]
+			}
+		}
+	}
+	return nil
 }
 
 func resultValue(r model.ToolResultValue) any {
@@ -380,10 +407,14 @@ func resultValue(r model.ToolResultValue) any {
 }
 
 func (c *cli) wire(args []string) error {
-	if err := c.flags("wire", args, "session", "provider", "step", "text-only", "lowering"); err != nil {
+	if err := c.flags("wire", args, "session", "provider", "step", "text-only", "lowering", "json"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("wire")
+	if err != nil {
+		return err
+	}
+	override, err := c.capsOverride("wire")
 	if err != nil {
 		return err
 	}
@@ -397,24 +428,55 @@ func (c *cli) wire(args []string) error {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	m := render.Model{TextOnly: c.textOnly, Lowering: lowering}
+	m := render.Model{Lowering: lowering}
 	w := bufio.NewWriterSize(c.out, 64<<10)
+	// --json: the conversation inside {"capabilities", "conversation"}
+	var out io.Writer = w
+	begin := func(s *model.Session) error {
+		m.Caps = sessionCaps(s, override, c.errOut)
+		if !c.asJSON {
+			return nil
+		}
+		steps := s.AssistantSteps()
+		step := c.step
+		if step <= 0 || step > len(steps) {
+			step = len(steps)
+		}
+		var cj *capsJSON
+		if step > 0 && s.Info.Agent == model.AgentOpencode {
+			at := s.Messages[steps[step-1]]
+			cj = newCapsJSON(m.Caps, at.ProviderID, at.ModelID)
+		}
+		b, err := json.MarshalIndent(cj, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "{\n  \"capabilities\": %s,\n  \"conversation\": ", b)
+		out = prefixWriter{w: w, prefix: "  "}
+		return nil
+	}
 	if l := sessions.LazyFor(st, c.session); l != nil {
 		// from the outline, each large output read as it is written
 		page, err := l.LoadOutline(ctx, c.session, 0, 0)
 		if err != nil {
 			return err
 		}
+		if err := begin(page.Session); err != nil {
+			return err
+		}
 		lc, err := render.ConversationLazy(ctx, l, page.Session, p, c.step, m)
 		if err != nil {
 			return err
 		}
-		if err := lc.WriteIndent(ctx, w, lc.Value); err != nil {
+		if err := lc.WriteIndent(ctx, out, lc.Value); err != nil {
 			return err
 		}
 	} else {
 		s, err := st.Load(ctx, c.session)
 		if err != nil {
+			return err
+		}
+		if err := begin(s); err != nil {
 			return err
 		}
 		conv, err := render.Conversation(s, p, c.step, m)
@@ -428,9 +490,12 @@ func (c *cli) wire(args []string) error {
 		if note := rebuiltNote(s, step); note != "" {
 			fmt.Fprintln(c.errOut, "correx: warning:", note)
 		}
-		if err := render.WriteIndent(w, conv); err != nil {
+		if err := render.WriteIndent(out, conv); err != nil {
 			return err
 		}
+	}
+	if c.asJSON {
+		w.WriteString("\n}")
 	}
 	w.WriteString("\n")
 	return w.Flush()

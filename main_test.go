@@ -231,6 +231,63 @@ func TestNoAgentDataOpensTheDemo(t *testing.T) {
 	assert.Contains(t, out, "(@explore subagent)")
 }
 
+// wire decides the model's inputs from opencode's config on the machine:
+// the local recording's global JSONC config (found through
+// $XDG_CONFIG_HOME) makes it text-only, and the conversation is the one
+// captured; --images overrides it, and the images come back.
+func TestWireReadsTheModelsConfig(t *testing.T) {
+	const local = "testdata/opencode/local"
+	abs, err := filepath.Abs(local)
+	require.NoError(t, err)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(abs, "root/home/user/.config"))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("OPENCODE_CONFIG", "")
+	t.Setenv("OPENCODE_CONFIG_CONTENT", "")
+	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	last, body := lastRequest(t, local)
+	var want []any
+	for _, m := range body["messages"].([]any) {
+		if m.(map[string]any)["role"] != "system" {
+			want = append(want, m)
+		}
+	}
+	out, stderr, code := correx(t, "wire", "--source", local+"/data", "--session", last.Session, "--provider", "openai-chat", "--json")
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Capabilities struct {
+			Decision, Source, Interleaved string
+			Assumed, Overridden           bool
+		}
+		Conversation []any
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "text-only", got.Capabilities.Decision)
+	assert.Equal(t, "reasoning_content", got.Capabilities.Interleaved)
+	assert.Contains(t, got.Capabilities.Source, "root/home/user/.config/opencode/opencode.jsonc")
+	assert.False(t, got.Capabilities.Assumed)
+	assert.Equal(t, want, got.Conversation)
+
+	out, _, code = correx(t, "wire", "--source", local+"/data", "--session", last.Session, "--provider", "openai-chat", "--images")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "ERROR: Cannot read image")
+	assert.Contains(t, out, `"image_url"`)
+
+	// show --json says the same of the call's model, and the override
+	var shown struct {
+		Capabilities struct {
+			Decision, Declared string
+			Overridden         bool
+		}
+	}
+	callID := body["messages"].([]any)[2].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"].(string)
+	out, stderr, code = correx(t, "show", "--source", local+"/data", "--session", last.Session, "--call", callID, "--json", "--images")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	assert.Equal(t, "all inputs", shown.Capabilities.Decision)
+	assert.Equal(t, "text-only", shown.Capabilities.Declared)
+	assert.True(t, shown.Capabilities.Overridden)
+}
+
 // A Claude Code request rebuilt from the transcript: `correx wire` warns on
 // stderr naming the transcript's file, and calls/show --json say it.
 func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
