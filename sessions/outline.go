@@ -114,8 +114,8 @@ ORDER BY message_id, id`
 // elidedRow elides a large part row read with blob I/O into dst, as
 // elideSQL does; buf is scratch space. It falls back to elideSQL in tx.
 func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, buf, dst []byte) (out, scratch []byte, err error) {
-	if s.blobs != nil && !partScanOff {
-		if buf, err = s.blobs.read(rowid, buf[:0]); err == nil {
+	if s.c().blobs != nil && !partScanOff {
+		if buf, err = s.c().blobs.read(rowid, buf[:0]); err == nil {
 			if out, ok := partElide(unsafe.String(unsafe.SliceData(buf), len(buf)), dst[:0]); ok {
 				return out, buf, nil
 			}
@@ -126,7 +126,8 @@ func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, bu
 }
 
 func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	s.reopenIfWAL()
+	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
 	}
@@ -157,7 +158,7 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				return nil, err
 			}
 			countCalls(&sess.Info, sess.Messages)
-			sess.Warnings = append(append([]string(nil), s.warnings...), d.warnings...)
+			sess.Warnings = append(s.openNotes(), d.warnings...)
 		}
 		return page, nil
 	}
@@ -285,7 +286,7 @@ GROUP BY message_id`, id)
 		d.warnf("table part: %d part(s) of message %s skipped: the message was not loaded", orphans[mid], mid)
 	}
 	if from == 0 {
-		sess.Warnings = append(sess.Warnings, s.warnings...)
+		sess.Warnings = append(sess.Warnings, s.openNotes()...)
 	}
 	sess.Warnings = append(sess.Warnings, d.warnings...)
 	return page, nil
@@ -312,7 +313,7 @@ func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 func (s *sqliteStore) bigRow(ctx context.Context, sessionID, partID string) (rowid int64, big bool, err error) {
 	var size int64
 	var kind string
-	err = s.db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
+	err = s.c().db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
 	return rowid, err == nil && size > s.blobMin() && (kind == "text" || kind == "blob"), err
 }
 
@@ -339,7 +340,7 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 				}
 			}
 			*slot = partSlot{id: slot.id}
-		} else if data, err := s.blobs.read(rowid, nil); err == nil {
+		} else if data, err := s.c().blobs.read(rowid, nil); err == nil {
 			slot.decode(data)
 			return nil
 		}
@@ -349,12 +350,12 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 	partSlots.Store(key, slot)
 	defer partSlots.Delete(key)
 	var one sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
+	if err := s.c().db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
 		return err
 	}
 	// not TEXT nor BLOB: read it as database/sql converts it
 	var data []byte
-	if err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&data); err != nil {
+	if err := s.c().db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&data); err != nil {
 		return err
 	}
 	slot.decode(data)

@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -29,16 +32,28 @@ import (
 // holds at most one idle connection (no transaction open), closed after
 // connIdle.
 type sqliteStore struct {
-	path     string
-	db       *sql.DB
-	v2Table  bool // the session_message table (v2 loop) exists
-	warnings []string
-	blobs    *blobReader // nil when it could not open: queries read every row
+	path    string
+	v2Table bool // the session_message table (v2 loop) exists
+	conn    atomic.Pointer[sqlConn]
+
+	mu           sync.Mutex
+	openWarnings []string   // from the open: an immutable fallback
+	waitingWAL   string     // opened immutable for want of -wal/-shm: the note saying so
+	listWarnings []string   // from the last List: rows it could not read
+	retired      []*sqlConn // pools replaced by a reopen, closed by Close
 }
+
+// sqlConn is one open of the database: the pool and the blob reader.
+type sqlConn struct {
+	db    *sql.DB
+	blobs *blobReader // nil when it could not open: queries read every row
+}
+
+func (s *sqliteStore) c() *sqlConn { return s.conn.Load() }
 
 // blobMin is the size above which a part row is read with blob I/O.
 func (s *sqliteStore) blobMin() int64 {
-	if s.blobs == nil {
+	if s.c().blobs == nil {
 		return math.MaxInt64
 	}
 	return blobBytes
@@ -75,13 +90,14 @@ func openSQLite(path string) (*sqliteStore, error) {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
 	s := &sqliteStore{path: abs}
-	immutable := false
-	tables, err := s.connect(false)
-	if err != nil && canRetryImmutable(err) {
+	immutable, note := walFilesMissing(abs)
+	s.waitingWAL = note
+	db, tables, err := connect(abs, immutable)
+	if err != nil && !immutable && canRetryImmutable(err) {
 		first := err
-		if tables, err = s.connect(true); err == nil {
+		if db, tables, err = connect(abs, true); err == nil {
 			immutable = true
-			s.warnings = append(s.warnings, fmt.Sprintf(
+			s.openWarnings = append(s.openWarnings, fmt.Sprintf(
 				"%s: read-only open failed (%v); opened with immutable=1: what is still in its -wal file and what opencode writes while correx runs are not seen, and a database being written may read inconsistently", abs, first))
 		}
 	}
@@ -90,28 +106,90 @@ func openSQLite(path string) (*sqliteStore, error) {
 	}
 	for _, t := range []string{"session", "message", "part"} {
 		if !tables[t] {
-			s.db.Close()
+			db.Close()
 			return nil, fmt.Errorf("open sessions: %s is not an opencode database (no %s table)", abs, t)
 		}
 	}
 	s.v2Table = tables["session_message"]
-	s.blobs, _ = openBlobReader(abs, immutable)
+	blobs, _ := openBlobReader(abs, immutable)
+	s.conn.Store(&sqlConn{db: db, blobs: blobs})
 	return s, nil
+}
+
+// reopenIfWAL reopens a store opened immutable for want of its -wal and
+// -shm files once both exist (opencode has started): from then on opencode
+// may checkpoint into the database, which an immutable reader would read
+// inconsistently. The entry points call it first.
+func (s *sqliteStore) reopenIfWAL() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waitingWAL == "" {
+		return
+	}
+	if _, err := os.Lstat(s.path + "-wal"); err != nil {
+		return
+	}
+	if _, err := os.Lstat(s.path + "-shm"); err != nil {
+		return
+	}
+	db, _, err := connect(s.path, false)
+	if err != nil {
+		return // stays immutable; tried again next time
+	}
+	blobs, _ := openBlobReader(s.path, false)
+	s.retired = append(s.retired, s.conn.Swap(&sqlConn{db: db, blobs: blobs}))
+	s.waitingWAL = ""
+}
+
+// walFilesMissing tells whether path is a WAL-mode database whose -wal or
+// -shm file is missing (as opencode leaves them when it is not running):
+// opening it even read-only would make SQLite create both in the agent's
+// folder and leave them there, so it is opened with immutable=1 instead;
+// note says so, and what that hides.
+func walFilesMissing(path string) (immutable bool, note string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, ""
+	}
+	var head [20]byte
+	_, err = io.ReadFull(f, head[:])
+	f.Close()
+	// bytes 18 and 19 of the header: the write and read versions, 2 for WAL
+	if err != nil || (head[18] != 2 && head[19] != 2) {
+		return false, ""
+	}
+	wal, walErr := os.Lstat(path + "-wal")
+	_, shmErr := os.Lstat(path + "-shm")
+	switch {
+	case walErr == nil && shmErr == nil:
+		return false, ""
+	case walErr == nil && wal.Size() > 0:
+		return true, fmt.Sprintf("%s: WAL database without its -shm file: opened with immutable=1 so that SQLite creates nothing beside it; the %d bytes of commits in its -wal file are not read (sessions show as of the last checkpoint), nor what opencode writes while correx runs", path, wal.Size())
+	}
+	return true, fmt.Sprintf("%s: WAL database without its -wal and -shm files (opencode is not running): opened with immutable=1 so that SQLite creates nothing beside it; what opencode writes while correx runs is not seen", path)
 }
 
 // connect opens the pool and reads the table names, which proves the
 // database can be read.
-func (s *sqliteStore) connect(immutable bool) (map[string]bool, error) {
-	db, err := sql.Open("sqlite", sqliteDSN(s.path, immutable))
+func connect(path string, immutable bool) (*sql.DB, map[string]bool, error) {
+	db, err := sql.Open("sqlite", sqliteDSN(path, immutable))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxIdleTime(connIdle)
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	tables, err := tableNames(db)
 	if err != nil {
 		db.Close()
+		return nil, nil, err
+	}
+	return db, tables, nil
+}
+
+func tableNames(db *sql.DB) (map[string]bool, error) {
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
@@ -119,17 +197,11 @@ func (s *sqliteStore) connect(immutable bool) (map[string]bool, error) {
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			db.Close()
 			return nil, err
 		}
 		tables[name] = true
 	}
-	if err := rows.Err(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.db = db
-	return tables, nil
+	return tables, rows.Err()
 }
 
 // canRetryImmutable tells whether a failed read-only open may work with
@@ -147,13 +219,44 @@ func canRetryImmutable(err error) bool {
 	return false
 }
 
-func (s *sqliteStore) Path() string       { return s.path }
-func (s *sqliteStore) Warnings() []string { return s.warnings }
-func (s *sqliteStore) Close() error {
-	if s.blobs != nil {
-		s.blobs.close()
+func (s *sqliteStore) Path() string { return s.path }
+
+// Warnings are the open's (an immutable open says so while it lasts) and
+// those of the last List.
+func (s *sqliteStore) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(s.sessionWarnings(), s.listWarnings...)
+}
+
+// sessionWarnings are the warnings of the open, which every loaded
+// session carries; s.mu is held.
+func (s *sqliteStore) sessionWarnings() []string {
+	w := append([]string(nil), s.openWarnings...)
+	if s.waitingWAL != "" {
+		w = append(w, s.waitingWAL)
 	}
-	return s.db.Close()
+	return w
+}
+
+// openNotes is sessionWarnings, for a loaded session.
+func (s *sqliteStore) openNotes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessionWarnings()
+}
+
+func (s *sqliteStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, c := range append(s.retired, s.c()) {
+		if c.blobs != nil {
+			c.blobs.close()
+		}
+		errs = append(errs, c.db.Close())
+	}
+	return errors.Join(errs...)
 }
 
 func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
@@ -205,6 +308,7 @@ const (
 )
 
 func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	s.reopenIfWAL()
 	join := v2NoJoin
 	if s.v2Table {
 		join = v2Join
@@ -213,7 +317,7 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(listSQL, join), scanBytes, s.blobMin())
+	rows, err := s.c().db.QueryContext(ctx, fmt.Sprintf(listSQL, join), scanBytes, s.blobMin())
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
@@ -257,7 +361,7 @@ func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 // functions).
 func (s *sqliteStore) bigFlags(ctx context.Context) (map[string][3]int, error) {
 	counts := map[string][3]int{}
-	if s.blobs == nil {
+	if s.c().blobs == nil {
 		return counts, nil
 	}
 	type row struct {
@@ -265,7 +369,7 @@ func (s *sqliteStore) bigFlags(ctx context.Context) (map[string][3]int, error) {
 		rowid   int64
 	}
 	var big []row
-	rows, err := s.db.QueryContext(ctx, `SELECT session_id, rowid FROM part WHERE octet_length(data) > ? AND typeof(data) IN ('text', 'blob')`, s.blobMin())
+	rows, err := s.c().db.QueryContext(ctx, `SELECT session_id, rowid FROM part WHERE octet_length(data) > ? AND typeof(data) IN ('text', 'blob')`, s.blobMin())
 	if err != nil {
 		return nil, err
 	}
@@ -285,11 +389,11 @@ func (s *sqliteStore) bigFlags(ctx context.Context) (map[string][3]int, error) {
 	for _, r := range big {
 		var f int
 		var ok bool
-		if buf, err = s.blobs.read(r.rowid, buf[:0]); err == nil && !partScanOff {
+		if buf, err = s.c().blobs.read(r.rowid, buf[:0]); err == nil && !partScanOff {
 			f, ok = partFlags(unsafe.String(unsafe.SliceData(buf), len(buf)))
 		}
 		if !ok {
-			err := s.db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, r.rowid).Scan(&f)
+			err := s.c().db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, r.rowid).Scan(&f)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue // deleted since
 			}
@@ -330,8 +434,9 @@ func (r *sessionRow) info(source, dataDir string) model.SessionInfo {
 }
 
 func (s *sqliteStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	s.reopenIfWAL()
 	// One read transaction: session, messages and parts from one snapshot.
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
 	}
@@ -421,7 +526,7 @@ func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.S
 		}
 	}
 	countCalls(&sess.Info, sess.Messages)
-	sess.Warnings = append(append([]string(nil), s.warnings...), d.warnings...)
+	sess.Warnings = append(s.openNotes(), d.warnings...)
 	return sess, nil
 }
 
