@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
-	c := &cli{out: stdout}
+	c := &cli{out: stdout, errOut: stderr}
 	var err error
 	switch cmd {
 	case "":
@@ -117,7 +117,8 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 `
 
 type cli struct {
-	out io.Writer
+	out, errOut io.Writer
+	warned      map[string]bool // the warnings printed so far
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
@@ -182,13 +183,20 @@ func (c *cli) open() (sessions.Store, error) {
 	return sessions.Combine(stores...), nil
 }
 
-func (c *cli) load() (*model.Session, error) {
-	st, err := c.open()
-	if err != nil {
-		return nil, err
+// warn prints on stderr each warning not printed before, one inert line
+// each: what the store could not read and left out, or why what is shown
+// may be out of date.
+func (c *cli) warn(ws ...string) {
+	for _, w := range ws {
+		if c.warned[w] {
+			continue
+		}
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[w] = true
+		fmt.Fprintf(c.errOut, "correx: warning: %s\n", inert(oneLine(w)))
 	}
-	defer st.Close()
-	return st.Load(context.Background(), c.session)
 }
 
 func (c *cli) ls(args []string) error {
@@ -200,13 +208,20 @@ func (c *cli) ls(args []string) error {
 		return err
 	}
 	defer st.Close()
-	return listSessions(c.out, st, c.asJSON)
+	return c.listSessions(st, c.asJSON)
 }
 
-func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
+// listSessions prints the sessions st lists; when some of its stores
+// could not be listed, the others' sessions, with a warning.
+func (c *cli) listSessions(st sessions.Store, asJSON bool) error {
+	out := c.out
 	list, err := st.List(context.Background())
+	c.warn(sessions.Warnings(st)...)
 	if err != nil {
-		return err
+		if len(list) == 0 {
+			return err
+		}
+		c.warn(err.Error())
 	}
 	if asJSON {
 		return writeJSON(out, list)
@@ -214,8 +229,8 @@ func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
+			s.Messages, atLeast(s.ToolCalls, s), atLeast(s.Truncated, s), atLeast(s.Errors, s), dash(s.ParentID), inert(s.Title), inert(s.Directory))
 	}
 	return w.Flush()
 }
@@ -310,6 +325,9 @@ func (c *cli) show(args []string) error {
 		return err
 	}
 	if s == nil || found == nil {
+		if n := len(c.warned); n > 0 {
+			return fmt.Errorf("call %q not found in session %s; it may be among what the %d warning(s) above name as left out", c.call, c.session, n)
+		}
 		return fmt.Errorf("call %q not found in session %s", c.call, c.session)
 	}
 	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
@@ -370,6 +388,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.warn(page.Session.Warnings...)
 		lc, err := render.ConversationLazy(ctx, l, page.Session, p, c.step, m)
 		if err != nil {
 			return err
@@ -382,6 +401,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.warn(s.Warnings...)
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
@@ -391,7 +411,13 @@ func (c *cli) wire(args []string) error {
 		}
 	}
 	w.WriteString("\n")
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if n := len(c.warned); n > 0 {
+		fmt.Fprintf(c.errOut, "correx: wire: the conversation printed may be incomplete or out of date: see the %d warning(s) above\n", n)
+	}
+	return nil
 }
 
 func (c *cli) transcript(args []string) error {
@@ -403,7 +429,7 @@ func (c *cli) transcript(args []string) error {
 		return err
 	}
 	defer st.Close()
-	return writeTranscript(c.out, st, c.session)
+	return writeTranscript(c.out, c.warn, st, c.session)
 }
 
 // inspect is correx without a command: the inspector on a terminal;
@@ -433,9 +459,9 @@ func (c *cli) inspect(args []string) error {
 	defer st.Close()
 	if !isTerminal(c.out) {
 		if c.session == "" {
-			return listSessions(c.out, st, false)
+			return c.listSessions(st, false)
 		}
-		return writeTranscript(c.out, st, c.session)
+		return writeTranscript(c.out, c.warn, st, c.session)
 	}
 	opts.Stores = []sessions.Store{st}
 	opts.Live = !opts.Demo
@@ -444,10 +470,10 @@ func (c *cli) inspect(args []string) error {
 }
 
 // writeTranscript prints a session's calls and model-visible results as
-// plain text, with truncation notes.
-func writeTranscript(w io.Writer, st sessions.Store, id string) error {
+// plain text, with truncation notes and the warnings (also given to warn).
+func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id string) error {
 	var last *model.Session
-	return walk(st, id, func(s *model.Session, step int, pt *model.Part) error {
+	return walk(st, id, warn, func(s *model.Session, step int, pt *model.Part) error {
 		if last == nil {
 			fmt.Fprintf(w, "session %s: %s\n", s.Info.ID, inert(s.Info.Title))
 		}
@@ -489,10 +515,12 @@ func (c *cli) walk(fn func(s *model.Session, step int, pt *model.Part) error) er
 		return err
 	}
 	defer st.Close()
-	return walk(st, c.session, fn)
+	return walk(st, c.session, c.warn, fn)
 }
 
-func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *model.Part) error) error {
+// walk gives warn the warnings of every page, and of every call whose
+// left-out output could not be read (the call is then left out).
+func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.Session, step int, pt *model.Part) error) error {
 	ctx := context.Background()
 	l := sessions.LazyFor(st, id)
 	if l == nil {
@@ -500,7 +528,8 @@ func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *
 		if err != nil {
 			return err
 		}
-		_, err = walkMessages(s, 0, nil, fn)
+		warn(s.Warnings...)
+		_, err = walkMessages(s, 0, nil, warn, fn)
 		return err
 	}
 	full := func(pt *model.Part) (*model.ToolCall, error) { return l.LoadOutput(ctx, id, pt.ID) }
@@ -510,7 +539,8 @@ func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *
 		if err != nil {
 			return err
 		}
-		if steps, err = walkMessages(p.Session, steps, full, fn); err != nil || !p.More {
+		warn(p.Session.Warnings...)
+		if steps, err = walkMessages(p.Session, steps, full, warn, fn); err != nil || !p.More {
 			return err
 		}
 		from = p.From + len(p.Session.Messages)
@@ -523,7 +553,7 @@ const walkPage = 256
 // walkMessages calls fn for the tool parts of s's messages; steps counts
 // the assistant messages before them. full, when not nil, reads an output
 // the outline left out; it is dropped once fn has seen it.
-func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), fn func(*model.Session, int, *model.Part) error) (int, error) {
+func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), warn func(...string), fn func(*model.Session, int, *model.Part) error) (int, error) {
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
 		if m.Role == model.RoleAssistant {
@@ -536,7 +566,8 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 			if pt.Tool.Elided && full != nil {
 				call, err := full(&pt)
 				if err != nil {
-					return steps, err
+					warn(fmt.Sprintf("call %s (part %s) left out: %v", pt.Tool.CallID, pt.ID, err))
+					continue
 				}
 				pt.Tool = call
 			}
@@ -612,6 +643,15 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// atLeast is a count of a session's rows, "N+" when damage left some
+// unread (a warning says which).
+func atLeast(n int, s model.SessionInfo) string {
+	if s.Damaged != "" {
+		return fmt.Sprintf("%d+", n)
+	}
+	return fmt.Sprint(n)
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,5 +52,51 @@ func TestCommandsNeverTouchTheAgentsFolders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryCommandSaysWhatItDropped truncates one tool part row in a copy
+// of a recorded store (in WAL mode without -wal/-shm: opened immutable)
+// and runs every command on it: each names the row on stderr, one inert
+// line a warning, besides the notice of the immutable open; show of the
+// lost call and wire say that what they print may lack it.
+func TestEveryCommandSaysWhatItDropped(t *testing.T) {
+	src := fixtures.CopySource(t, fixtures.Fixture{Source: filepath.Join(fixture, "data")})
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(src, "opencode.db"))
+	require.NoError(t, err)
+	var pid, callID, session string
+	require.NoError(t, db.QueryRow(`SELECT id, json_extract(data, '$.callID'), session_id FROM part
+WHERE json_extract(data, '$.type') = 'tool' ORDER BY id LIMIT 1 OFFSET 3`).Scan(&pid, &callID, &session))
+	_, err = db.Exec(`UPDATE part SET data = substr(data, 1, length(data) / 2) WHERE id = ?`, pid)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	for _, args := range [][]string{
+		{"ls"}, {"ls", "--json"},
+		{"calls", "--session", session}, {"calls", "--session", session, "--json"},
+		{"show", "--session", session, "--call", callID},
+		{"wire", "--session", session, "--provider", "openai-chat"},
+		{"transcript", "--session", session},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append(args, "--source", src), &out, &errOut)
+		stderr := errOut.String()
+		assert.Contains(t, stderr, "correx: warning: table part, row "+pid, "%q", args)
+		assert.Contains(t, stderr, "opened with immutable=1", "%q", args)
+		for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+			assert.True(t, strings.HasPrefix(line, "correx: "), "%q: %q", args, line)
+			assert.NotRegexp(t, `[\x00-\x1f\x7f]`, line, "%q: inert", args)
+		}
+		switch args[0] {
+		case "calls", "transcript":
+			assert.Zero(t, code)
+			assert.NotContains(t, out.String(), callID, "%q: the lost call", args)
+		case "show":
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "not found in session "+session+"; it may be among what")
+		case "wire":
+			assert.Zero(t, code)
+			assert.Contains(t, stderr, "correx: wire: the conversation printed may be incomplete")
+		}
 	}
 }

@@ -50,6 +50,24 @@ type SessionInfo struct {
 	Source   string   `json:"source"`
 	DataDir  string   `json:"-"`
 	Pipeline Pipeline `json:"pipeline,omitempty"`
+	// Damaged, when not empty, says which of the session's rows could not
+	// be read (damaged pages of the store): ToolCalls, Truncated and Errors
+	// then count only the rows that could, and JSON gives them as null.
+	Damaged string `json:"damaged,omitempty"`
+}
+
+// MarshalJSON gives the counts as null when damage leaves them unknown.
+func (s SessionInfo) MarshalJSON() ([]byte, error) {
+	type plain SessionInfo
+	if s.Damaged == "" {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		plain
+		ToolCalls *int `json:"tool_calls"`
+		Truncated *int `json:"truncated_calls"`
+		Errors    *int `json:"errors"`
+	}{plain: plain(s)})
 }
 
 // Session is one loaded conversation.

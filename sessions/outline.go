@@ -108,7 +108,7 @@ SELECT id, message_id, octet_length(data),
             ELSE data END,
        octet_length(data) > ?1, rowid
 FROM part
-WHERE session_id = ?2 AND message_id IN (%s)
+WHERE session_id = ?2 AND %s
 ORDER BY message_id, id`
 
 // elidedRow elides a large part row read with blob I/O into dst, as
@@ -207,28 +207,21 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 
 	orphans := map[string]int{}
 	if len(ids) > 0 {
-		q := fmt.Sprintf(outlinePartsSQL, strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","))
-		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id, s.blobMin()}, ids...)...)
-		if err != nil {
-			return nil, err
-		}
 		var buf, elided []byte // reused for the rows read with blob I/O
-		for rows.Next() {
+		// add puts a row of outlinePartsSQL into its message
+		add := func(rows *sql.Rows) (rowid int64, err error) {
 			var (
 				pid, mid string
 				size     int
 				data     sql.RawBytes
 				big      bool
-				rowid    int64
 			)
 			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid); err != nil {
-				rows.Close()
-				return nil, err
+				return 0, err
 			}
 			if big && data == nil {
 				if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
-					rows.Close()
-					return nil, err
+					return rowid, err
 				}
 				data = elided
 			}
@@ -239,11 +232,11 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 			mi, ok := index[mid]
 			if !ok {
 				orphans[mid]++
-				continue
+				return rowid, nil
 			}
 			p, ok := d.part(pid, data, "table part, row "+pid)
 			if !ok {
-				continue
+				return rowid, nil
 			}
 			if tc := p.Tool; tc != nil {
 				if elided {
@@ -253,32 +246,48 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				}
 			}
 			sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
+			return rowid, nil
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		done := map[int64]bool{}
+		q := fmt.Sprintf(outlinePartsSQL, "message_id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")")
+		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id, s.blobMin()}, ids...)...)
+		if err == nil {
+			err = eachRow(rows, func(rows *sql.Rows) error {
+				rowid, err := add(rows)
+				done[rowid] = err == nil
+				return err
+			})
+		}
+		if isDamage(err) {
+			mids := make([]string, len(ids))
+			for i, v := range ids {
+				mids[i] = v.(string)
+			}
+			one := fmt.Sprintf(outlinePartsSQL, "rowid = ?4")
+			u := unreadable{table: "part"}
+			err = partsOneByOne(ctx, tx, mids, done, &u, func(rowid int64) error {
+				rows, err := tx.QueryContext(ctx, one, elideBytes, id, s.blobMin(), rowid)
+				if err != nil {
+					return err
+				}
+				return eachRow(rows, func(rows *sql.Rows) error {
+					_, err := add(rows)
+					return err
+				})
+			})
+			d.warnings = append(d.warnings, u.warnings...)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	if !page.More {
 		// parts whose message is not in the table at all, as Load reports them
-		rows, err := tx.QueryContext(ctx, `
-SELECT message_id, count(*) FROM part
-WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?1)
-GROUP BY message_id`, id)
+		err := countOrphans(ctx, tx, id, orphans)
+		if isDamage(err) {
+			err = orphansFromIndexes(ctx, tx, id, d.warnf)
+		}
 		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var mid string
-			var n int
-			if err := rows.Scan(&mid, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			orphans[mid] += n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
@@ -290,6 +299,38 @@ GROUP BY message_id`, id)
 	}
 	sess.Warnings = append(sess.Warnings, d.warnings...)
 	return page, nil
+}
+
+// countOrphans adds to orphans, per message id, the part rows of session
+// id whose message is not in the message table.
+func countOrphans(ctx context.Context, tx *sql.Tx, id string, orphans map[string]int) error {
+	rows, err := tx.QueryContext(ctx, `
+SELECT message_id, count(*) FROM part
+WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?1)
+GROUP BY message_id`, id)
+	if err != nil {
+		return err
+	}
+	return eachRow(rows, func(rows *sql.Rows) error {
+		var mid string
+		var n int
+		if err := rows.Scan(&mid, &n); err != nil {
+			return err
+		}
+		orphans[mid] += n
+		return nil
+	})
+}
+
+// eachRow calls fn for every row of rows, then closes them.
+func eachRow(rows *sql.Rows, fn func(*sql.Rows) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {

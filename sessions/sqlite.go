@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -263,119 +264,288 @@ func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
 
 // listSQL lists sessions with their counts, computed in SQL: messages, tool
 // parts, tool parts whose state.metadata.truncated is true, tool parts with
-// state.status "error". Part rows with malformed JSON are not counted (the
-// CASE keeps json_extract from failing the statement on them). A part row
-// over scanBytes is read by correx_part_flags (partscan.go), which steps over its
-// big strings instead of parsing it; when that function cannot decide, the
-// JSON functions do. A row over ?2 bytes is left to bigFlags. %s is the v2
-// join, or a stand-in without it.
+// state.status "error", and the ids of part rows with malformed JSON (not
+// counted: the CASE keeps json_extract from failing the statement on
+// them). A part row over scanBytes is read by correx_part_flags
+// (partscan.go), which steps over its big strings instead of parsing it;
+// when that function cannot decide, the JSON functions do. A row over ?2
+// bytes is left to bigFlags. %[1]s and %[3]s restrict it to session ?3, or
+// are empty; %[2]s is the v2 join, or a stand-in without it.
 const listSQL = `
 SELECT s.id, s.parent_id, s.title, s.directory, s.version, s.time_created, s.time_updated,
        coalesce(m.n, 0), coalesce(p.tools, 0), coalesce(p.truncated, 0), coalesce(p.errors, 0),
-       coalesce(v2.n, 0)
+       coalesce(p.bad, '[]'), coalesce(v2.n, 0)
 FROM session s
-LEFT JOIN (SELECT session_id, count(*) AS n FROM message GROUP BY session_id) m
+LEFT JOIN (SELECT session_id, count(*) AS n FROM message %[1]s GROUP BY session_id) m
        ON m.session_id = s.id
 LEFT JOIN (
-    SELECT session_id, sum(f & 1) AS tools, sum((f >> 1) & 1) AS truncated, sum((f >> 2) & 1) AS errors
+    SELECT session_id, sum(f & 1) AS tools, sum((f >> 1) & 1) AS truncated, sum((f >> 2) & 1) AS errors,
+           json_group_array(id) FILTER (WHERE f & 8) AS bad
     FROM (
-        SELECT session_id,
-               CASE WHEN octet_length(data) > ?2 AND typeof(data) IN ('text', 'blob') THEN 0 -- bigFlags
-                    WHEN octet_length(data) > ?1 THEN coalesce(correx_part_flags(data), ` + partFlagsJSON + `)
-                    ELSE ` + partFlagsJSON + ` END AS f
-        FROM part
+        SELECT session_id, id, ` + partFlagsSQL + ` AS f
+        FROM part %[1]s
         LIMIT -1 -- not flattened: f is computed once a row
     )
-    WHERE f & 1
+    WHERE f & 9
     GROUP BY session_id
 ) p ON p.session_id = s.id
-%s
+%[2]s
+%[3]s
 ORDER BY s.time_updated DESC, s.id`
+
+// partFlagsSQL is a part row's flags as listSQL computes them; 16 for a
+// row over ?2 bytes, left to bigFlags.
+const partFlagsSQL = `CASE WHEN octet_length(data) > ?2 AND typeof(data) IN ('text', 'blob') THEN 16
+                    WHEN octet_length(data) > ?1 THEN coalesce(correx_part_flags(data), ` + partFlagsJSON + `)
+                    ELSE ` + partFlagsJSON + ` END`
 
 // scanBytes is the size of a part row above which List reads it with
 // correx_part_flags; tests lower it.
 var scanBytes = 1024
 
-// partFlagsJSON is correx_part_flags computed with SQLite's JSON functions.
+// partFlagBad marks a part row whose JSON is malformed (partFlagsJSON).
+const partFlagBad = 8
+
+// partFlagsJSON is correx_part_flags computed with SQLite's JSON functions;
+// partFlagBad for malformed JSON.
 const partFlagsJSON = `CASE WHEN json_valid(data) THEN CASE WHEN json_extract(data, '$.type') = 'tool'
     THEN 1 | (coalesce(json_type(data, '$.state.metadata.truncated') = 'true', 0) << 1)
            | (coalesce(json_extract(data, '$.state.status') = 'error', 0) << 2)
-    ELSE 0 END ELSE 0 END`
+    ELSE 0 END ELSE 8 END`
 
 const (
-	v2Join   = `LEFT JOIN (SELECT session_id, count(*) AS n FROM session_message GROUP BY session_id) v2 ON v2.session_id = s.id`
+	v2Join   = `LEFT JOIN (SELECT session_id, count(*) AS n FROM session_message %s GROUP BY session_id) v2 ON v2.session_id = s.id`
 	v2NoJoin = `LEFT JOIN (SELECT NULL AS session_id, 0 AS n) v2 ON 0`
 )
 
+// partCounts are the counts of a session's part rows.
+type partCounts struct {
+	tools, truncated, errors int
+	bad                      []string // ids of rows with malformed JSON
+}
+
+func (c *partCounts) add(id string, flags int) {
+	c.tools += flags & partFlagTool
+	c.truncated += flags >> 1 & 1
+	c.errors += flags >> 2 & 1
+	if flags&partFlagBad != 0 {
+		c.bad = append(c.bad, id)
+	}
+}
+
+// List lists the store with whole-store queries; when those meet a damaged
+// page, it lists the sessions one at a time (listDamaged). The rows it
+// could not count are named in Warnings.
 func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	s.reopenIfWAL()
-	join := v2NoJoin
-	if s.v2Table {
-		join = v2Join
-	}
-	big, err := s.bigFlags(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", s.path, err)
-	}
-	rows, err := s.c().db.QueryContext(ctx, fmt.Sprintf(listSQL, join), scanBytes, s.blobMin())
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", s.path, err)
-	}
-	defer rows.Close()
 	var v2Counts map[string][3]int
+	var err error
 	if s.v2Table {
 		if v2Counts, err = s.v2Counts(ctx); err != nil {
 			return nil, fmt.Errorf("list %s: %w", s.path, err)
 		}
 	}
-	var infos []model.SessionInfo
-	for rows.Next() {
-		var (
-			r                         sessionRow
-			n, tools, trunc, errs, v2 int
-		)
-		if err := rows.Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated,
-			&n, &tools, &trunc, &errs, &v2); err != nil {
-			return nil, fmt.Errorf("list %s: %w", s.path, err)
-		}
-		info := r.info(s.path, s.dataDir())
-		b := big[r.id]
-		info.Messages, info.ToolCalls, info.Truncated, info.Errors = n, tools+b[0], trunc+b[1], errs+b[2]
-		if n == 0 && v2 > 0 {
-			info.Pipeline = model.PipelineV2
-			info.Messages = v2
-			c := v2Counts[info.ID]
-			info.ToolCalls, info.Truncated, info.Errors = c[0], c[1], c[2]
-		}
-		infos = append(infos, info)
+	infos, warnings, err := s.list(ctx, "", v2Counts)
+	if isDamage(err) {
+		infos, warnings, err = s.listDamaged(ctx, v2Counts, err)
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.path, err)
 	}
+	s.mu.Lock()
+	s.listWarnings = warnings
+	s.mu.Unlock()
 	return infos, nil
 }
 
-// bigFlags counts per session what listSQL leaves out: the tool parts,
-// truncated and errors among the rows over blobMin, read with blob I/O and
-// scanned in Go (or, when the scanner cannot decide, by the JSON
-// functions).
-func (s *sqliteStore) bigFlags(ctx context.Context) (map[string][3]int, error) {
-	counts := map[string][3]int{}
+// list runs listSQL over the store, or over session id alone.
+func (s *sqliteStore) list(ctx context.Context, id string, v2Counts map[string][3]int) ([]model.SessionInfo, []string, error) {
+	where, sessionWhere, v2 := "", "", v2NoJoin
+	args := []any{scanBytes, s.blobMin()}
+	if id != "" {
+		where, sessionWhere = "WHERE session_id = ?3", "WHERE s.id = ?3"
+		args = append(args, id)
+	}
+	if s.v2Table {
+		v2 = fmt.Sprintf(v2Join, where)
+	}
+	big, err := s.bigFlags(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := s.c().db.QueryContext(ctx, fmt.Sprintf(listSQL, where, v2, sessionWhere), args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var infos []model.SessionInfo
+	var warnings []string
+	for rows.Next() {
+		var (
+			r     sessionRow
+			n, v2 int
+			c     partCounts
+			bad   string
+		)
+		if err := rows.Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated,
+			&n, &c.tools, &c.truncated, &c.errors, &bad, &v2); err != nil {
+			return nil, nil, err
+		}
+		json.Unmarshal([]byte(bad), &c.bad)
+		b := big[r.id]
+		c.tools, c.truncated, c.errors, c.bad = c.tools+b.tools, c.truncated+b.truncated, c.errors+b.errors, append(c.bad, b.bad...)
+		info, w := s.listed(r, n, v2, c, v2Counts)
+		infos = append(infos, info)
+		warnings = append(warnings, w...)
+	}
+	return infos, warnings, rows.Err()
+}
+
+// listed makes a session's info of its row and counts; the warnings name
+// the part rows not counted.
+func (s *sqliteStore) listed(r sessionRow, messages, v2 int, c partCounts, v2Counts map[string][3]int) (model.SessionInfo, []string) {
+	info := r.info(s.path, s.dataDir())
+	info.Messages, info.ToolCalls, info.Truncated, info.Errors = messages, c.tools, c.truncated, c.errors
+	if messages == 0 && v2 > 0 {
+		info.Pipeline = model.PipelineV2
+		info.Messages = v2
+		vc := v2Counts[info.ID]
+		info.ToolCalls, info.Truncated, info.Errors = vc[0], vc[1], vc[2]
+	}
+	var warnings []string
+	sort.Strings(c.bad)
+	for _, id := range c.bad {
+		warnings = append(warnings, fmt.Sprintf("table part, row %s (session %s): bad JSON: not counted", id, info.ID))
+	}
+	return info, warnings
+}
+
+// listDamaged lists the sessions one at a time, after a query over the
+// whole store (failed with first) met a damaged page: their ids from the
+// session table's primary-key index, each listed by listSQL restricted to
+// it, or when that fails too, counted a row at a time (listRowByRow).
+func (s *sqliteStore) listDamaged(ctx context.Context, v2Counts map[string][3]int, first error) ([]model.SessionInfo, []string, error) {
+	ids, err := queryStrings(ctx, s.c().db, `SELECT id FROM session ORDER BY id`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w; listing the sessions one at a time: %w", first, err)
+	}
+	var infos []model.SessionInfo
+	var warnings []string
+	for _, id := range ids {
+		got, w, err := s.list(ctx, id, v2Counts)
+		if isDamage(err) {
+			var info *model.SessionInfo
+			info, w, err = s.listRowByRow(ctx, id, v2Counts)
+			got = nil
+			if info != nil {
+				got = []model.SessionInfo{*info}
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		infos = append(infos, got...)
+		warnings = append(warnings, w...)
+	}
+	sortInfos(infos)
+	return infos, warnings, nil
+}
+
+// listRowByRow lists session id counting its part rows one at a time
+// (partsOneByOne); nil when its own row cannot be read. The counts leave
+// out the rows that could not be read, and Damaged says so.
+func (s *sqliteStore) listRowByRow(ctx context.Context, id string, v2Counts map[string][3]int) (*model.SessionInfo, []string, error) {
+	db := s.c().db
+	var r sessionRow
+	err := db.QueryRowContext(ctx, `SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
+		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, nil // deleted since
+	}
+	if isDamage(err) {
+		return nil, []string{fmt.Sprintf("table session, row %s: unreadable (%v): not listed", id, err)}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var messages, v2 int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM message WHERE session_id = ?`, id).Scan(&messages); err != nil {
+		return nil, nil, err
+	}
+	if s.v2Table && messages == 0 {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM session_message WHERE session_id = ?`, id).Scan(&v2); err != nil {
+			return nil, nil, err
+		}
+	}
+	mids, err := queryStrings(ctx, db, `SELECT id FROM message WHERE session_id = ? ORDER BY time_created, id`, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	u := unreadable{table: "part"}
+	var c partCounts
+	err = partsOneByOne(ctx, db, mids, nil, &u, func(rowid int64) error {
+		var pid string
+		var f int
+		err := db.QueryRowContext(ctx, `SELECT id, `+partFlagsSQL+` FROM part WHERE rowid = ?3 AND session_id = ?4`, scanBytes, s.blobMin(), rowid, id).Scan(&pid, &f)
+		if err == nil && f == 16 {
+			f, _, err = s.rowFlags(ctx, rowid, nil)
+		}
+		if err == nil {
+			c.add(pid, f)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	info, w := s.listed(r, messages, v2, c, v2Counts)
+	info.Damaged = u.summary()
+	return &info, append(u.warnings, w...), nil
+}
+
+func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// bigFlags counts per session what listSQL leaves out: the part rows over
+// blobMin (of session id alone, unless ""), read with blob I/O and scanned
+// in Go (or, when the scanner cannot decide, by the JSON functions).
+func (s *sqliteStore) bigFlags(ctx context.Context, id string) (map[string]partCounts, error) {
+	counts := map[string]partCounts{}
 	if s.c().blobs == nil {
 		return counts, nil
 	}
 	type row struct {
-		session string
-		rowid   int64
+		session, id string
+		rowid       int64
 	}
 	var big []row
-	rows, err := s.c().db.QueryContext(ctx, `SELECT session_id, rowid FROM part WHERE octet_length(data) > ? AND typeof(data) IN ('text', 'blob')`, s.blobMin())
+	q := `SELECT session_id, id, rowid FROM part WHERE octet_length(data) > ?1 AND typeof(data) IN ('text', 'blob')`
+	args := []any{s.blobMin()}
+	if id != "" {
+		q += ` AND session_id = ?2`
+		args = append(args, id)
+	}
+	rows, err := s.c().db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.session, &r.rowid); err != nil {
+		if err := rows.Scan(&r.session, &r.id, &r.rowid); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -388,26 +558,35 @@ func (s *sqliteStore) bigFlags(ctx context.Context) (map[string][3]int, error) {
 	var buf []byte
 	for _, r := range big {
 		var f int
-		var ok bool
-		if buf, err = s.c().blobs.read(r.rowid, buf[:0]); err == nil && !partScanOff {
-			f, ok = partFlags(unsafe.String(unsafe.SliceData(buf), len(buf)))
+		f, buf, err = s.rowFlags(ctx, r.rowid, buf)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // deleted since
 		}
-		if !ok {
-			err := s.c().db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, r.rowid).Scan(&f)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // deleted since
-			}
-			if err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
 		}
 		c := counts[r.session]
-		c[0] += f & partFlagTool
-		c[1] += f >> 1 & 1
-		c[2] += f >> 2 & 1
+		c.add(r.id, f)
 		counts[r.session] = c
 	}
 	return counts, nil
+}
+
+// rowFlags gives the flags of a large part row, read with blob I/O into
+// buf and scanned in Go, or when the scanner cannot decide, by the JSON
+// functions.
+func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (int, []byte, error) {
+	if blobs := s.c().blobs; blobs != nil && !partScanOff {
+		var err error
+		if buf, err = blobs.read(rowid, buf[:0]); err == nil {
+			if f, ok := partFlags(unsafe.String(unsafe.SliceData(buf), len(buf))); ok {
+				return f, buf, nil
+			}
+		}
+	}
+	var f int
+	err := s.c().db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, rowid).Scan(&f)
+	return f, buf, err
 }
 
 type sessionRow struct {
@@ -486,34 +665,59 @@ func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.S
 		return nil, err
 	}
 
-	rows, err = tx.QueryContext(ctx,
-		`SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id`, id)
-	if err != nil {
-		return nil, err
-	}
 	orphans := map[string]int{}
-	for rows.Next() {
+	add := func(rows *sql.Rows) (rowid int64, err error) {
 		var (
 			pid, mid string
 			data     sql.RawBytes
 		)
-		if err := rows.Scan(&pid, &mid, &data); err != nil {
-			rows.Close()
-			return nil, err
+		if err := rows.Scan(&pid, &mid, &data, &rowid); err != nil {
+			return 0, err
 		}
 		mi, ok := index[mid]
 		if !ok {
 			orphans[mid]++
-			continue
+			return rowid, nil
 		}
-		p, ok := d.part(pid, data, "table part, row "+pid)
-		if !ok {
-			continue
+		if p, ok := d.part(pid, data, "table part, row "+pid); ok {
+			sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
 		}
-		sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
+		return rowid, nil
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	done := map[int64]bool{}
+	rows, err = tx.QueryContext(ctx,
+		`SELECT id, message_id, data, rowid FROM part WHERE session_id = ? ORDER BY message_id, id`, id)
+	if err == nil {
+		err = eachRow(rows, func(rows *sql.Rows) error {
+			rowid, err := add(rows)
+			done[rowid] = err == nil
+			return err
+		})
+	}
+	if isDamage(err) {
+		// the rows one at a time, those of the messages read, and a count
+		// of the others
+		mids := make([]string, len(sess.Messages))
+		for i, m := range sess.Messages {
+			mids[i] = m.ID
+		}
+		u := unreadable{table: "part"}
+		err = partsOneByOne(ctx, tx, mids, done, &u, func(rowid int64) error {
+			rows, err := tx.QueryContext(ctx, `SELECT id, message_id, data, rowid FROM part WHERE rowid = ? AND session_id = ?`, rowid, id)
+			if err != nil {
+				return err
+			}
+			return eachRow(rows, func(rows *sql.Rows) error {
+				_, err := add(rows)
+				return err
+			})
+		})
+		d.warnings = append(d.warnings, u.warnings...)
+		if err == nil {
+			err = orphansFromIndexes(ctx, tx, id, d.warnf)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	for _, mid := range sortedKeys(orphans) {

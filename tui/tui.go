@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -223,6 +224,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.picker.SetSessions(msg.infos, msg.err)
 		if msg.err != nil {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
+		}
+		for _, w := range msg.warns { // each once: the live check lists again
+			if !slices.Contains(m.warnings, w) {
+				m.warnings = append(m.warnings, w)
+			}
 		}
 	case loadedMsg:
 		m.loading = max(m.loading-1, 0)
