@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,8 +16,9 @@ import (
 	"correx/model"
 )
 
-// TestDamagedPartPages overwrites leaf pages of the part table in a copy
-// of every opencode fixture store (found with the dbstat table) and
+// TestDamagedPartPages overwrites leaf pages and an overflow page of the
+// part table in a copy of every opencode fixture store (found with the
+// dbstat table) and
 // checks what correx still shows: every session listed, those that lost
 // rows with Damaged set and their counts null in JSON; every part row
 // SQLite can still read by its rowid in Load and in the outline (whole and
@@ -43,25 +43,11 @@ func TestDamagedPartPages(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, s.Close())
 
-			// a fresh connection names the leaves and every row's rowid
+			// every row's rowid, then the damage
 			db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 			require.NoError(t, err)
-			var pageSize int64
-			require.NoError(t, db.QueryRow(`PRAGMA page_size`).Scan(&pageSize))
-			var leaves []int64
-			rows, err := db.Query(`SELECT pageno FROM dbstat WHERE name = 'part' AND pagetype = 'leaf' ORDER BY pageno`)
-			require.NoError(t, err)
-			for rows.Next() {
-				var p int64
-				require.NoError(t, rows.Scan(&p))
-				leaves = append(leaves, p)
-			}
-			require.NoError(t, rows.Err())
-			if len(leaves) < 3 {
-				t.Skipf("the part table has %d leaf page(s): the v2 loop's sessions are in session_message", len(leaves))
-			}
 			all := map[int64]partRow{}
-			rows, err = db.Query(`SELECT rowid, id, session_id FROM part`)
+			rows, err := db.Query(`SELECT rowid, id, session_id FROM part`)
 			require.NoError(t, err)
 			for rows.Next() {
 				var rowid int64
@@ -71,16 +57,9 @@ func TestDamagedPartPages(t *testing.T) {
 			}
 			require.NoError(t, rows.Err())
 			require.NoError(t, db.Close())
-
-			// damage the second leaf and the middle one
-			fh, err := os.OpenFile(path, os.O_WRONLY, 0)
-			require.NoError(t, err)
-			junk := []byte(strings.Repeat("\xff", int(pageSize)))
-			for _, p := range []int64{leaves[1], leaves[len(leaves)/2]} {
-				_, err := fh.WriteAt(junk, (p-1)*pageSize)
-				require.NoError(t, err)
+			if !fixtures.DamagePages(t, path, "part") {
+				t.Skip("the part table has under three leaf pages: the v2 loop's sessions are in session_message")
 			}
-			require.NoError(t, fh.Close())
 
 			// which rows SQLite can still read, one at a time
 			db, err = sql.Open("sqlite", "file:"+path+"?mode=ro")

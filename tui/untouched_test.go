@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +55,31 @@ func TestTUINeverTouchesTheAgentsFolders(t *testing.T) {
 			assert.Equal(t, before, fixtures.Snapshot(t, src), "after the store closed")
 		})
 	}
+}
+
+// TestTUIShowsADamagedStore opens a copy of an opencode store with damaged
+// part pages: the picker lists every session, the counts marked as lower
+// bounds, the session opens, and the warnings name the rows left out.
+func TestTUIShowsADamagedStore(t *testing.T) {
+	f := fixtures.Fixture{Source: "../testdata/opencode/anthropic/data"}
+	src := fixtures.CopySource(t, f)
+	require.True(t, fixtures.DamagePages(t, filepath.Join(src, "opencode.db"), "part"))
+	st, err := sessions.Open(src)
+	require.NoError(t, err)
+	defer st.Close()
+	h := newHarness(t, Options{Stores: []sessions.Store{st}}, 120, 40)
+	require.Len(t, h.m.picker.all, 2, "every session listed")
+	damaged := 0
+	for k, i := range h.m.picker.shown {
+		if in := h.m.picker.all[i]; in.Damaged != "" {
+			damaged++
+			assert.Contains(t, h.m.picker.row(in, false, h.m.picker.cols()), fmt.Sprintf("%d+", in.ToolCalls))
+			h.m.picker.sel = k
+		}
+	}
+	require.Positive(t, damaged)
+	h.key("enter")
+	require.NotNil(t, h.m.current(), "the damaged session opens")
+	assert.NotEmpty(t, h.m.current().list.rows)
+	assert.True(t, slices.ContainsFunc(h.m.warnings, func(w string) bool { return strings.Contains(w, "unreadable") }), "%q", h.m.warnings)
 }
