@@ -31,7 +31,9 @@ import (
 // and sees a consistent snapshot per transaction. Every List is one
 // statement and every Load one short read transaction; between them the pool
 // holds at most one idle connection (no transaction open), closed after
-// connIdle.
+// connIdle. A WAL database without its -wal and -shm files is opened
+// immutable (walFilesMissing). Queries that meet a damaged page are done
+// again a row at a time (damage.go).
 type sqliteStore struct {
 	path    string
 	v2Table bool // the session_message table (v2 loop) exists
