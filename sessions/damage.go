@@ -162,3 +162,35 @@ func orphansFromIndexes(ctx context.Context, q queryer, id string, warnf func(st
 	}
 	return err
 }
+
+// readParts runs query over part rows, giving each row to add, which
+// returns its rowid. When the query meets a damaged page, the rows of
+// messages mids that add has not taken are read one at a time with one
+// (its arguments oneArgs, then the rowid), and those that cannot be read
+// are named in warnings; damaged tells that this happened.
+func readParts(ctx context.Context, tx *sql.Tx, query string, args []any, one string, oneArgs []any, mids []string, add func(*sql.Rows) (int64, error)) (warnings []string, damaged bool, err error) {
+	done := map[int64]bool{}
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err == nil {
+		err = eachRow(rows, func(rows *sql.Rows) error {
+			rowid, err := add(rows)
+			done[rowid] = err == nil
+			return err
+		})
+	}
+	if !isDamage(err) {
+		return nil, false, err
+	}
+	u := unreadable{table: "part"}
+	err = partsOneByOne(ctx, tx, mids, done, &u, func(rowid int64) error {
+		rows, err := tx.QueryContext(ctx, one, append(oneArgs, rowid)...)
+		if err != nil {
+			return err
+		}
+		return eachRow(rows, func(rows *sql.Rows) error {
+			_, err := add(rows)
+			return err
+		})
+	})
+	return u.warnings, true, err
+}

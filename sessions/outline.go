@@ -248,35 +248,14 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 			sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
 			return rowid, nil
 		}
-		done := map[int64]bool{}
+		mids := make([]string, len(ids))
+		for i, v := range ids {
+			mids[i] = v.(string)
+		}
 		q := fmt.Sprintf(outlinePartsSQL, "message_id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")")
-		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id, s.blobMin()}, ids...)...)
-		if err == nil {
-			err = eachRow(rows, func(rows *sql.Rows) error {
-				rowid, err := add(rows)
-				done[rowid] = err == nil
-				return err
-			})
-		}
-		if isDamage(err) {
-			mids := make([]string, len(ids))
-			for i, v := range ids {
-				mids[i] = v.(string)
-			}
-			one := fmt.Sprintf(outlinePartsSQL, "rowid = ?4")
-			u := unreadable{table: "part"}
-			err = partsOneByOne(ctx, tx, mids, done, &u, func(rowid int64) error {
-				rows, err := tx.QueryContext(ctx, one, elideBytes, id, s.blobMin(), rowid)
-				if err != nil {
-					return err
-				}
-				return eachRow(rows, func(rows *sql.Rows) error {
-					_, err := add(rows)
-					return err
-				})
-			})
-			d.warnings = append(d.warnings, u.warnings...)
-		}
+		w, _, err := readParts(ctx, tx, q, append([]any{elideBytes, id, s.blobMin()}, ids...),
+			fmt.Sprintf(outlinePartsSQL, "rowid = ?4"), []any{elideBytes, id, s.blobMin()}, mids, add)
+		d.warnings = append(d.warnings, w...)
 		if err != nil {
 			return nil, err
 		}

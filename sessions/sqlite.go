@@ -686,38 +686,16 @@ func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.S
 		}
 		return rowid, nil
 	}
-	done := map[int64]bool{}
-	rows, err = tx.QueryContext(ctx,
-		`SELECT id, message_id, data, rowid FROM part WHERE session_id = ? ORDER BY message_id, id`, id)
-	if err == nil {
-		err = eachRow(rows, func(rows *sql.Rows) error {
-			rowid, err := add(rows)
-			done[rowid] = err == nil
-			return err
-		})
+	mids := make([]string, len(sess.Messages))
+	for i, m := range sess.Messages {
+		mids[i] = m.ID
 	}
-	if isDamage(err) {
-		// the rows one at a time, those of the messages read, and a count
-		// of the others
-		mids := make([]string, len(sess.Messages))
-		for i, m := range sess.Messages {
-			mids[i] = m.ID
-		}
-		u := unreadable{table: "part"}
-		err = partsOneByOne(ctx, tx, mids, done, &u, func(rowid int64) error {
-			rows, err := tx.QueryContext(ctx, `SELECT id, message_id, data, rowid FROM part WHERE rowid = ? AND session_id = ?`, rowid, id)
-			if err != nil {
-				return err
-			}
-			return eachRow(rows, func(rows *sql.Rows) error {
-				_, err := add(rows)
-				return err
-			})
-		})
-		d.warnings = append(d.warnings, u.warnings...)
-		if err == nil {
-			err = orphansFromIndexes(ctx, tx, id, d.warnf)
-		}
+	const partsSQL = `SELECT id, message_id, data, rowid FROM part WHERE session_id = ?1`
+	w, damaged, err := readParts(ctx, tx, partsSQL+` ORDER BY message_id, id`, []any{id}, partsSQL+` AND rowid = ?2`, []any{id}, mids, add)
+	d.warnings = append(d.warnings, w...)
+	if damaged && err == nil {
+		// read a row at a time from the messages read: count the others
+		err = orphansFromIndexes(ctx, tx, id, d.warnf)
 	}
 	if err != nil {
 		return nil, err
