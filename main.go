@@ -247,6 +247,9 @@ type callRow struct {
 	Truncated bool             `json:"truncated"`
 	Child     string           `json:"child_session,omitempty"`
 	Input     json.RawMessage  `json:"input"`
+	// Rebuilt: the request that carried the result was rebuilt from the
+	// transcript, not as sent (why, naming file and line).
+	Rebuilt string `json:"request_rebuilt,omitempty"`
 }
 
 func (c *cli) calls(args []string) error {
@@ -254,13 +257,13 @@ func (c *cli) calls(args []string) error {
 		return err
 	}
 	rows := []callRow{}
-	err := c.walk(func(_ *model.Session, step int, pt *model.Part) error {
+	err := c.walk(func(s *model.Session, step int, pt *model.Part) error {
 		call := pt.Tool
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
 			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
-			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
+			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
 		})
 		return nil
 	})
@@ -294,6 +297,16 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
+	Rebuilt    string            `json:"request_rebuilt,omitempty"` // as in callRow
+}
+
+// rebuiltNote says why the request of step was rebuilt from the
+// transcript, "" when it is as the agent logged it (or logs none).
+func rebuiltNote(s *model.Session, step int) string {
+	if req := s.StepRequest(step); req != nil && req.Rebuilt != "" {
+		return req.Rebuilt + ": " + model.RebuiltLabel
+	}
+	return ""
 }
 
 type resultJSON struct {
@@ -312,11 +325,12 @@ func (c *cli) show(args []string) error {
 	var (
 		s     *model.Session
 		found *model.ToolCall
+		step  int
 	)
-	err = c.walk(func(page *model.Session, _ int, pt *model.Part) error {
+	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
-			found = pt.Tool
+			found, step = pt.Tool, n
 			return errStop
 		}
 		return nil
@@ -348,6 +362,7 @@ func (c *cli) show(args []string) error {
 		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
+		Rebuilt:   rebuiltNote(s, step+1),
 	}
 	return writeJSON(c.out, out)
 }
@@ -405,6 +420,13 @@ func (c *cli) wire(args []string) error {
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
+		}
+		step := c.step
+		if step == 0 {
+			step = len(s.AssistantSteps())
+		}
+		if note := rebuiltNote(s, step); note != "" {
+			fmt.Fprintln(c.errOut, "correx: warning:", note)
 		}
 		if err := render.WriteIndent(w, conv); err != nil {
 			return err

@@ -11,19 +11,21 @@ import (
 
 // Claude Code builds its Anthropic requests itself: system reminders go
 // into user content (appended to a message's last tool result when they
-// follow tool results), a plain-text user message goes as a one-block list
-// while it is last and as a string after, and one cache_control marks the
-// last block of the last message. Claude Code 2.1.x logs each request's
-// messages and cache_control paths (model.LoggedRequest), so its own wire
-// is rebuilt from that log; the other providers get projections of those
-// messages through the prompt IR and the converters.
+// follow tool results) or system-role messages, a plain-text user or
+// system message goes as a one-block list while it is last and as a string
+// after, and one cache_control marks the last block of the last message.
+// Claude Code 2.1.x logs each request's messages and cache_control paths
+// (model.LoggedRequest; sessions rebuilds a step the log does not give from
+// the transcript and says so), so its own wire is rendered from that; the
+// other providers get projections of those messages through the prompt IR
+// and the converters.
 
 // claudeConversation is Conversation for a Claude Code session; idx is the
-// step's assistant message.
-func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, error) {
+// step's assistant message. pl records the placements.
+func claudeConversation(s *model.Session, idx int, p Provider, m Model, pl *placer) (Value, error) {
 	req := s.Messages[idx].Request
 	if p == Anthropic && req != nil {
-		return claudeNative(req)
+		return claudeNative(req, pl)
 	}
 	var prompt []msg
 	if req != nil {
@@ -35,18 +37,21 @@ func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, 
 		prompt = claudePromptFromSession(s, idx)
 	}
 	claudeCaching(prompt)
-	return lower(prompt, p, m.ModelID)
+	return lower(prompt, p, m.ModelID, pl)
 }
 
-// claudeNative is the logged messages with cache_control put back.
-func claudeNative(req *model.LoggedRequest) (Value, error) {
+// claudeNative is the logged messages with cache_control put back and
+// each plain-text user or system message in the form Claude Code sends it.
+func claudeNative(req *model.LoggedRequest, pl *placer) (Value, error) {
 	marks := map[int][]model.CacheMark{}
 	for _, c := range req.Cache {
 		marks[c.Message] = append(marks[c.Message], c)
 	}
 	out := make([]Value, 0, len(req.Messages))
 	for i, raw := range req.Messages {
-		if len(marks[i]) == 0 {
+		placeLogged(raw, i, pl)
+		text, reform := claudePlainText(raw, i == len(req.Messages)-1)
+		if len(marks[i]) == 0 && !reform {
 			out = append(out, raw)
 			continue
 		}
@@ -58,12 +63,48 @@ func claudeNative(req *model.LoggedRequest) (Value, error) {
 		if !ok {
 			return nil, fmt.Errorf("logged message %d is not an object", i)
 		}
+		if reform {
+			for k := range msgObj {
+				if msgObj[k].Key != "content" {
+					continue
+				}
+				if _, isString := msgObj[k].Val.(string); isString {
+					msgObj[k].Val = []Value{Obj{{"type", "text"}, {"text", text}}}
+				} else {
+					msgObj[k].Val = text
+				}
+			}
+		}
 		for _, c := range marks[i] {
 			setCacheControl(msgObj, c)
 		}
 		out = append(out, msgObj)
 	}
 	return out, nil
+}
+
+// claudePlainText says whether a user or system message whose content is
+// one text block must change form to be as Claude Code sends it: a
+// one-block list while it is the last message, a string once it is not.
+// The log and the transcript keep either form (their hashes read a string
+// as one text block).
+func claudePlainText(raw json.RawMessage, last bool) (text string, reform bool) {
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role == "assistant" {
+		return "", false
+	}
+	if json.Unmarshal(m.Content, &text) == nil {
+		return text, last
+	}
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(m.Content, &blocks) != nil || len(blocks) != 1 || len(blocks[0]) != 2 ||
+		string(blocks[0]["type"]) != `"text"` || json.Unmarshal(blocks[0]["text"], &text) != nil {
+		return "", false
+	}
+	return text, !last
 }
 
 // setCacheControl adds cache_control to block c.Block of a message; a
@@ -84,6 +125,25 @@ func setCacheControl(m Obj, c model.CacheMark) {
 			if b, ok := blocks[c.Block].(Obj); ok {
 				blocks[c.Block] = append(b, Field{"cache_control", c.Value})
 			}
+		}
+	}
+}
+
+// placeLogged records the tool_use and tool_result blocks of logged
+// message item.
+func placeLogged(raw json.RawMessage, item int, pl *placer) {
+	var m struct {
+		Content []model.AnthropicBlock `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil { // a string content holds no blocks
+		return
+	}
+	for j, b := range m.Content {
+		switch b.Type {
+		case "tool_use", "server_tool_use":
+			pl.call(b.ID, item, j)
+		case "tool_result":
+			pl.result(b.ToolUseID, item, j, 1)
 		}
 	}
 }
@@ -178,7 +238,7 @@ func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
 					a.parts = append(a.parts, pt)
 				case "tool_use", "server_tool_use":
 					names[b.ID] = b.Name
-					a.parts = append(a.parts, part{kind: pToolCall, callID: b.ID, tool: b.Name, input: b.Input})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: b.ID, of: b.ID, tool: b.Name, input: b.Input})
 				}
 			}
 			out = append(out, a)
@@ -202,7 +262,7 @@ func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
 					cur.parts = append(cur.parts, wireFilePart(b))
 				}
 			case "tool_result":
-				cur.parts = append(cur.parts, part{kind: pToolResult, callID: b.ToolUseID, tool: names[b.ToolUseID], out: wireToolOutput(b)})
+				cur.parts = append(cur.parts, part{kind: pToolResult, callID: b.ToolUseID, of: b.ToolUseID, tool: names[b.ToolUseID], out: wireToolOutput(b)})
 			}
 		}
 	}
@@ -272,10 +332,10 @@ func claudePromptFromSession(s *model.Session, upto int) []msg {
 					a.parts = append(a.parts, part{kind: pReasoning, text: pt.Text, meta: pt.Metadata})
 				case model.PartTool:
 					c := pt.Tool
-					a.parts = append(a.parts, part{kind: pToolCall, callID: c.CallID, tool: c.Tool, input: c.Input})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: c.CallID, of: c.CallID, tool: c.Tool, input: c.Input})
 					v := formatters.Visible(c, nil)
-					res := part{kind: pToolResult, callID: c.CallID, tool: c.Tool}
-					res.out, _ = toolOutput(v.Result, func(string) bool { return true }, nil)
+					res := part{kind: pToolResult, callID: c.CallID, of: c.CallID, tool: c.Tool}
+					res.out, _ = toolOutput(v.Result, c.CallID, func(string) bool { return true }, nil)
 					tools.parts = append(tools.parts, res)
 				}
 			}

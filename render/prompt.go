@@ -46,6 +46,10 @@ type part struct {
 	input        json.RawMessage
 	out          output
 	cache        bool // part-level cache marker
+	// of is the stored id (model.ToolCall.CallID) of the call this part
+	// is, answers, or carries media of, for placements (place.go); ids on
+	// the wire may be rewritten (callID), of never is
+	of string
 }
 
 // outputKind is the AI SDK's tool-result output type.
@@ -187,9 +191,9 @@ func assistantMsgs(sm model.Message, p Provider, m Model, version string) []msg 
 		case model.PartTool:
 			call := pt.Tool
 			v := formatters.Visible(call, nil)
-			a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, tool: call.Tool, input: call.Input, meta: meta(pt.Metadata)})
-			res := part{kind: pToolResult, callID: call.CallID, tool: call.Tool, meta: meta(pt.Metadata)}
-			res.out, media = toolOutput(v.Result, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
+			a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: call.Input, meta: meta(pt.Metadata)})
+			res := part{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool, meta: meta(pt.Metadata)}
+			res.out, media = toolOutput(v.Result, call.CallID, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
 			tools.parts = append(tools.parts, res)
 		}
 	}
@@ -242,8 +246,8 @@ func hasContent(sm model.Message) bool {
 
 // toolOutput lowers a model-visible result to the AI SDK output. Media that
 // the provider does not take in tool results (inline false) are moved to
-// media.
-func toolOutput(r model.ToolResultValue, inline func(mime string) bool, media []part) (output, []part) {
+// media, as parts of call id.
+func toolOutput(r model.ToolResultValue, id string, inline func(mime string) bool, media []part) (output, []part) {
 	switch r.Type {
 	case model.ResultError:
 		return output{kind: outErrorText, value: r.Text}, media
@@ -257,7 +261,7 @@ func toolOutput(r model.ToolResultValue, inline func(mime string) bool, media []
 			case c.Type == model.ContentText:
 				text = c.Text
 			case isMedia(c.Mime) && !inline(c.Mime):
-				media = append(media, part{kind: pFile, mime: c.Mime, url: c.URI})
+				media = append(media, part{kind: pFile, mime: c.Mime, url: c.URI, of: id})
 			default:
 				files = append(files, c)
 			}
@@ -319,7 +323,7 @@ func unsupportedParts(msgs []msg, m Model) []msg {
 			if pt.filename != "" {
 				name = `"` + pt.filename + `"`
 			}
-			msgs[i].parts[j] = part{kind: pText, text: "ERROR: Cannot read " + name + " (this model does not support image input). Inform the user."}
+			msgs[i].parts[j] = part{kind: pText, text: "ERROR: Cannot read " + name + " (this model does not support image input). Inform the user.", of: pt.of}
 		}
 	}
 	return msgs

@@ -86,35 +86,22 @@ func buildSessionData(sess *model.Session) *sessionData {
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		ci := callInfo{
-			ref:  ref,
-			vis:  formatters.Visible(ref.Call, spills),
-			step: stepOf[ref.Message],
-			msg:  &sess.Messages[ref.Message],
-		}
-		ci.ready = true
-		if c := ref.Call; sess.Info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
-			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
-			ci.visNative = &nv
-		}
+		ci := callInfo{ref: ref, step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
+		ci.vis, ci.visNative = visibles(ref.Call, spills)
 		d.calls = append(d.calls, ci)
 	}
 	return d
 }
 
-// lowering is the lowering a session's requests are shown under: v2
-// sessions are always native, v1 opencode sessions use the one chosen (L),
-// other agents build their own requests and have none.
-func lowering(info model.SessionInfo, v1 model.Lowering) model.Lowering {
-	switch {
-	case info.Agent != "" && info.Agent != model.AgentOpencode:
-		return ""
-	case info.Pipeline == model.PipelineV2:
-		return model.LoweringNative
-	case v1 == "":
-		return model.LoweringAISDK
+// visibles are a call's model-visible result and, when the lowering
+// changes it (formatters.LoweringMatters), the native lowering's.
+func visibles(c *model.ToolCall, spills formatters.SpillFinder) (model.Visible, *model.Visible) {
+	vis := formatters.Visible(c, spills)
+	if !formatters.LoweringMatters(c) {
+		return vis, nil
 	}
-	return v1
+	nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
+	return vis, &nv
 }
 
 // agentName is an agent's display name.
@@ -285,11 +272,12 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 			defer func() { <-convSem }()
 			return convMsg{key: k, res: convSpool(ctx, k, &snap, l)}
 		}
-		val, err := render.Conversation(&snap, k.p, k.step, render.Model{Lowering: k.low})
+		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low})
 		res := convResult{err: err}
-		if err == nil && val != nil {
+		if err == nil && r.Value != nil {
+			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
-			res.excerpts = excerpts(val, stepCallIDs(&snap, k.step), render.MarshalIndent)
+			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.MarshalIndent)
 			// measured, then written straight into the string the pane
 			// keeps, allocated once at its size
 			var n byteCounter
@@ -330,7 +318,7 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		return res
 	}
 	res.rendered, res.items = true, itemCount(lc.Value)
-	res.excerpts = excerpts(lc.Value, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
+	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
 		return lc.MarshalIndent(ctx, v)
 	})
 	f, err := createSpool()

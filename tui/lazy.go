@@ -9,7 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -79,11 +78,7 @@ func preDetails(ctx context.Context, l sessions.Lazy, sess *model.Session, budge
 			used += c.OutputBytes
 			c, msg.full = full, full
 		}
-		msg.vis = formatters.Visible(c, spills)
-		if sess.Info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
-			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
-			msg.visNative = &nv
-		}
+		msg.vis, msg.visNative = visibles(c, spills)
 		pre[r.Call] = msg
 	}
 	return pre, used
@@ -239,11 +234,7 @@ func detailCmd(d *sessionData, idx int) tea.Cmd {
 			c, msg.full = full, full
 		}
 		spills := sessions.SpillsFor(info)
-		msg.vis = formatters.Visible(c, spills)
-		if info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
-			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
-			msg.visNative = &nv
-		}
+		msg.vis, msg.visNative = visibles(c, spills)
 		return msg
 	}
 }

@@ -221,7 +221,7 @@ func visibleNote(c *model.ToolCall, vis *model.Visible, low model.Lowering) stri
 		switch {
 		case c.Compacted:
 			return "placeholder: compacted (" + formatters.ClearedOutput + ")"
-		case len(c.Attachments) > 0 && low == model.LoweringNative:
+		case low == model.LoweringNative && formatters.LoweringMatters(c):
 			return "JSON.stringify of the text and media items (native lowering)"
 		case len(c.Attachments) > 0:
 			return "unchanged text: state.output; the attachments become file items of the result"
@@ -364,7 +364,7 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 	switch {
 	case media:
 		parts = append(parts, "images moved to a synthetic user message")
-	case low == model.LoweringNative && !c.IsV2() && c.Sent == nil && len(c.Attachments) > 0 && c.Status == model.StatusCompleted:
+	case low == model.LoweringNative && formatters.LoweringMatters(c):
 		parts = append(parts, "stringified JSON (native lowering)")
 	case vis.Result.Type == model.ResultJSON:
 		parts = append(parts, "JSON.stringify(structured) as the text")
@@ -381,61 +381,6 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 		}
 	}
 	return "in " + where + ": " + strings.Join(parts, "; ")
-}
-
-// itemHead is the role and type of a conversation item, whatever Go
-// value holds it (an Obj, or raw JSON from a logged request).
-func itemHead(it render.Value) (role, typ string, raw string) {
-	b, err := render.Marshal(it)
-	if err != nil {
-		return "", "", ""
-	}
-	var h struct {
-		Role string `json:"role"`
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(b, &h)
-	return h.Role, h.Type, string(b)
-}
-
-// callSide reports an item that holds tool calls: an assistant or model
-// message, or a Responses function_call item.
-func callSide(it render.Value) bool {
-	role, typ, _ := itemHead(it)
-	switch {
-	case role == "assistant" || role == "model":
-		return true
-	case typ == "function_call" || typ == "custom_tool_call" || typ == "local_shell_call":
-		return true
-	}
-	return false
-}
-
-// mediaMessage reports a user message that only moves a tool result's
-// media: "Attached media from tool result:" (1.1.65: "Attached image(s)"),
-// or (native lowering) a user message of image parts only.
-func mediaMessage(it render.Value) bool {
-	role, _, raw := itemHead(it)
-	if role != "user" {
-		return false
-	}
-	if strings.Contains(raw, "Attached media from tool result:") || strings.Contains(raw, "Attached image(s) from tool result:") {
-		return true
-	}
-	var m struct {
-		Content []struct {
-			Type string `json:"type"`
-		} `json:"content"`
-	}
-	if json.Unmarshal([]byte(raw), &m) != nil || len(m.Content) == 0 {
-		return false
-	}
-	for _, c := range m.Content {
-		if c.Type != "image_url" && c.Type != "image" && c.Type != "input_image" && c.Type != "file" {
-			return false
-		}
-	}
-	return true
 }
 
 // pipelineContent composes the Pipeline pane for a call.
@@ -462,7 +407,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.body(string(b))
 	}
 
-	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSent(ci)+loweringWord(low))
+	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSentFor(ci, sess, v.provider)+loweringWord(low))
 	switch {
 	case step == 0:
 		p.note("not sent: the session ended before another request was made")
@@ -474,21 +419,16 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.note(v.provider.Label() + " is not available (its renderer returned nothing)")
 	default:
 		e := res.excerpts[c.CallID]
-		text, media, ok := e.result, e.media, e.resultOK
-		if !ok {
-			why := "the result was not found by its call id in the request of step %d"
-			if v.provider == render.Gemini {
-				why += " (Gemini matches results to calls by position, without ids: see Request)"
-			}
-			p.note(fmt.Sprintf(why, step))
+		if !e.resultOK {
+			p.note(fmt.Sprintf("%s (request of step %d)", notPlaced(e), step))
 			break
 		}
-		p.note(wireNote(v.provider, vis, c, low, media))
+		p.note(wireNote(v.provider, vis, c, low, e.media))
 		p.writeLine(fmt.Sprintf("request of step %d:", step))
-		p.body(text)
+		p.body(e.result)
 	}
 
-	head := []string{v.providerLabel(ci, sess, low)}
+	head := []string{v.providerLabel(ci, sess, low, step)}
 	return p.b.String(), p.heads, p.notes, p.marks, head
 }
 
@@ -538,7 +478,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	var texts [2]string
 	allReady := true
 	for i, sd := range sides {
-		low := lowering(sd.sess.Info, v.lowV1)
+		low := render.SessionLowering(sd.sess.Info, v.lowV1)
 		vis := sd.ci.visFor(low)
 		var b strings.Builder
 		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
@@ -546,7 +486,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		if !strings.HasSuffix(vis.Text, "\n") {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "\nwire · %s · %s%s:\n", v.provider.Label(), v.asSentFor(sd.ci, v.provider), loweringWord(low))
+		fmt.Fprintf(&b, "\nwire · %s · %s%s:\n", v.provider.Label(), v.asSentFor(sd.ci, sd.sess, v.provider), loweringWord(low))
 		step := requestStep(sd.ci, sd.sess)
 		if step == 0 {
 			b.WriteString("(not sent: no later request)\n")
@@ -568,7 +508,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {
 				b.WriteString(e.result)
 			} else {
-				b.WriteString("(result not found by its call id)\n")
+				b.WriteString("(" + notPlaced(e) + ")\n")
 			}
 		}
 		texts[i] = b.String()

@@ -25,6 +25,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"correx/model"
+	"correx/render"
 	"correx/sessions"
 )
 
@@ -1035,7 +1036,7 @@ func (m Model) statusView() string {
 		if r, ok := v.list.Selected(); ok {
 			ci := r.info()
 			right = st.Muted.Render(fmt.Sprintf("call %d/%d · step %d · %s", v.list.sel+1, len(v.list.rows), ci.step, v.provider.Label()) +
-				lowSuffix(lowering(r.data.sess.Info, m.lowering)))
+				lowSuffix(render.SessionLowering(r.data.sess.Info, m.lowering)))
 		}
 	}
 	return spread(left, right, m.width)
