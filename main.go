@@ -437,7 +437,7 @@ func (c *cli) wire(args []string) error {
 		return err
 	}
 	if n := len(c.warned); n > 0 {
-		fmt.Fprintf(c.errOut, "correx: wire: the conversation printed may be incomplete or out of date: see the %d warning(s) above\n", n)
+		fmt.Fprintf(c.errOut, "correx: wire: what is printed may be incomplete or not what the provider received: see the %d warning(s) above\n", n)
 	}
 	return nil
 }

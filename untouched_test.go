@@ -96,7 +96,7 @@ WHERE json_extract(data, '$.type') = 'tool' ORDER BY id LIMIT 1 OFFSET 3`).Scan(
 			assert.Contains(t, stderr, "not found in session "+session+"; it may be among what")
 		case "wire":
 			assert.Zero(t, code)
-			assert.Contains(t, stderr, "correx: wire: the conversation printed may be incomplete")
+			assert.Contains(t, stderr, "correx: wire: what is printed may be incomplete")
 		}
 	}
 }
