@@ -100,3 +100,31 @@ WHERE json_extract(data, '$.type') = 'tool' ORDER BY id LIMIT 1 OFFSET 3`).Scan(
 		}
 	}
 }
+
+// TestLsSaysWhichCountsAreUnknown lists a copy of a store with damaged
+// part pages: every session, and the damaged one's counts null in --json
+// (not 0) with what was lost, "N+" in the table.
+func TestLsSaysWhichCountsAreUnknown(t *testing.T) {
+	src := fixtures.CopySource(t, fixtures.Fixture{Source: filepath.Join(fixture, "data")})
+	require.True(t, fixtures.DamagePages(t, filepath.Join(src, "opencode.db"), "part"))
+	out, stderr, code := correx(t, "ls", "--source", src, "--json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "unreadable")
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	require.Len(t, list, 2)
+	damaged := 0
+	for _, s := range list {
+		if d, _ := s["damaged"].(string); d != "" {
+			damaged++
+			assert.Nil(t, s["tool_calls"])
+			assert.Nil(t, s["truncated_calls"])
+			assert.Nil(t, s["errors"])
+		} else {
+			assert.NotNil(t, s["tool_calls"])
+		}
+	}
+	assert.Equal(t, 1, damaged)
+	out, _, _ = correx(t, "ls", "--source", src)
+	assert.Regexp(t, `\s\d+\+\s`, out)
+}

@@ -52,22 +52,20 @@ type SessionInfo struct {
 	Pipeline Pipeline `json:"pipeline,omitempty"`
 	// Damaged, when not empty, says which of the session's rows could not
 	// be read (damaged pages of the store): ToolCalls, Truncated and Errors
-	// then count only the rows that could, and JSON gives them as null.
+	// then count only the rows that could (`correx ls --json`: null).
 	Damaged string `json:"damaged,omitempty"`
 }
 
-// MarshalJSON gives the counts as null when damage leaves them unknown.
-func (s SessionInfo) MarshalJSON() ([]byte, error) {
-	type plain SessionInfo
-	if s.Damaged == "" {
-		return json.Marshal(plain(s))
+// TruncatedBy says how Truncated was counted: "flagged" for opencode, whose
+// readers count the agent's own record (metadata.truncated, v2's
+// outputPaths) without reading any output; "detected" for Claude Code,
+// Codex and Gemini CLI, whose readers load every result and count the
+// truncations correx finds in the model-visible text.
+func (i SessionInfo) TruncatedBy() string {
+	if i.Agent == AgentOpencode || i.Agent == "" {
+		return "flagged"
 	}
-	return json.Marshal(struct {
-		plain
-		ToolCalls *int `json:"tool_calls"`
-		Truncated *int `json:"truncated_calls"`
-		Errors    *int `json:"errors"`
-	}{plain: plain(s)})
+	return "detected"
 }
 
 // Session is one loaded conversation.
