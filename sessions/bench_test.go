@@ -93,30 +93,6 @@ func BenchmarkList2000(b *testing.B) {
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
 }
 
-// TestListIsFast keeps the 2000-session list well under a second.
-func TestListIsFast(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("builds a 2000-session database; timing is meaningless under -race")
-	}
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	buildBigDB(t, path, 2000, 4)
-	s, err := Open(path)
-	require.NoError(t, err)
-	defer s.Close()
-	var best time.Duration
-	for i := 0; i < 3; i++ {
-		start := time.Now()
-		infos, err := s.List(context.Background())
-		require.NoError(t, err)
-		require.Len(t, infos, 2000)
-		if d := time.Since(start); i == 0 || d < best {
-			best = d
-		}
-	}
-	t.Logf("best of 3 lists: %v", best)
-	require.Less(t, best, time.Second)
-}
-
 // Count check for the SQL aggregation on the big db against Load.
 func TestListCountsMatchLoadOnBigDB(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
