@@ -52,3 +52,20 @@ func (in *lineInput) Update(msg tea.KeyPressMsg) inputResult {
 func (in lineInput) View() string {
 	return inertString(in.value, plainStyle) + "█"
 }
+
+// searchInput feeds a key to a pane search; the search runs as you type.
+func searchInput(msg tea.KeyPressMsg, on *bool, in *lineInput, tv *textView, relayout func()) tea.Cmd {
+	var cmd tea.Cmd
+	switch in.Update(msg) {
+	case inputDone:
+		*on = false
+	case inputCancel:
+		*on = false
+		in.value = ""
+		cmd = tv.Search("")
+	case inputEdited:
+		cmd = tv.Search(in.value)
+	}
+	relayout()
+	return cmd
+}

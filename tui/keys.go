@@ -9,6 +9,8 @@ type KeyMap struct {
 	Quit key.Binding
 	Help key.Binding
 	Back key.Binding
+	// Warnings opens the warnings view
+	Warnings key.Binding
 
 	// lists (picker and call list)
 	Up       key.Binding
@@ -50,6 +52,8 @@ func DefaultKeyMap() KeyMap {
 		Quit: b(k("q", "ctrl+c"), h("q", "quit")),
 		Help: b(k("?"), h("?", "help")),
 		Back: b(k("esc"), h("esc", "back")),
+
+		Warnings: b(k("W"), h("W", "warnings")),
 
 		Up:       b(k("up", "k"), h("↑/k", "up")),
 		Down:     b(k("down", "j"), h("↓/j", "down")),

@@ -149,7 +149,7 @@ func TestUpdateAppliesFileSearch(t *testing.T) {
 	sv := &sessionView{}
 	sv.views[paneRequest] = *tv
 	sp := &spillView{tv: newTextView(NewStyles(true))}
-	m := Model{stack: []*sessionView{sv}, spill: sp}
+	m := Model{app: &app{}, stack: []*sessionView{sv}, spill: sp}
 	cmd := sv.views[paneRequest].Search("ab")
 	nm, _ := m.Update(cmd())
 	m = nm.(Model)

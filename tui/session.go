@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"correx/formatters"
 	"encoding/json"
 	"fmt"
@@ -42,19 +43,19 @@ type convSource func(convKey) (convResult, bool)
 // sessionView is one session on screen: the call list on the left, the
 // selected call's panes on the right.
 type sessionView struct {
-	st   *Styles
-	data *sessionData
+	a *app
+	// ctx is cancelled when the view is left for good (Close): the
+	// commands computing for it stop
+	ctx    context.Context
+	cancel context.CancelFunc
+	st     *Styles
+	data   *sessionData
 
 	list     callList
 	pane     paneKind
 	focus    focusKind
 	provider render.Provider
 	compare  render.Provider
-	// lowV1 is the lowering chosen for v1 opencode sessions (L); the
-	// root sets it before every refresh.
-	lowV1 model.Lowering
-	// inputs is the override of the models' declared inputs (I)
-	inputs model.CapsOverride
 	// other, when set, makes Compare show the selected call beside the
 	// first call of the same tool in a session of the other opencode
 	// pipeline (V).
@@ -80,8 +81,10 @@ type sessionView struct {
 	listQuery string
 }
 
-func newSessionView(st *Styles, d *sessionData) *sessionView {
-	v := &sessionView{st: st, data: d, pane: paneSees}
+func newSessionView(a *app, d *sessionData) *sessionView {
+	st := a.st
+	v := &sessionView{a: a, st: st, data: d, pane: paneSees}
+	v.ctx, v.cancel = context.WithCancel(a.ctx)
 	v.list = callList{st: st, focused: true}
 	v.list.SetRows(buildRows(d, 0))
 	for i := range v.views {
@@ -183,7 +186,7 @@ func (v *sessionView) refresh(conv convSource) {
 	}
 	ci := r.info()
 	sess := r.data.sess
-	low := render.SessionLowering(sess.Info, v.lowV1)
+	low := render.SessionLowering(sess.Info, v.a.lowering)
 	v.needDetail = nil
 	if !ci.ready {
 		v.needDetail = &detailKey{r.data, r.idx}
@@ -223,10 +226,10 @@ func (v *sessionView) refresh(conv convSource) {
 		if p == paneRequest {
 			key = fmt.Sprintf("%p/%s/%d/%s", sess, v.provider, step, low)
 		}
-		key += fmt.Sprintf("/%s/%t", v.inputs, r.data.caps != nil)
+		key += fmt.Sprintf("/%s/%t", v.a.inputs, r.data.caps != nil)
 		res, ready := convResult{}, step == 0
 		if step > 0 {
-			k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: low, inputs: v.inputs}
+			k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: low, inputs: v.a.inputs}
 			if res, ready = conv(k); !ready {
 				v.need = append(v.need, k)
 			}
@@ -258,7 +261,7 @@ func (v *sessionView) refresh(conv convSource) {
 			break
 		}
 		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.inputs, r.data.caps != nil)
+		key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.a.inputs, r.data.caps != nil)
 		var texts [2]string
 		var notes [2]string
 		allReady := true
@@ -267,7 +270,7 @@ func (v *sessionView) refresh(conv convSource) {
 				notes[i] = "no later request"
 				continue
 			}
-			k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.inputs}
+			k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.a.inputs}
 			res, ready := conv(k)
 			if !ready {
 				v.need = append(v.need, k)

@@ -33,6 +33,7 @@ func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	m := New(opts)
 	m.now = func() time.Time { return fakeNow }
 	m.picker.now = m.now
+	m.cfg.StatusTTL = 0 // a clear timer would hold the synchronous harness
 	hs := &harness{t: t, m: m}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(m.Init())
