@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -47,6 +48,23 @@ func (in *lineInput) Update(msg tea.KeyPressMsg) inputResult {
 		return inputEdited
 	}
 	return inputIgnored
+}
+
+// Paste adds pasted text as one line: line breaks become spaces and other
+// control characters are dropped, so a paste can neither end the input
+// nor reach the terminal.
+func (in *lineInput) Paste(text string) {
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	in.value += strings.TrimRight(b.String(), " ")
 }
 
 func (in lineInput) View() string {

@@ -26,7 +26,6 @@ import (
 // the check loop (liveMsg, then the next liveTickMsg); a check with none
 // (the first, or after a failure, or a store that cannot say) lists.
 
-
 // liveTickMsg starts a check; fp is the store's fingerprint at the
 // previous successful check ("" when there is none).
 type liveTickMsg struct{ fp string }

@@ -55,6 +55,11 @@ func (p *picker) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return p.key(msg)
+	case tea.PasteMsg:
+		if p.filtering {
+			p.filter.Paste(msg.Content)
+			p.apply()
+		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -191,7 +196,7 @@ func (p *picker) View() string {
 	case p.filter.value != "":
 		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.value, st.Inert), len(p.shown), len(p.all))), p.width))
 	default:
-		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d sessions, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all))), p.width))
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d %s, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all), plural(len(p.all), "session", "sessions"))), p.width))
 	}
 	c := p.cols()
 	hdr := "  " + fit("TITLE", c.title) + " " + fit("AGENT", c.agent) + " " + fit("DIRECTORY", c.dir) + " " +

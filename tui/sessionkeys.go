@@ -29,6 +29,10 @@ func (v *sessionView) Update(msg tea.Msg) tea.Cmd {
 			return v.searchKey(msg)
 		}
 		return v.key(msg)
+	case tea.PasteMsg:
+		if v.searching {
+			return v.paste(msg.Content)
+		}
 	case tea.MouseWheelMsg:
 		v.wheel(msg.Mouse())
 	case tea.MouseClickMsg:
@@ -56,6 +60,21 @@ func (v *sessionView) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// paste adds pasted text to the search being typed, which runs at once.
+func (v *sessionView) paste(text string) tea.Cmd {
+	v.search.Paste(text)
+	if v.focus == focusList {
+		v.listQuery = v.search.value
+		if i := v.list.search(v.listQuery, 1, v.list.sel-1); i >= 0 && v.listQuery != "" {
+			v.list.Select(i)
+		}
+		return nil
+	}
+	cmd := v.views[v.pane].Search(v.search.value)
+	v.layoutPane()
+	return cmd
 }
 
 func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {

@@ -16,6 +16,13 @@ func (s *spillView) Update(msg tea.Msg) tea.Cmd {
 			return searchInput(msg, &s.searching, &s.search, &s.tv, s.layout)
 		}
 		return s.key(msg)
+	case tea.PasteMsg:
+		if s.searching {
+			s.search.Paste(msg.Content)
+			cmd := s.tv.Search(s.search.value)
+			s.layout()
+			return cmd
+		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:

@@ -1,0 +1,92 @@
+package tui
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
+)
+
+// A paste into the picker's filter is taken whole, as one line: line
+// breaks become spaces and control characters are dropped.
+func TestPickerFilterPaste(t *testing.T) {
+	h := newHarness(t, fakeOpts(t), 80, 24)
+	h.key("/")
+	h.send(tea.PasteMsg{Content: "explore"})
+	require.Equal(t, "explore", h.m.picker.filter.value)
+	require.Len(t, h.m.picker.shown, 1)
+	h.key("ctrl+u")
+	h.send(tea.PasteMsg{Content: "Oracle\x1b[31m\nscenario\r\n"})
+	require.Equal(t, "Oracle[31m scenario", h.m.picker.filter.value)
+}
+
+// A paste into a pane's search runs the search.
+func TestPaneSearchPaste(t *testing.T) {
+	h := openMain(t, 120, 40)
+	h.key("l", "/")
+	h.send(tea.PasteMsg{Content: "hello"})
+	require.Equal(t, "hello", h.m.current().search.value)
+	require.Contains(t, h.m.current().views[h.m.current().pane].MatchInfo(), "/hello: ")
+}
+
+// End to end, a real program: a bracketed paste reaches the filter.
+func TestEndToEndPaste(t *testing.T) {
+	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
+		teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	var seen bytes.Buffer
+	waitFor := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			seen.Write(b)
+			return bytes.Contains(seen.Bytes(), []byte(s))
+		}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	waitFor("Oracle scenario run")
+	tm.Type("/")
+	tm.Send(tea.PasteMsg{Content: "explore"})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitFor("Find text files (@explore subagent)") // the only session the filter kept
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	final := tm.FinalModel(t).(Model)
+	require.Equal(t, "explore", final.picker.filter.value)
+	require.Len(t, final.picker.shown, 1)
+}
+
+// The picker counts in the singular for one session.
+func TestPickerOneSession(t *testing.T) {
+	s := newFakeStore(t)
+	s.infos = s.infos[:1]
+	h := newHarness(t, Options{Stores: []sessions.Store{s}}, 120, 24)
+	require.Contains(t, h.plain(), "1 session, newest first")
+}
+
+// W (or a click on the status line) opens every warning, scrollable;
+// esc closes it.
+func TestWarningsView(t *testing.T) {
+	opts := fakeOpts(t)
+	for i := range 30 {
+		opts.Warnings = append(opts.Warnings, "store.db: row "+string(rune('a'+i%26))+": a damaged part")
+	}
+	h := newHarness(t, opts, 80, 24)
+	require.Contains(t, h.plain(), "⚠ 30 warnings")
+	h.key("W")
+	out := h.plain()
+	require.Contains(t, out, "Warnings: 30")
+	require.Contains(t, out, "1. store.db: row a: a damaged part")
+	require.NotContains(t, out, "30. ")
+	h.key("G")
+	require.Contains(t, h.plain(), "30. store.db: row d: a damaged part")
+	h.key("esc")
+	require.NotContains(t, h.plain(), "Warnings: 30")
+	h.send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: 22})
+	require.Contains(t, h.plain(), "Warnings: 30")
+}
