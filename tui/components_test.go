@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,4 +90,23 @@ func TestWarningsView(t *testing.T) {
 	require.NotContains(t, h.plain(), "Warnings: 30")
 	h.send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: 22})
 	require.Contains(t, h.plain(), "Warnings: 30")
+}
+
+// The hint bar advertises only keys that apply: L and V are opencode's,
+// V only in Compare; o only when the call's full output was spilled.
+func TestHintBarKeysThatApply(t *testing.T) {
+	h := openStores(t, 200, 30, agentFixtures[0].dir, agentFixtures[2].dir)
+	openSession(t, h, "Claude Code")
+	hint := h.plain()
+	hint = hint[strings.LastIndex(hint, "\n")+1:]
+	require.Contains(t, hint, "esc back")
+	require.NotContains(t, hint, "L lowering")
+	require.NotContains(t, hint, "V v1↔v2")
+	h.key("esc")
+	openSession(t, h, "opencode v1")
+	h.key("5")
+	hint = h.plain()
+	hint = hint[strings.LastIndex(hint, "\n")+1:]
+	require.Contains(t, hint, "L lowering")
+	require.Contains(t, hint, "V v1↔v2")
 }

@@ -282,25 +282,39 @@ func (v *sessionView) click(ms tea.Mouse) {
 	}
 }
 
+// ShortHelp is the hint bar: the keys that matter where the focus is,
+// most important first (a narrow bar is cut at the right), and only the
+// keys that apply: o when the call's full output was spilled, L and V for
+// opencode sessions, V in Compare.
 func (v *sessionView) ShortHelp() []key.Binding {
 	k := v.a.keys
+	keys := []key.Binding{k.Down}
+	r, ok := v.list.Selected()
 	if v.focus == focusList {
 		open := k.Open
-		if r, ok := v.list.Selected(); ok && r.child != nil {
+		if ok && r.child != nil {
 			open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "into subagent"))
 		}
-		keys := []key.Binding{k.Down, open, k.NextPane, k.Provider, k.Lowering}
+		keys = append(keys, open)
+	}
+	keys = append(keys, key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")))
+	if ok && r.info().ready {
+		if t := r.info().vis.Truncation; t != nil && t.SpillFound != "" {
+			keys = append(keys, k.Spill)
+		}
+	}
+	keys = append(keys, k.Search)
+	if v.focus == focusPane {
+		keys = append(keys, k.Copy)
+	}
+	keys = append(keys, k.Back, k.Help, k.Provider)
+	if in := v.data.sess.Info; in.Agent == "" || in.Agent == model.AgentOpencode {
+		keys = append(keys, k.Lowering)
 		if v.pane == paneCompare {
 			keys = append(keys, k.OtherPipe)
 		}
-		return append(keys, k.Help, k.Spill, k.Search, k.Back)
 	}
-	keys := []key.Binding{k.Down, k.NextPane, k.Provider, k.Lowering}
-	if v.pane == paneCompare {
-		keys = append(keys, k.OtherPipe)
-	}
-	// ? early: a narrow footer is cut at the right
-	return append(keys, k.Help, k.Search, k.Spill, k.Copy, k.Back)
+	return keys
 }
 
 func (v *sessionView) FullHelp() [][]key.Binding {
