@@ -110,3 +110,14 @@ func TestHintBarKeysThatApply(t *testing.T) {
 	require.Contains(t, hint, "L lowering")
 	require.Contains(t, hint, "V v1↔v2")
 }
+
+// Help ends with the legend; at 80×24 it scrolls into view.
+func TestHelpLegendScrolls(t *testing.T) {
+	h := openMain(t, 80, 24)
+	h.key("?")
+	require.NotContains(t, h.plain(), "projection")
+	h.key("G")
+	out := h.plain()
+	require.Contains(t, out, "projection the same step lowered for another provider")
+	require.Contains(t, out, "≠          Compare: the row differs")
+}

@@ -15,6 +15,7 @@ type helpView struct {
 	a             *app
 	under         component
 	width, height int
+	off           int // lines scrolled off the top
 }
 
 func newHelpView(a *app, under component) *helpView { return &helpView{a: a, under: under} }
@@ -29,20 +30,71 @@ func (h *helpView) Update(msg tea.Msg) tea.Cmd {
 			return send(closeMsg{})
 		case key.Matches(msg, k.Quit):
 			return h.a.quit()
+		case key.Matches(msg, k.Up):
+			h.scroll(-1)
+		case key.Matches(msg, k.Down):
+			h.scroll(1)
+		case key.Matches(msg, k.PageUp):
+			h.scroll(-(h.height - 3))
+		case key.Matches(msg, k.PageDown):
+			h.scroll(h.height - 3)
+		case key.Matches(msg, k.Top):
+			h.off = 0
+		case key.Matches(msg, k.Bottom):
+			h.scroll(len(h.lines()))
 		}
 	}
 	return nil
 }
 
-func (h *helpView) ShortHelp() []key.Binding { return []key.Binding{h.a.keys.Help, h.a.keys.Quit} }
+func (h *helpView) scroll(d int) { h.off = clampInt(h.off+d, 0, max(len(h.lines())-(h.height-2), 0)) }
+
+func (h *helpView) ShortHelp() []key.Binding {
+	k := h.a.keys
+	if len(h.lines()) > h.height-2 {
+		return []key.Binding{k.Down, k.Help, k.Quit}
+	}
+	return []key.Binding{k.Help, k.Quit}
+}
 
 func (h *helpView) FullHelp() [][]key.Binding {
 	k := h.a.keys
 	return append(h.under.FullHelp(), []key.Binding{k.Help, k.Back, k.Quit})
 }
 
+func (h *helpView) lines() []string {
+	return append(helpColumns(h.a.st, h.FullHelp(), h.width-2), helpLegend(h.a.st, h.width-2)...)
+}
+
 func (h *helpView) View() string {
-	return box(h.a.st, "Help (? or esc to close)", helpColumns(h.a.st, h.FullHelp(), h.width-2), h.width, h.height, true)
+	lines := h.lines()
+	return box(h.a.st, "Help (? or esc to close)", lines[min(h.off, len(lines)):], h.width, h.height, true)
+}
+
+// legend says what the marks and words on screen mean.
+var legend = [][2]string{
+	{"✂", "truncated: the model saw part of the output; its badge names how (bash-tail, read-lines and the others)"},
+	{"⑂", "a task call's subagent session (enter opens it)"},
+	{"▌ ▖", "full output: a line the model saw whole, or part of"},
+	{"≠", "Compare: the row differs between the two providers"},
+	{"as sent", "the wire of the provider the agent itself sent the step to"},
+	{"projection", "the same step lowered for another provider: never sent"},
+}
+
+func helpLegend(st *Styles, w int) []string {
+	kw := 0
+	for _, l := range legend {
+		kw = max(kw, ansi.StringWidth(l[0]))
+	}
+	out := []string{st.Help.FullDesc.Render("Legend")}
+	for _, l := range legend {
+		key := st.Help.FullKey.Render(padRight(l[0], kw))
+		for _, d := range strings.Split(ansi.Wrap(l[1], max(w-kw-1, 10), ""), "\n") {
+			out = append(out, key+" "+st.Help.FullDesc.Render(d))
+			key = padRight("", kw)
+		}
+	}
+	return out
 }
 
 // helpColumns lays groups of keys out in columns, starting a new band of
