@@ -118,19 +118,7 @@ func lowering(info model.SessionInfo, v1 model.Lowering) model.Lowering {
 }
 
 // agentName is an agent's display name.
-func agentName(a model.Agent) string {
-	switch a {
-	case model.AgentOpencode, "":
-		return "opencode"
-	case model.AgentClaudeCode:
-		return "Claude Code"
-	case model.AgentCodex:
-		return "Codex"
-	case model.AgentGeminiCLI:
-		return "Gemini CLI"
-	}
-	return string(a)
-}
+func agentName(a model.Agent) string { return a.Name() }
 
 // agentLabel is the picker's agent column: the agent, and for opencode
 // the pipeline ("opencode v2").
