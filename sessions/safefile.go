@@ -195,18 +195,28 @@ func readJSONL(path string, fn func(n int, line []byte, last bool), warnf func(n
 }
 
 // nextLine reads one line with its newline; a line over maxLineBytes is
-// read through but not kept (line is nil, size tells its length).
+// read through but not kept (line is nil, size tells its length). The
+// pieces of a long line are joined once at its end (growing one slice
+// would allocate several times the line).
 func nextLine(r *bufio.Reader) (line []byte, size int, err error) {
+	var pieces [][]byte
 	for {
 		frag, err := r.ReadSlice('\n')
 		size += len(frag)
-		if size <= maxLineBytes {
-			line = append(line, frag...)
-		} else {
-			line = nil
-		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, size, err
+			if size > maxLineBytes {
+				return nil, size, err
+			}
+			line = make([]byte, 0, size)
+			for _, p := range pieces {
+				line = append(line, p...)
+			}
+			return append(line, frag...), size, err
+		}
+		if size <= maxLineBytes {
+			pieces = append(pieces, bytes.Clone(frag))
+		} else {
+			pieces = nil
 		}
 	}
 }
