@@ -97,8 +97,10 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
   correx ls [--source PATH] [--json]        list sessions
   correx calls --session ID [--json]        list a session's tool calls
-  correx show --session ID --call ID [--json] [--lowering L]
+  correx show --session ID --call ID [--json] [--lowering L] [--allow-outside-spill]
                                             print a call's model-visible result, byte for byte
+                                            (--allow-outside-spill: measure a spill file the
+                                            transcript names outside the agent's spill folder)
   correx wire --session ID --provider P [--step N] [--text-only] [--lowering L]
                                             print the conversation a provider received
                                             P: openai-chat, openai-responses, anthropic, gemini, bedrock
@@ -123,6 +125,7 @@ type cli struct {
 	lowering                        string
 	step                            int
 	asJSON, textOnly                bool
+	allowOutsideSpill               bool
 }
 
 // flags parses a command's flags; want names the ones it takes.
@@ -146,6 +149,8 @@ func (c *cli) flags(name string, args []string, want ...string) error {
 			fs.BoolVar(&c.textOnly, "text-only", false, "")
 		case "lowering":
 			fs.StringVar(&c.lowering, "lowering", "", "")
+		case "allow-outside-spill":
+			fs.BoolVar(&c.allowOutsideSpill, "allow-outside-spill", false, "")
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -279,6 +284,9 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
+	// SpillProblem says why the spill found is not read: outside the
+	// agent's spill folder, not a regular file, permission denied.
+	SpillProblem string `json:"spill_problem,omitempty"`
 }
 
 type resultJSON struct {
@@ -287,7 +295,7 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "allow-outside-spill"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
@@ -316,7 +324,9 @@ func (c *cli) show(args []string) error {
 		return fmt.Errorf("session %s is a v2 session: opencode always lowers it natively (--lowering native)", s.Info.ID)
 	}
 	ref := model.CallRef{Call: found}
-	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info), formatters.WithLowering(lowering))
+	spills := sessions.SpillsFor(s.Info)
+	spills.AllowOutside = c.allowOutsideSpill
+	v := formatters.Visible(ref.Call, spills, formatters.WithLowering(lowering))
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {
@@ -330,6 +340,18 @@ func (c *cli) show(args []string) error {
 		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
+	}
+	if t := v.Truncation; t != nil && t.SpillFound != "" {
+		f, _, err := spills.Open(t.SpillFound)
+		var outside *sessions.OutsideSpillError
+		switch {
+		case errors.As(err, &outside):
+			out.SpillProblem = err.Error() + " (not read; --allow-outside-spill reads it)"
+		case err != nil:
+			out.SpillProblem = err.Error()
+		default:
+			f.Close()
+		}
 	}
 	return writeJSON(c.out, out)
 }
