@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
-	c := &cli{out: stdout}
+	c := &cli{out: stdout, errOut: stderr}
 	var err error
 	switch cmd {
 	case "":
@@ -119,7 +119,7 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 `
 
 type cli struct {
-	out io.Writer
+	out, errOut io.Writer
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
@@ -237,6 +237,9 @@ type callRow struct {
 	Truncated bool             `json:"truncated"`
 	Child     string           `json:"child_session,omitempty"`
 	Input     json.RawMessage  `json:"input"`
+	// Rebuilt: the request that carried the result was rebuilt from the
+	// transcript, not as sent (why, naming file and line).
+	Rebuilt string `json:"request_rebuilt,omitempty"`
 }
 
 func (c *cli) calls(args []string) error {
@@ -244,13 +247,13 @@ func (c *cli) calls(args []string) error {
 		return err
 	}
 	rows := []callRow{}
-	err := c.walk(func(_ *model.Session, step int, pt *model.Part) error {
+	err := c.walk(func(s *model.Session, step int, pt *model.Part) error {
 		call := pt.Tool
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
 			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
-			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
+			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
 		})
 		return nil
 	})
@@ -284,9 +287,19 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
+	Rebuilt    string            `json:"request_rebuilt,omitempty"` // as in callRow
 	// SpillProblem says why the spill found is not read: outside the
 	// agent's spill folder, not a regular file, permission denied.
 	SpillProblem string `json:"spill_problem,omitempty"`
+}
+
+// rebuiltNote says why the request of step was rebuilt from the
+// transcript, "" when it is as the agent logged it (or logs none).
+func rebuiltNote(s *model.Session, step int) string {
+	if req := s.StepRequest(step); req != nil && req.Rebuilt != "" {
+		return req.Rebuilt + ": " + model.RebuiltLabel
+	}
+	return ""
 }
 
 type resultJSON struct {
@@ -305,11 +318,12 @@ func (c *cli) show(args []string) error {
 	var (
 		s     *model.Session
 		found *model.ToolCall
+		step  int
 	)
-	err = c.walk(func(page *model.Session, _ int, pt *model.Part) error {
+	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
-			found = pt.Tool
+			found, step = pt.Tool, n
 			return errStop
 		}
 		return nil
@@ -340,6 +354,7 @@ func (c *cli) show(args []string) error {
 		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
+		Rebuilt:   rebuiltNote(s, step+1),
 	}
 	if t := v.Truncation; t != nil && t.SpillFound != "" {
 		f, _, err := spills.Open(t.SpillFound)
@@ -407,6 +422,13 @@ func (c *cli) wire(args []string) error {
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
+		}
+		step := c.step
+		if step == 0 {
+			step = len(s.AssistantSteps())
+		}
+		if note := rebuiltNote(s, step); note != "" {
+			fmt.Fprintln(c.errOut, "correx: warning:", note)
 		}
 		if err := render.WriteIndent(w, conv); err != nil {
 			return err

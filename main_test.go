@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"correx/internal/fixtures"
+	"correx/model"
 )
 
 // The CLI is checked against a real recording: testdata/opencode/openai.
@@ -179,4 +182,34 @@ func TestNoAgentDataOpensTheDemo(t *testing.T) {
 	assert.Contains(t, out, "built-in demo")
 	assert.Contains(t, out, "Oracle scenario run")
 	assert.Contains(t, out, "(@explore subagent)")
+}
+
+// A Claude Code request rebuilt from the transcript: `correx wire` warns on
+// stderr naming the transcript's file, and calls/show --json say it.
+func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
+	dir := "testdata/claude-code/parallel-resume"
+	src := fixtures.ClaudeCopy(t, dir, fixtures.ClaudeWithoutRecords)
+	const sid = "db2a77d6-2557-42c3-91dd-f61365951ee0"
+	file := filepath.Join(src, "projects", "-home-user-proj", sid+".jsonl")
+	_, stderr, code := correx(t, "wire", "--source", src, "--session", sid, "--provider", "anthropic", "--step", "2")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "correx: warning: "+file+": no api-request records (Claude Code before 2.1 logs none): "+model.RebuiltLabel+"\n", stderr)
+	_, stderr, code = correx(t, "wire", "--source", dir, "--session", sid, "--provider", "anthropic", "--step", "2")
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "as logged: no warning")
+
+	out, _, code := correx(t, "calls", "--source", src, "--session", sid, "--json")
+	require.Equal(t, 0, code)
+	var calls []struct {
+		CallID  string `json:"call_id"`
+		Rebuilt string `json:"request_rebuilt"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &calls))
+	require.NotEmpty(t, calls)
+	for _, c := range calls {
+		assert.Contains(t, c.Rebuilt, file+": ", c.CallID)
+	}
+	out, _, code = correx(t, "show", "--source", src, "--session", sid, "--call", calls[0].CallID, "--json")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, `"request_rebuilt": "`+file+`: no api-request records`)
 }

@@ -18,7 +18,16 @@ type LoggedRequest struct {
 	// Missing counts messages the log names but the transcript does not
 	// hold (left out of Messages).
 	Missing int
+	// Rebuilt is empty when Messages are as the agent logged them; else
+	// Messages were rebuilt from the transcript (no record, or one whose
+	// messages could not all be found) and Rebuilt says why, naming the
+	// file and line. Such a request is not known to be as sent.
+	Rebuilt string
 }
+
+// RebuiltLabel is what correx shows for a request rebuilt from the
+// transcript.
+const RebuiltLabel = "rebuilt from the transcript, not as sent"
 
 // CacheMark is one cache_control: on block Block of message Message's
 // content (a string content becomes a one-text-block list to carry it).

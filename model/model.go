@@ -102,7 +102,8 @@ type Message struct {
 	Parts   []Part
 	// Request is the conversation of the request that produced this
 	// assistant step as the agent logged it, for agents that log requests
-	// (Claude Code's api-request records); nil otherwise.
+	// (Claude Code's api-request records; rebuilt from the transcript, and
+	// saying so, when the log does not give it); nil otherwise.
 	Request *LoggedRequest
 	// Stored is what the agent stored for this message in its own format,
 	// for agents whose own requests render replays from it (Codex: the
@@ -243,6 +244,16 @@ func (s *Session) FindCall(id string) (CallRef, bool) {
 		}
 	}
 	return CallRef{}, false
+}
+
+// StepRequest is the logged request of the step-th assistant message
+// (1-based), or nil.
+func (s *Session) StepRequest(step int) *LoggedRequest {
+	steps := s.AssistantSteps()
+	if step < 1 || step > len(steps) {
+		return nil
+	}
+	return s.Messages[steps[step-1]].Request
 }
 
 // AssistantSteps returns the indexes of the assistant messages, in order;

@@ -11,12 +11,14 @@ import (
 
 // Claude Code builds its Anthropic requests itself: system reminders go
 // into user content (appended to a message's last tool result when they
-// follow tool results), a plain-text user message goes as a one-block list
-// while it is last and as a string after, and one cache_control marks the
-// last block of the last message. Claude Code 2.1.x logs each request's
-// messages and cache_control paths (model.LoggedRequest), so its own wire
-// is rebuilt from that log; the other providers get projections of those
-// messages through the prompt IR and the converters.
+// follow tool results) or system-role messages, a plain-text user or
+// system message goes as a one-block list while it is last and as a string
+// after, and one cache_control marks the last block of the last message.
+// Claude Code 2.1.x logs each request's messages and cache_control paths
+// (model.LoggedRequest; sessions rebuilds a step the log does not give from
+// the transcript and says so), so its own wire is rendered from that; the
+// other providers get projections of those messages through the prompt IR
+// and the converters.
 
 // claudeConversation is Conversation for a Claude Code session; idx is the
 // step's assistant message.
@@ -38,7 +40,8 @@ func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, 
 	return lower(prompt, p, m.ModelID)
 }
 
-// claudeNative is the logged messages with cache_control put back.
+// claudeNative is the logged messages with cache_control put back and
+// each plain-text user or system message in the form Claude Code sends it.
 func claudeNative(req *model.LoggedRequest) (Value, error) {
 	marks := map[int][]model.CacheMark{}
 	for _, c := range req.Cache {
@@ -46,7 +49,8 @@ func claudeNative(req *model.LoggedRequest) (Value, error) {
 	}
 	out := make([]Value, 0, len(req.Messages))
 	for i, raw := range req.Messages {
-		if len(marks[i]) == 0 {
+		text, reform := claudePlainText(raw, i == len(req.Messages)-1)
+		if len(marks[i]) == 0 && !reform {
 			out = append(out, raw)
 			continue
 		}
@@ -58,12 +62,48 @@ func claudeNative(req *model.LoggedRequest) (Value, error) {
 		if !ok {
 			return nil, fmt.Errorf("logged message %d is not an object", i)
 		}
+		if reform {
+			for k := range msgObj {
+				if msgObj[k].Key != "content" {
+					continue
+				}
+				if _, isString := msgObj[k].Val.(string); isString {
+					msgObj[k].Val = []Value{Obj{{"type", "text"}, {"text", text}}}
+				} else {
+					msgObj[k].Val = text
+				}
+			}
+		}
 		for _, c := range marks[i] {
 			setCacheControl(msgObj, c)
 		}
 		out = append(out, msgObj)
 	}
 	return out, nil
+}
+
+// claudePlainText says whether a user or system message whose content is
+// one text block must change form to be as Claude Code sends it: a
+// one-block list while it is the last message, a string once it is not.
+// The log and the transcript keep either form (their hashes read a string
+// as one text block).
+func claudePlainText(raw json.RawMessage, last bool) (text string, reform bool) {
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role == "assistant" {
+		return "", false
+	}
+	if json.Unmarshal(m.Content, &text) == nil {
+		return text, last
+	}
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(m.Content, &blocks) != nil || len(blocks) != 1 || len(blocks[0]) != 2 ||
+		string(blocks[0]["type"]) != `"text"` || json.Unmarshal(blocks[0]["text"], &text) != nil {
+		return "", false
+	}
+	return text, !last
 }
 
 // setCacheControl adds cache_control to block c.Block of a message; a

@@ -1,11 +1,14 @@
 package render_test
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"correx/formatters"
+	"correx/internal/fixtures"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -52,6 +55,9 @@ func TestClaudeConformance(t *testing.T) {
 				if p != render.Anthropic {
 					t.Fatalf("%s: endpoint %s", e.File, e.Path)
 				}
+				if req := sess.StepRequest(e.Step); req == nil || req.Rebuilt != "" {
+					t.Errorf("%s (session %s step %d): not the logged request: %v", e.File, e.Session, e.Step, req)
+				}
 				want := captured(t, dir, e, p)
 				got, err := rendered(t, sess, p, e.Step, render.Model{})
 				if err != nil {
@@ -94,4 +100,134 @@ func TestClaudeConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With Claude Code's request log removed, every request is rebuilt from
+// the transcript and says so, and carries the same tool results as the
+// recorded request: the parallel results of a step in one message in the
+// order they arrived, is_error as sent, the same content (but for the
+// system reminders Claude Code appended, which the transcript does not
+// hold).
+func TestClaudeRebuiltFromTranscript(t *testing.T) {
+	for _, dir := range claudeFixtureDirs(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			st, err := sessions.Open(fixtures.ClaudeCopy(t, dir, fixtures.ClaudeWithoutRecords))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			loaded := map[string]*model.Session{}
+			steps, marks := 0, 0
+			for _, e := range readManifest(t, dir) {
+				if e.Kind != "main" {
+					continue
+				}
+				sess := loadOnce(t, st, loaded, e, func(sess *model.Session) {
+					if !hasWarning(sess, model.RebuiltLabel) {
+						t.Errorf("%s: no warning that the requests were rebuilt: %q", e.Session, sess.Warnings)
+					}
+				})
+				if req := sess.StepRequest(e.Step); req == nil || req.Rebuilt == "" {
+					t.Errorf("%s: step %d not labelled as rebuilt", e.File, e.Step)
+				}
+				got, err := rendered(t, sess, render.Anthropic, e.Step, render.Model{})
+				if err != nil {
+					t.Fatalf("%s: %v", e.File, err)
+				}
+				want := captured(t, dir, e, render.Anthropic)
+				g, w := resultGroups(got), resultGroups(want)
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("%s (step %d): tool results\n got: %q\nwant: %q", e.File, e.Step, g, w)
+				}
+				// the cache mark on the result that arrived last, as sent
+				if id := cachedResult(want); id != "" && cachedResult(got) != id {
+					t.Errorf("%s (step %d): cache_control on %q, want on %q", e.File, e.Step, cachedResult(got), id)
+				}
+				if cachedResult(want) != "" {
+					marks++
+				}
+				steps++
+			}
+			if steps == 0 || marks == 0 {
+				t.Fatalf("%d main requests, %d with a cache mark on a result", steps, marks)
+			}
+		})
+	}
+}
+
+// cachedResult is the tool_use_id of the tool_result carrying the last
+// message's cache_control, "" when that is not a tool_result.
+func cachedResult(conv any) string {
+	msgs := conv.([]any)
+	if len(msgs) == 0 {
+		return ""
+	}
+	for _, b := range blocks(msgs[len(msgs)-1].(map[string]any)["content"]) {
+		if _, ok := b["cache_control"]; ok && b["type"] == "tool_result" {
+			id, _ := b["tool_use_id"].(string)
+			return id
+		}
+	}
+	return ""
+}
+
+func hasWarning(sess *model.Session, part string) bool {
+	for _, w := range sess.Warnings {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// resultGroups is, per message holding tool_result blocks, each block as
+// canonical JSON without cache_control and without appended system
+// reminders.
+func resultGroups(conv any) [][]string {
+	var out [][]string
+	for _, m := range conv.([]any) {
+		var group []string
+		for _, b := range blocks(m.(map[string]any)["content"]) {
+			if b["type"] != "tool_result" {
+				continue
+			}
+			c := map[string]any{}
+			for k, v := range b {
+				if k != "cache_control" {
+					c[k] = v
+				}
+			}
+			c["content"] = withoutReminders(c["content"])
+			j, _ := json.Marshal(c)
+			group = append(group, string(j))
+		}
+		if group != nil {
+			out = append(out, group)
+		}
+	}
+	return out
+}
+
+func withoutReminders(content any) any {
+	switch c := content.(type) {
+	case string:
+		if i := strings.Index(c, "\n\n<system-reminder>"); i >= 0 {
+			c = c[:i]
+		}
+		return strings.TrimRight(c, " \t\r\n")
+	case []any:
+		var out []any
+		for _, b := range c {
+			m, _ := b.(map[string]any)
+			if txt, ok := m["text"].(string); ok {
+				if strings.HasPrefix(txt, "<system-reminder>") {
+					continue
+				}
+				m = map[string]any{"type": m["type"], "text": strings.TrimRight(txt, "\n")}
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	return content
 }

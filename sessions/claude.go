@@ -11,16 +11,27 @@ package sessions
 // 2.1.x also logs each request's messages (api-request records), from which
 // the result exactly as sent is taken: Claude Code appends the system
 // reminders that follow a tool result to the last result of the message.
+//
+// An api-request record names its new messages by hash: an
+// api-request-blob record, or a run of transcript lines. A run is, as
+// Claude Code's replay index reads the file, consecutive user lines (the
+// results of parallel calls are one line each, in the order they arrived,
+// sent as one message), or consecutive assistant lines of one message.id;
+// every prefix of a run is a candidate, its content the lines' blocks (a
+// string content is one text block). A step whose record cannot be
+// resolved gets its request rebuilt from the runs and is labelled so.
 
 import (
 	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -278,12 +289,11 @@ type ccLine struct {
 }
 
 type ccMessage struct {
-	ID         string            `json:"id"`
-	Role       string            `json:"role"`
-	Model      string            `json:"model"`
-	Content    json.RawMessage   `json:"content"`
-	StopReason string            `json:"stop_reason"`
-	blocks     []json.RawMessage // assistant: merged content blocks
+	ID         string          `json:"id"`
+	Role       string          `json:"role"`
+	Model      string          `json:"model"`
+	Content    json.RawMessage `json:"content"`
+	StopReason string          `json:"stop_reason"`
 }
 
 // ccReader builds the sessions of one file.
@@ -305,15 +315,42 @@ type ccReader struct {
 type ccState struct {
 	assistantAt map[string]int             // message.id -> index in Messages
 	calls       map[string]*model.ToolCall // tool_use id -> call
-	candidates  map[string]json.RawMessage // hash -> transcript message
 	blobs       map[string]json.RawMessage // hash -> api-request-blob message
-	requests    map[string]*model.LoggedRequest
-	order       []string // api-request ids in file order
-	stepReq     map[int]string
+	requests    map[string]*ccRequest
+	pending     string                     // the last api-request not yet followed by its assistant message
+	stepReq     map[int]string             // assistant message index -> api-request id
+	stepLine    map[int]int                // assistant message index -> its first line
 	replaced    map[string]json.RawMessage // tool_use id -> replacement
 	uuids       map[string]bool
-	assistMsgs  map[string]*ccMessage
 	firstPrompt string
+
+	runs       []*ccRun
+	cur        *ccRun              // the run the next line may extend
+	runHash    map[string]ccRunRef // hash -> a prefix of a run
+	boundaries []int               // lines of compact boundaries
+}
+
+// ccRequest is one api-request record read.
+type ccRequest struct {
+	req  *model.LoggedRequest
+	id   string
+	line int
+}
+
+// ccRun is a run of transcript lines: consecutive user lines, or
+// consecutive assistant lines of one message.id.
+type ccRun struct {
+	role, msgID string
+	line        int               // its first line
+	blocks      []json.RawMessage // the lines' content blocks, in order
+	hash        hash.Hash         // sha256 of `{"content":[` and the blocks as Claude Code hashes them
+	broken      bool              // a block that is not JSON: no more prefixes
+}
+
+// ccRunRef is the first n blocks of a run.
+type ccRunRef struct {
+	run *ccRun
+	n   int
 }
 
 var ccAgentIDTail = regexp.MustCompile(`agentId: ([0-9a-zA-Z_-]+)`)
@@ -349,9 +386,9 @@ func readClaudeTranscript(file, root string) ([]*model.Session, error) {
 func (r *ccReader) newSession(id string) *model.Session {
 	sess := &model.Session{Info: model.SessionInfo{ID: id, Agent: model.AgentClaudeCode, Source: r.file, DataDir: r.dataDir()}}
 	r.st[sess] = &ccState{
-		assistantAt: map[string]int{}, calls: map[string]*model.ToolCall{}, candidates: map[string]json.RawMessage{},
-		blobs: map[string]json.RawMessage{}, requests: map[string]*model.LoggedRequest{}, stepReq: map[int]string{},
-		replaced: map[string]json.RawMessage{}, uuids: map[string]bool{}, assistMsgs: map[string]*ccMessage{},
+		assistantAt: map[string]int{}, calls: map[string]*model.ToolCall{}, blobs: map[string]json.RawMessage{},
+		requests: map[string]*ccRequest{}, stepReq: map[int]string{}, stepLine: map[int]int{},
+		replaced: map[string]json.RawMessage{}, uuids: map[string]bool{}, runHash: map[string]ccRunRef{},
 	}
 	return sess
 }
@@ -464,14 +501,18 @@ func (r *ccReader) line(raw []byte, lineNo int, last bool) {
 		if r.dup(st, l.UUID) {
 			return
 		}
+		st.noteRun(l.Message, lineNo)
 		r.user(sess, st, l, lineNo)
 	case "assistant":
 		if r.dup(st, l.UUID) {
 			return
 		}
+		st.noteRun(l.Message, lineNo)
 		r.assistant(sess, st, l, lineNo)
 	case "system":
 		if l.Subtype == "compact_boundary" {
+			st.cur = nil
+			st.boundaries = append(st.boundaries, lineNo)
 			var text string
 			_ = json.Unmarshal(l.Content, &text)
 			if text == "" {
@@ -542,9 +583,6 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 	if json.Unmarshal(l.Message, &m) != nil {
 		r.warnAt(lineNo, "user record without a message, skipped")
 		return
-	}
-	if len(m.Content) > 0 {
-		st.candidates[claudeHash(json.RawMessage(`{"role":"user","content":`+string(m.Content)+`}`))] = json.RawMessage(`{"role":"user","content":` + string(m.Content) + `}`)
 	}
 	msg := model.Message{ID: l.UUID, Role: model.RoleUser, Created: ccTime(l.Timestamp), Summary: l.IsCompactSummary}
 	synthetic := l.IsMeta || l.IsCompactSummary
@@ -695,19 +733,19 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 		if m.ID != "" {
 			st.assistantAt[m.ID] = idx
 		}
-		st.assistMsgs[m.ID] = &m
-		if l.RequestRef != "" {
-			st.stepReq[idx] = l.RequestRef
+		st.stepLine[idx] = lineNo
+		st.stepReq[idx] = l.RequestRef
+		if l.RequestRef == "" {
+			st.stepReq[idx] = st.pending
 		}
+		st.pending = ""
 	}
-	am := st.assistMsgs[m.ID]
 	msg := &sess.Messages[idx]
 	msg.Completed = t
 	if m.StopReason != "" {
 		msg.Finish = m.StopReason
 	}
 	for i, raw := range blocks {
-		am.blocks = append(am.blocks, raw)
 		var b model.AnthropicBlock
 		if json.Unmarshal(raw, &b) != nil {
 			r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
@@ -774,7 +812,7 @@ func ccClip(s string, n int) string {
 }
 
 // request rebuilds one api-request record's messages: the base request's
-// first Keep, then each tail hash from a blob or a transcript message.
+// first Keep, then each tail hash from a blob or a run of transcript lines.
 func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo int) {
 	if l.ID == "" {
 		return
@@ -782,21 +820,19 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 	req := &model.LoggedRequest{Provider: "anthropic"}
 	if l.Keep > 0 {
 		base := st.requests[l.Base]
-		if base == nil || base.Missing > 0 || len(base.Messages) < l.Keep {
-			r.warnAt(lineNo, "api-request %s keeps %d messages of an unknown request %s", l.ID, l.Keep, l.Base)
+		if base == nil || base.req.Missing > 0 || len(base.req.Messages) < l.Keep {
 			req.Missing += l.Keep
 		} else {
-			req.Messages = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.Messages[:l.Keep]...)
+			req.Messages = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.req.Messages[:l.Keep]...)
 		}
 	}
 	for _, h := range l.Tail {
 		m, ok := st.blobs[h]
 		if !ok {
-			m, ok = st.candidates[h]
-		}
-		if !ok {
-			// assistant messages are hashed once all their lines are read
-			m, ok = r.assistantCandidate(st, h)
+			var ref ccRunRef
+			if ref, ok = st.runHash[h]; ok {
+				m = ref.run.message(ref.n, nil)
+			}
 		}
 		if !ok {
 			req.Missing++
@@ -816,26 +852,86 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 		}
 		req.Cache = append(req.Cache, model.CacheMark{Message: mi, Block: bi, Value: cc.Value})
 	}
-	st.requests[l.ID] = req
-	st.order = append(st.order, l.ID)
+	st.requests[l.ID] = &ccRequest{req: req, id: l.ID, line: lineNo}
+	st.pending = l.ID
 }
 
-// assistantCandidate hashes the assistant messages read so far.
-func (r *ccReader) assistantCandidate(st *ccState, h string) (json.RawMessage, bool) {
-	for _, am := range st.assistMsgs {
-		m := ccAssistantWire(am)
-		st.candidates[claudeHash(m)] = m
+// noteRun adds a user or assistant line to the runs, as Claude Code's
+// replay index does, and the hash of the run so far to the candidates.
+func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
+	var m struct {
+		Role    string          `json:"role"`
+		ID      string          `json:"id"`
+		Content json.RawMessage `json:"content"`
 	}
-	m, ok := st.candidates[h]
-	return m, ok
+	if json.Unmarshal(raw, &m) != nil || m.Role == "" || len(m.Content) == 0 || string(m.Content) == "null" {
+		st.cur = nil
+		return
+	}
+	var blocks []json.RawMessage
+	var text string
+	switch {
+	case json.Unmarshal(m.Content, &text) == nil:
+		b, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+		blocks = []json.RawMessage{b}
+	case m.Content[0] == '[':
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			st.cur = nil
+			return
+		}
+	default:
+		blocks = []json.RawMessage{m.Content}
+	}
+	run := st.cur
+	if run == nil || run.role != m.Role || (m.Role != "user" && (m.ID == "" || run.msgID != m.ID)) {
+		run = &ccRun{role: m.Role, msgID: m.ID, line: lineNo, hash: sha256.New()}
+		run.hash.Write([]byte(`{"content":[`))
+		st.runs = append(st.runs, run)
+		st.cur = run
+	}
+	if run.broken {
+		return
+	}
+	for _, b := range blocks {
+		c := claudeCanonical(b)
+		if c == nil {
+			run.broken = true
+			return
+		}
+		if len(run.blocks) > 0 {
+			run.hash.Write([]byte{','})
+		}
+		run.hash.Write(c)
+		run.blocks = append(run.blocks, b)
+	}
+	// the prefix's hash: a copy of the running state, closed
+	state, err := run.hash.(encoding.BinaryMarshaler).MarshalBinary()
+	prefix := sha256.New()
+	if err != nil || prefix.(encoding.BinaryUnmarshaler).UnmarshalBinary(state) != nil {
+		run.broken = true
+		return
+	}
+	var tail bytes.Buffer
+	tail.WriteString(`],"role":`)
+	ccJSString(&tail, m.Role)
+	tail.WriteByte('}')
+	prefix.Write(tail.Bytes())
+	st.runHash[hex.EncodeToString(prefix.Sum(nil))] = ccRunRef{run: run, n: len(run.blocks)}
 }
 
-func ccAssistantWire(am *ccMessage) json.RawMessage {
+// message is the run's first n blocks as a message; fix, when set,
+// rewrites each block (the transcript rebuild).
+func (run *ccRun) message(n int, fix func(json.RawMessage) json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
-	b.WriteString(`{"role":"assistant","content":[`)
-	for i, raw := range am.blocks {
+	b.WriteString(`{"role":`)
+	ccJSString(&b, run.role)
+	b.WriteString(`,"content":[`)
+	for i, raw := range run.blocks[:n] {
 		if i > 0 {
 			b.WriteByte(',')
+		}
+		if fix != nil {
+			raw = fix(raw)
 		}
 		b.Write(raw)
 	}
@@ -843,20 +939,95 @@ func ccAssistantWire(am *ccMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// finish links each assistant step to its logged request, takes each tool
-// result as it was first sent, and fills the list counts.
+// rebuilt is the request of the step whose first line is line, from the
+// transcript: the runs before it since the last compact boundary, with
+// content-replacements applied, empty texts sent as "(no content)", and
+// Claude Code's one conversation cache mark on the last block.
+func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
+	from := 0
+	for _, b := range st.boundaries {
+		if b < line {
+			from = b
+		}
+	}
+	req := &model.LoggedRequest{Provider: "anthropic", Rebuilt: why}
+	for _, run := range st.runs {
+		if run.line > from && run.line < line && len(run.blocks) > 0 {
+			req.Messages = append(req.Messages, run.message(len(run.blocks), st.sentBlock))
+		}
+	}
+	if n := len(req.Messages); n > 0 {
+		var last struct {
+			Content []json.RawMessage `json:"content"`
+		}
+		_ = json.Unmarshal(req.Messages[n-1], &last)
+		req.Cache = []model.CacheMark{{Message: n - 1, Block: len(last.Content) - 1, Value: json.RawMessage(`{"type":"ephemeral"}`)}}
+	}
+	return req
+}
+
+// sentBlock is a transcript block as Claude Code sends it: a tool_result
+// with its content-replacement, an empty text as "(no content)".
+func (st *ccState) sentBlock(raw json.RawMessage) json.RawMessage {
+	var b struct {
+		Type      string  `json:"type"`
+		Text      *string `json:"text"`
+		ToolUseID string  `json:"tool_use_id"`
+	}
+	if json.Unmarshal(raw, &b) != nil {
+		return raw
+	}
+	switch {
+	case b.Type == "text" && b.Text != nil && *b.Text == "":
+		return ccSetField(raw, "text", json.RawMessage(`"(no content)"`))
+	case b.Type == "tool_result":
+		if rep, ok := st.replaced[b.ToolUseID]; ok {
+			return ccSetField(raw, "content", rep)
+		}
+	}
+	return raw
+}
+
+// ccSetField replaces one field of a JSON object, keeping the others.
+func ccSetField(raw json.RawMessage, key string, val json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	m[key] = val
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// finish links each assistant step to its logged request (rebuilt from
+// the transcript, with a warning, when the log does not give it), takes
+// each tool result as it was first sent, and fills the list counts.
 func (r *ccReader) finish(sess *model.Session) {
 	st := r.st[sess]
 	steps := sess.AssistantSteps()
-	for k, idx := range steps {
-		id, ok := st.stepReq[idx]
-		if !ok && len(st.order) == len(steps) {
-			id = st.order[k]
+	if len(st.requests) == 0 && len(steps) > 0 {
+		why := fmt.Sprintf("%s: no api-request records (Claude Code before 2.1 logs none)", r.file)
+		sess.Warnings = append(sess.Warnings, why+": every request "+model.RebuiltLabel)
+		for _, idx := range steps {
+			sess.Messages[idx].Request = st.rebuilt(st.stepLine[idx], why)
 		}
-		if req := st.requests[id]; req != nil && req.Missing == 0 {
-			sess.Messages[idx].Request = req
-		} else if req != nil {
-			sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s: request of step %d: %d message(s) not found in the transcript", r.file, k+1, req.Missing))
+	} else {
+		for k, idx := range steps {
+			cr := st.requests[st.stepReq[idx]]
+			if cr != nil && cr.req.Missing == 0 {
+				sess.Messages[idx].Request = cr.req
+				continue
+			}
+			why := fmt.Sprintf("%s:%d: step %d has no api-request record", r.file, st.stepLine[idx], k+1)
+			if cr != nil {
+				why = fmt.Sprintf("%s:%d: api-request %s (step %d): %d of %d messages not found in the transcript",
+					r.file, cr.line, cr.id, k+1, cr.req.Missing, cr.req.Missing+len(cr.req.Messages))
+			}
+			sess.Warnings = append(sess.Warnings, why+": "+model.RebuiltLabel)
+			sess.Messages[idx].Request = st.rebuilt(st.stepLine[idx], why)
 		}
 	}
 	// the tool results as first sent (Claude Code appends reminders)
@@ -907,20 +1078,19 @@ func (r *ccReader) finish(sess *model.Session) {
 	}
 }
 
-// claudeHash is Claude Code's message hash in api-request records: sha256
-// of the JSON with sorted keys, no spaces, non-ASCII kept, cache_control
-// left out.
-func claudeHash(msg json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(msg))
+// claudeCanonical is a JSON value as Claude Code hashes it in api-request
+// records: sorted keys, no spaces, non-ASCII kept, cache_control left out;
+// nil when it is not JSON.
+func claudeCanonical(raw json.RawMessage) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return ""
+		return nil
 	}
 	var b bytes.Buffer
 	ccCanonical(&b, v)
-	sum := sha256.Sum256(b.Bytes())
-	return hex.EncodeToString(sum[:])
+	return b.Bytes()
 }
 
 func ccCanonical(b *bytes.Buffer, v any) {

@@ -2,12 +2,15 @@ package sessions
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"correx/formatters"
+	"correx/internal/fixtures"
 	"correx/model"
 )
 
@@ -170,5 +173,75 @@ func TestClaudeTranscriptRules(t *testing.T) {
 	side, err := st.Load(context.Background(), "s1")
 	if err != nil || side.Info.ParentID != sid || len(side.AssistantSteps()) != 1 {
 		t.Errorf("sidechain: %v %+v", err, side)
+	}
+}
+
+// A broken api-request record (a tail hash the transcript does not hold):
+// its step is rebuilt from the transcript, labelled so with the file and
+// line, the session warns, and the results are still those sent.
+func TestClaudeBrokenRequestRecord(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "claude-code", "parallel-resume")
+	broken, file := 0, ""
+	src := fixtures.ClaudeCopy(t, dir, func(rel string, lines []string) []string {
+		if strings.Contains(rel, "subagents") {
+			return lines
+		}
+		seen := 0
+		for i, l := range lines {
+			if !strings.Contains(l, `"type":"api-request",`) {
+				continue
+			}
+			if seen++; seen == 2 { // the second step's record
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(l), &rec); err != nil {
+					t.Fatal(err)
+				}
+				tail := rec["tail"].([]any)
+				tail[len(tail)-1] = strings.Repeat("0", 64)
+				b, _ := json.Marshal(rec)
+				lines[i], broken, file = string(b), i+1, rel
+			}
+		}
+		return lines
+	})
+	if broken == 0 {
+		t.Fatal("no second api-request record in the fixture")
+	}
+	st, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+	sess, err := st.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := want.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := fmt.Sprintf("%s:%d: ", filepath.Base(file), broken)
+	if req := sess.StepRequest(1); req == nil || req.Rebuilt != "" {
+		t.Errorf("step 1 is not as logged: %+v", req)
+	}
+	if req := sess.StepRequest(2); req == nil || !strings.Contains(req.Rebuilt, at) {
+		t.Errorf("step 2 not labelled as rebuilt at %s: %+v", at, req)
+	}
+	warned := false
+	for _, w := range sess.Warnings {
+		warned = warned || strings.Contains(w, at) && strings.HasSuffix(w, model.RebuiltLabel)
+	}
+	if !warned {
+		t.Errorf("no warning naming %s: %q", at, sess.Warnings)
+	}
+	for _, ref := range sent.ToolCalls() {
+		got, ok := sess.FindCall(ref.Call.CallID)
+		if !ok || formatters.Visible(got.Call, nil).Text != formatters.Visible(ref.Call, nil).Text {
+			t.Errorf("call %s: result differs from the one sent", ref.Call.CallID)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
+	"correx/internal/fixtures"
 	"correx/model"
 	"correx/sessions"
 )
@@ -353,4 +354,24 @@ func TestPipelineInert(t *testing.T) {
 	require.NotContains(t, raw, "\r")
 	require.Contains(t, h.m.current().raw[panePipeline], "\x1b]0;pwned\x07title")
 	checkFrame(t, raw, 120, 30)
+}
+
+// A Claude Code request rebuilt from the transcript (its log removed) is
+// labelled so in the Wire and Request panes, never "as sent".
+func TestClaudeRebuiltRequestLabel(t *testing.T) {
+	src := fixtures.ClaudeCopy(t, "../testdata/claude-code/parallel-resume", fixtures.ClaudeWithoutRecords)
+	h := openStores(t, 160, 30, src)
+	v := openSession(t, h, "Claude Code")
+	selectRow(t, h, func(ci *callInfo) bool { return requestStep(ci, v.data.sess) > 0 })
+	for v.provider.Label() != "Anthropic" {
+		h.key("p")
+	}
+	for _, pane := range []string{"3", "4"} {
+		h.key(pane)
+		out := h.plain()
+		require.Contains(t, out, "Anthropic · "+model.RebuiltLabel, "pane %s", pane)
+		require.NotContains(t, out, "· as sent", "pane %s", pane)
+	}
+	h.key("6")
+	require.Contains(t, v.raw[panePipeline], "━━ 5 wire · Anthropic · "+model.RebuiltLabel)
 }

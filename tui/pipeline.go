@@ -462,7 +462,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.body(string(b))
 	}
 
-	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSent(ci)+loweringWord(low))
+	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSentFor(ci, sess, v.provider)+loweringWord(low))
 	switch {
 	case step == 0:
 		p.note("not sent: the session ended before another request was made")
@@ -488,7 +488,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.body(text)
 	}
 
-	head := []string{v.providerLabel(ci, sess, low)}
+	head := []string{v.providerLabel(ci, sess, low, step)}
 	return p.b.String(), p.heads, p.notes, p.marks, head
 }
 
@@ -546,7 +546,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		if !strings.HasSuffix(vis.Text, "\n") {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "\nwire · %s · %s%s:\n", v.provider.Label(), v.asSentFor(sd.ci, v.provider), loweringWord(low))
+		fmt.Fprintf(&b, "\nwire · %s · %s%s:\n", v.provider.Label(), v.asSentFor(sd.ci, sd.sess, v.provider), loweringWord(low))
 		step := requestStep(sd.ci, sd.sess)
 		if step == 0 {
 			b.WriteString("(not sent: no later request)\n")

@@ -290,8 +290,8 @@ func (v *sessionView) refresh(conv convSource) {
 			break
 		}
 		v.cmp.SetContent(texts[0], texts[1], false)
-		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, v.provider)+" vs ") +
-			v.st.Badge.Render(v.compare.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, v.compare))
+		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, sess, v.provider)+" vs ") +
+			v.st.Badge.Render(v.compare.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, sess, v.compare))
 		if step > 0 {
 			head += v.st.Muted.Render(fmt.Sprintf(" · request of step %d", step))
 		}
@@ -431,24 +431,32 @@ func truncBadge(t *model.Truncation) string {
 }
 
 // asSentFor is "as sent" for the provider the agent itself sent the
-// call's step to, "projection" for every other.
-func (v *sessionView) asSentFor(ci *callInfo, p render.Provider) string {
-	if own := ownProvider(ci.msg); own != "" && own == p {
-		return "as sent"
+// call's step to, "projection" for every other, and "rebuilt from the
+// transcript, not as sent" for the agent's own when its log did not give
+// the request that carried the result.
+func (v *sessionView) asSentFor(ci *callInfo, sess *model.Session, p render.Provider) string {
+	own := ownProvider(ci.msg)
+	switch req := sess.StepRequest(requestStep(ci, sess)); {
+	case own == "" || own != p:
+		return "projection"
+	case req != nil && req.Rebuilt != "":
+		return model.RebuiltLabel
 	}
-	return "projection"
+	return "as sent"
 }
 
-func (v *sessionView) asSent(ci *callInfo) string { return v.asSentFor(ci, v.provider) }
-
 // providerLabel is "Anthropic · as sent · lowering ai-sdk (L)", or
-// "· projection (Claude Code sent Anthropic)".
-func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering) string {
+// "· projection (Claude Code sent Anthropic)", or, when the agent's log
+// did not give the request of step, "· rebuilt from the transcript, not as
+// sent (why)".
+func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering, step int) string {
 	st := v.st
 	s := st.Badge.Render(v.provider.Label())
 	own := ownProvider(ci.msg)
 	agent := agentName(sess.Info.Agent)
-	switch {
+	switch req := sess.StepRequest(step); {
+	case req != nil && req.Rebuilt != "":
+		s += st.BadgeWarn.Render(" · "+model.RebuiltLabel) + st.Muted.Render(" ("+inertString(req.Rebuilt, st.Inert)+")")
 	case own == v.provider:
 		s += st.StatusOK.Render(" · as sent")
 	case own != "":
@@ -472,7 +480,7 @@ func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model
 
 func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, low model.Lowering, step int, res convResult, ready bool) (text string, head []string, empty string) {
 	st := v.st
-	head = []string{v.providerLabel(ci, s, low)}
+	head = []string{v.providerLabel(ci, s, low, step)}
 	switch {
 	case step == 0:
 		head = append(head, st.BadgeWarn.Render("no request after this call's step: the session ended before the result was sent"))

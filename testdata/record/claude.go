@@ -31,34 +31,67 @@ import (
 
 const claudeVersion = "2.1.332"
 
-// claudeFlavour records Claude Code; ModelID is the model it is told to use.
-var claudeFlavour = flavour{Name: "claude-code", Version: claudeVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic"}
+// The Claude Code flavours: one scenario each, recorded into
+// testdata/claude-code/<scenario dir>/; ModelID is the model Claude Code
+// is told to use.
+var (
+	claudeFlavour         = flavour{Name: "claude-code", Version: claudeVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic"}
+	claudeParallelFlavour = flavour{Name: "claude-code-parallel", Version: claudeVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-5-5", Wire: "anthropic"}
+)
 
 func init() {
-	allFlavours = append(allFlavours, claudeFlavour)
+	allFlavours = append(allFlavours, claudeFlavour, claudeParallelFlavour)
 	agentRecorders[claudeFlavour.Name] = recordClaude
+	agentRecorders[claudeParallelFlavour.Name] = recordClaude
 }
 
-const (
-	claudeMainPrompt     = "Please run the correx oracle scenario for Claude Code: exercise the tools as scripted, then summarise what happened."
-	claudeFollowUpPrompt = "One more thing: show me the final contents of new.txt."
-	claudeAgentPrompt    = "List the text files at the top of the project directory and report how many there are."
-	claudeAPIKey         = "sk-ant-oracle-fake-key"
-)
+const claudeAPIKey = "sk-ant-oracle-fake-key"
 
 // claudeAllowedTools are granted up front (print mode asks no questions);
 // naming Glob and Grep also makes the native build offer them.
 const claudeAllowedTools = "Bash,Read,Write,Edit,Glob,Grep,Agent"
 
-// claudeScripts returns the main conversation's turns (the follow-up's at
-// the end) and the subagent's.
-func claudeScripts(proj string) (steps, agent []step) {
-	p := func(rel string) string { return proj + "/" + rel }
-	bash := func(cmd, desc string) call { return c("Bash", J("command", cmd, "description", desc)) }
-	read := func(rel string, extra ...any) call {
+// claudeScenario is one recorded Claude Code run: the main prompt, the
+// prompts of the resumes that follow it (each `--resume <session>`), the
+// subagent's prompt, the main conversation's turns (the resumes' at the
+// end: a turn is picked by the number of assistant messages before it)
+// and the subagent's.
+type claudeScenario struct {
+	Dir         string // testdata/claude-code/<Dir>
+	Prompt      string
+	FollowUps   []string
+	AgentPrompt string
+	Steps       []step
+	Agent       []step
+	Files       map[string][]byte // project files besides projectFiles()
+}
+
+func claudeScenarioOf(f flavour, proj string) claudeScenario {
+	if f.Name == claudeParallelFlavour.Name {
+		return claudeParallelScenario(proj)
+	}
+	return claudeFirstScenario(proj)
+}
+
+func claudeCalls(proj string) (p func(string) string, bash func(cmd, desc string) call, read func(rel string, extra ...any) call) {
+	p = func(rel string) string { return proj + "/" + rel }
+	bash = func(cmd, desc string) call { return c("Bash", J("command", cmd, "description", desc)) }
+	read = func(rel string, extra ...any) call {
 		return c("Read", J(append([]any{"file_path", p(rel)}, extra...)...))
 	}
-	steps = []step{
+	return p, bash, read
+}
+
+// claudeFirstScenario is testdata/claude-code/anthropic.
+func claudeFirstScenario(proj string) claudeScenario {
+	p, bash, read := claudeCalls(proj)
+	sc := claudeScenario{
+		Dir:         "anthropic",
+		Prompt:      "Please run the correx oracle scenario for Claude Code: exercise the tools as scripted, then summarise what happened.",
+		FollowUps:   []string{"One more thing: show me the final contents of new.txt."},
+		AgentPrompt: "List the text files at the top of the project directory and report how many there are.",
+	}
+	sc.Steps = []step{
 		{
 			Reasoning: "The user wants the scripted oracle scenario. A read and a shell command first, in parallel.",
 			Text:      "I'll start with a read and a shell command.",
@@ -98,7 +131,7 @@ func claudeScripts(proj string) (steps, agent []step) {
 		{Calls: []call{read("pixel.png"), read("crlf.txt"), read("empty.txt")}},
 		{
 			Reasoning: "A subagent can list the text files while I wait.",
-			Calls:     []call{c("Agent", J("description", "Find text files", "prompt", claudeAgentPrompt, "subagent_type", "general-purpose", "run_in_background", false))},
+			Calls:     []call{c("Agent", J("description", "Find text files", "prompt", sc.AgentPrompt, "subagent_type", "general-purpose", "run_in_background", false))},
 		},
 		{
 			Reasoning: "Everything in the script has run; time to summarise.",
@@ -111,14 +144,73 @@ func claudeScripts(proj string) (steps, agent []step) {
 		},
 		{Text: "new.txt now holds alpha, BETA and gamma."},
 	}
-	agent = []step{
+	sc.Agent = []step{
 		{
 			Reasoning: "I'll glob for text files at the top level.",
 			Calls:     []call{c("Glob", J("pattern", "*.txt", "path", proj))},
 		},
 		{Text: "There are several text files at the top of the project, among them notes.txt, big.txt, large.txt and crlf.txt."},
 	}
-	return steps, agent
+	return sc
+}
+
+// claudeParallelScenario is testdata/claude-code/parallel-resume: four
+// parallel calls whose results arrive out of call order (the slow Bash
+// last), an image and a Read over the token cap, failing Bash and Edit,
+// each spill kind just over its threshold, a subagent, and two resumes.
+func claudeParallelScenario(proj string) claudeScenario {
+	p, bash, read := claudeCalls(proj)
+	sc := claudeScenario{
+		Dir:         "parallel-resume",
+		Prompt:      "Run the correx parallel-and-resume scenario: fan out, hit the size limits, delegate once, then report.",
+		FollowUps:   []string{"Resumed: please write a short todo list file and fix its first item.", "Resumed again: print the todo list."},
+		AgentPrompt: "Count the lines of notes.txt with a shell command and report the number.",
+		Files:       map[string][]byte{"wide.txt": claudeWideFile()},
+	}
+	sc.Steps = []step{
+		{
+			Reasoning: "Four independent look-ups: a slow shell command, a read, a grep and a glob, all at once.",
+			Text:      "Fanning out four calls.",
+			Calls: []call{
+				bash("sleep 2; echo slow shell done", "Wait, then print"),
+				read("notes.txt"),
+				c("Grep", J("pattern", "needle", "output_mode", "files_with_matches")),
+				c("Glob", J("pattern", "src/*.py")),
+			},
+		},
+		{Calls: []call{read("pixel.png"), read("wide.txt")}},
+		{Calls: []call{bash("echo checking; ls does-not-exist.txt", "List a missing file")}},
+		{Calls: []call{c("Edit", J("file_path", p("notes.txt"), "old_string", "not in the notes", "new_string", "anything"))}},
+		{Calls: []call{bash("seq 1 20000", "Print twenty thousand lines")}},
+		{Calls: []call{bash("seq 1 2500; exit 1", "Fail after a long output")}},
+		{
+			Reasoning: "A subagent can count the lines.",
+			Calls:     []call{c("Agent", J("description", "Count note lines", "prompt", sc.AgentPrompt, "subagent_type", "general-purpose", "run_in_background", false))},
+		},
+		{Text: "Done: four parallel calls, an image, the read and shell size limits, two failures and a subagent."},
+		// first resume
+		{Text: "Writing the todo list.", Calls: []call{c("Write", J("file_path", p("todo.txt"), "content", "1. buy milk\n2. call home\n"))}},
+		{Calls: []call{c("Edit", J("file_path", p("todo.txt"), "old_string", "buy milk", "new_string", "buy oat milk"))}},
+		{Text: "todo.txt is written and its first item fixed."},
+		// second resume
+		{Calls: []call{bash("cat todo.txt", "Print the todo list")}},
+		{Text: "The todo list has two items."},
+	}
+	sc.Agent = []step{
+		{Calls: []call{bash("wc -l notes.txt", "Count lines")}},
+		{Text: "notes.txt has 3 lines."},
+	}
+	return sc
+}
+
+// claudeWideFile is just over Read's 25,000-token cap: 1,000 lines of 110
+// characters.
+func claudeWideFile() []byte {
+	var b strings.Builder
+	for i := 1; i <= 1000; i++ {
+		fmt.Fprintf(&b, "wide line %04d %s\n", i, strings.Repeat("w", 95))
+	}
+	return []byte(b.String())
 }
 
 // ensureClaude installs @anthropic-ai/claude-code@version into the cache
@@ -165,8 +257,8 @@ func findClaudeBinary(dir, version string) (string, error) {
 // the script by any user text of the conversation (Claude Code puts
 // <system-reminder> blocks before the prompt).
 type claudeProvider struct {
-	f           flavour
-	main, agent []step
+	f  flavour
+	sc claudeScenario
 
 	mu       sync.Mutex
 	requests []*captured
@@ -175,12 +267,12 @@ type claudeProvider struct {
 	ln       net.Listener
 }
 
-func startClaudeProvider(f flavour, main, agent []step) (*claudeProvider, error) {
+func startClaudeProvider(f flavour, sc claudeScenario) (*claudeProvider, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &claudeProvider{f: f, main: main, agent: agent, ln: ln}
+	p := &claudeProvider{f: f, sc: sc, ln: ln}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil
@@ -244,9 +336,9 @@ func (p *claudeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case !c.conv.hasTools:
 		c.Kind = "aux"
 		st = step{Text: titleAnswer}
-	case strings.Contains(all, claudeAgentPrompt):
+	case strings.Contains(all, p.sc.AgentPrompt):
 		c.Kind, c.Scenario = "main", "agent"
-	case strings.Contains(all, claudeMainPrompt):
+	case strings.Contains(all, p.sc.Prompt):
 		c.Kind, c.Scenario = "main", "main"
 	default:
 		c.Kind = "main"
@@ -254,9 +346,9 @@ func (p *claudeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st = step{Text: "I have nothing scripted for this."}
 	}
 	if c.Scenario != "" {
-		script := p.main
+		script := p.sc.Steps
 		if c.Scenario == "agent" {
-			script = p.agent
+			script = p.sc.Agent
 		}
 		c.Turn = c.conv.assistants
 		if c.Turn < len(script) {
@@ -294,17 +386,20 @@ func claudeEnv(l layout, baseURL string) []string {
 
 // setupClaudeHome lays out the neutral home and the project (the scenario's
 // files plus a CLAUDE.md).
-func setupClaudeHome(l layout) error {
+func setupClaudeHome(l layout, sc claudeScenario) error {
 	files := projectFiles()
+	for name, b := range sc.Files {
+		files[name] = b
+	}
 	files["CLAUDE.md"] = []byte("# Project instructions\n\nThis is the correx oracle project. Keep answers short.\n")
 	return setupProject(l, files, claudeConfigDir(l))
 }
 
 var claudeSessionRe = regexp.MustCompile(`"session_id":\s*"([0-9a-f-]{36})"`)
 
-// claudeOutDir is testdata/claude-code/<wire>, beside -out's folder.
-func claudeOutDir(opt options, f flavour) string {
-	return filepath.Join(filepath.Dir(filepath.Clean(opt.outDir)), "claude-code", f.Wire)
+// claudeOutDir is testdata/claude-code/<scenario dir>, beside -out's folder.
+func claudeOutDir(opt options, sc claudeScenario) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(opt.outDir)), "claude-code", sc.Dir)
 }
 
 func recordClaude(opt options, f flavour) (err error) {
@@ -313,13 +408,13 @@ func recordClaude(opt options, f flavour) (err error) {
 		return err
 	}
 	l := newLayout(opt.home)
-	mainScript, agentScript := claudeScripts(l.Proj)
-	prov, err := startClaudeProvider(f, mainScript, agentScript)
+	sc := claudeScenarioOf(f, l.Proj)
+	prov, err := startClaudeProvider(f, sc)
 	if err != nil {
 		return err
 	}
 	defer prov.close()
-	if err := setupClaudeHome(l); err != nil {
+	if err := setupClaudeHome(l, sc); err != nil {
 		return err
 	}
 	logDir := filepath.Join(opt.cacheDir, "logs", f.Name)
@@ -332,7 +427,7 @@ func recordClaude(opt options, f flavour) (err error) {
 	common := []string{"--output-format", "stream-json", "--verbose", "--model", f.ModelID, "--allowedTools", claudeAllowedTools}
 	var cmds []command
 
-	args1 := append([]string{"-p", claudeMainPrompt}, common...)
+	args1 := append([]string{"-p", sc.Prompt}, common...)
 	out1, err := runOpencode(opt, bin, l.Proj, env, args1, "", filepath.Join(logDir, "run-1"))
 	cmds = append(cmds, command{Argv: append([]string{"claude"}, args1...), Dir: l.Proj})
 	if err != nil {
@@ -344,18 +439,20 @@ func recordClaude(opt options, f flavour) (err error) {
 	}
 	rootID := string(m[1])
 	logf("root session %s", rootID)
-	args2 := append([]string{"-p", claudeFollowUpPrompt, "--resume", rootID}, common...)
-	out2, err := runOpencode(opt, bin, l.Proj, env, args2, "", filepath.Join(logDir, "run-2"))
-	cmds = append(cmds, command{Argv: append([]string{"claude"}, args2...), Dir: l.Proj})
-	if err != nil {
-		return fmt.Errorf("follow-up run: %w", err)
-	}
 	var resumedIDs []string
-	for _, m := range claudeSessionRe.FindAllSubmatch(out2, -1) {
-		resumedIDs = appendUnique(resumedIDs, string(m[1]))
+	for i, prompt := range sc.FollowUps {
+		args := append([]string{"-p", prompt, "--resume", rootID}, common...)
+		out, err := runOpencode(opt, bin, l.Proj, env, args, "", filepath.Join(logDir, fmt.Sprintf("run-%d", i+2)))
+		cmds = append(cmds, command{Argv: append([]string{"claude"}, args...), Dir: l.Proj})
+		if err != nil {
+			return fmt.Errorf("follow-up run %d: %w", i+1, err)
+		}
+		for _, m := range claudeSessionRe.FindAllSubmatch(out, -1) {
+			resumedIDs = appendUnique(resumedIDs, string(m[1]))
+		}
 	}
 
-	final := claudeOutDir(opt, f)
+	final := claudeOutDir(opt, sc)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return err
 	}
@@ -374,7 +471,7 @@ func recordClaude(opt options, f flavour) (err error) {
 		return err
 	}
 	reqs := prov.captured()
-	manifest := claudeManifest(reqs, trans, rootID)
+	manifest := claudeManifest(reqs, trans, rootID, sc.AgentPrompt)
 	if err := os.MkdirAll(filepath.Join(stage, "requests"), 0o755); err != nil {
 		return err
 	}
@@ -410,11 +507,11 @@ func recordClaude(opt options, f flavour) (err error) {
 		"fake_provider":  prov.baseURL(),
 		"env":            env,
 		"scenario": map[string]any{
-			"prompt":          claudeMainPrompt,
-			"follow_up":       claudeFollowUpPrompt,
-			"subagent_prompt": claudeAgentPrompt,
-			"main_steps":      len(mainScript),
-			"subagent_steps":  len(agentScript),
+			"prompt":          sc.Prompt,
+			"follow_ups":      sc.FollowUps,
+			"subagent_prompt": sc.AgentPrompt,
+			"main_steps":      len(sc.Steps),
+			"subagent_steps":  len(sc.Agent),
 		},
 		"commands":         cmds,
 		"root_session":     rootID,
@@ -527,7 +624,7 @@ func readClaudeTranscripts(projects string) ([]*claudeTranscript, error) {
 
 // claudeManifest maps each request to the transcript whose user texts it
 // carries, and numbers the main requests of each transcript.
-func claudeManifest(reqs []*captured, trans []*claudeTranscript, rootID string) []manifestEntry {
+func claudeManifest(reqs []*captured, trans []*claudeTranscript, rootID, agentPrompt string) []manifestEntry {
 	steps := map[string]int{}
 	out := manifestEntries(reqs)
 	for i, r := range reqs {
@@ -537,7 +634,7 @@ func claudeManifest(reqs []*captured, trans []*claudeTranscript, rootID string) 
 			e.Session = rootID
 		case "agent":
 			for _, t := range trans {
-				if t.id != rootID && len(t.userTexts) > 0 && strings.Contains(t.userTexts[0], claudeAgentPrompt) {
+				if t.id != rootID && len(t.userTexts) > 0 && strings.Contains(t.userTexts[0], agentPrompt) {
 					e.Session = t.id
 				}
 			}
