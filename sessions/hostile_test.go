@@ -1,3 +1,5 @@
+//go:build unix
+
 package sessions
 
 // Hostile and broken input: what sits in a data dir is written by other
