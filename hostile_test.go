@@ -58,8 +58,9 @@ func seqCall(t *testing.T, src string) (session, call string) {
 
 type spillFacts struct {
 	Truncation struct {
-		FullLines  int    `json:"full_lines"`
-		SpillFound string `json:"spill_found"`
+		FullLines   *int   `json:"full_lines"`
+		FullUnknown string `json:"full_unknown"`
+		SpillFound  string `json:"spill_found"`
 	} `json:"truncation"`
 	SpillGone    bool   `json:"spill_gone"`
 	SpillProblem string `json:"spill_problem"`
@@ -91,14 +92,15 @@ func TestShowAllowOutsideSpill(t *testing.T) {
 	require.Equal(t, 0, code)
 	f := parseSpillFacts(t, out)
 	require.Equal(t, spill, f.Truncation.SpillFound)
-	require.Equal(t, -1, f.Truncation.FullLines, "not read")
+	require.Nil(t, f.Truncation.FullLines, "not read")
+	require.Equal(t, "outside opencode's spill folder: "+spill, f.Truncation.FullUnknown)
 	require.False(t, f.SpillGone)
-	require.Equal(t, "outside opencode's spill folder: "+spill+" (not read; --allow-outside-spill reads it)", f.SpillProblem)
+	require.Equal(t, "outside opencode's spill folder: "+spill, f.SpillProblem)
 
 	out, _, code = correx(t, "show", "--source", data, "--session", session, "--call", call, "--json", "--allow-outside-spill")
 	require.Equal(t, 0, code)
 	f = parseSpillFacts(t, out)
-	require.Equal(t, 100000, f.Truncation.FullLines)
+	require.Equal(t, 100000, *f.Truncation.FullLines)
 	require.Empty(t, f.SpillProblem)
 }
 

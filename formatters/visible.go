@@ -36,6 +36,14 @@ type options struct {
 // natively and need no option.
 func WithLowering(l model.Lowering) Option { return func(o *options) { o.lowering = l } }
 
+// LoweringMatters reports whether the lowering changes call's model-visible
+// result: a completed, uncompacted v1 call with attachments, not stored as
+// sent, whose AI SDK content output the native lowering sends as one JSON
+// string (WithLowering).
+func LoweringMatters(call *model.ToolCall) bool {
+	return call.Sent == nil && !call.IsV2() && call.Status == model.StatusCompleted && !call.Compacted && len(call.Attachments) > 0
+}
+
 // Visible returns what the model saw for call. spill, when not nil, finds
 // spill files on disk (see Spill); without it truncation facts say nothing
 // of the full output.
@@ -61,7 +69,7 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 			break
 		}
 		v.Result = completedResult(call.Output, call.Attachments)
-		if o.lowering == model.LoweringNative && v.Result.Type == model.ResultContent {
+		if o.lowering == model.LoweringNative && LoweringMatters(call) {
 			v.Result = model.ToolResultValue{Type: model.ResultText, Text: NativeContentString(call.Output, call.Attachments)}
 			v.Why = "native lowering: the AI SDK content output (text and media) is sent as one JSON string"
 		}
@@ -78,9 +86,12 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 	}
 	v.Text = ResultText(v.Result)
 	if call.IsV2() {
-		v.Truncation = detectIn(v.Text, spillPath(call), spill, detectV2)
+		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
 	} else {
-		v.Truncation = Detect(call.Tool, v.Text, call.Metadata, spill)
+		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation { return detect(call.Tool, text) })
+	}
+	if v.Truncation != nil {
+		v.Truncation.AgentFlagged = AgentFlagged(call)
 	}
 	return v
 }

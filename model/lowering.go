@@ -12,16 +12,6 @@ const (
 	LoweringNative Lowering = "native"
 )
 
-// DefaultLowering is the lowering a session of the given pipeline used
-// unless told otherwise: the v2 loop always lowers natively; the v1 loop
-// only with an environment flag that is not recorded, so ai-sdk.
-func DefaultLowering(p Pipeline) Lowering {
-	if p == PipelineV2 {
-		return LoweringNative
-	}
-	return LoweringAISDK
-}
-
 // ParseLowering checks a lowering name; "" gives "".
 func ParseLowering(s string) (Lowering, bool) {
 	switch Lowering(s) {

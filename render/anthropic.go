@@ -13,18 +13,19 @@ import (
 // part, else, on a message's last part, from the message. Anthropic's limit
 // of four breakpoints is never reached: opencode marks at most two system
 // messages and the last two others.
-func anthropic(prompt []msg) []Value {
+func anthropic(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	blocks := roleBlocks(prompt)
 	for i, b := range blocks {
 		if b[0].role == "assistant" {
-			out = append(out, Obj{{"role", "assistant"}, {"content", anthropicAssistant(b, i == len(blocks)-1)}})
+			out = append(out, Obj{{"role", "assistant"}, {"content", anthropicAssistant(b, i == len(blocks)-1, pl, len(out))}})
 			continue
 		}
 		content := []Value{}
 		for _, m := range b {
 			for j, pt := range m.parts {
 				if v := anthropicUserPart(pt); v != nil {
+					pl.put(pt, len(out), len(content), 1)
 					content = append(content, withAnthropicCache(v, cacheAt(m, j)))
 				}
 			}
@@ -119,9 +120,10 @@ func anthropicToolContent(o output) Value {
 // run of assistant messages. The last text of the prompt's last block is
 // trimmed; reasoning is replayed only with its Anthropic signature or
 // redacted data; tool_use blocks move behind the other blocks between two
-// thinking blocks (moveToolUseBlocksToEnd).
-func anthropicAssistant(b []msg, lastBlock bool) []Value {
-	var content []Obj
+// thinking blocks (moveToolUseBlocksToEnd). The message is item of the
+// conversation.
+func anthropicAssistant(b []msg, lastBlock bool, pl *placer, item int) []Value {
+	var content []fromPart
 	for j, m := range b {
 		for k, pt := range m.parts {
 			meta := anthropicMeta(pt.meta)
@@ -144,9 +146,9 @@ func anthropicAssistant(b []msg, lastBlock bool) []Value {
 				// thinking blocks never carry cache_control
 				switch {
 				case meta.Signature != nil:
-					content = append(content, Obj{{"type", "thinking"}, {"thinking", pt.text}, {"signature", *meta.Signature}})
+					content = append(content, fromPart{Obj{{"type", "thinking"}, {"thinking", pt.text}, {"signature", *meta.Signature}}, pt})
 				case meta.RedactedData != nil:
-					content = append(content, Obj{{"type", "redacted_thinking"}, {"data", *meta.RedactedData}})
+					content = append(content, fromPart{Obj{{"type", "redacted_thinking"}, {"data", *meta.RedactedData}}, pt})
 				}
 				continue
 			case pToolCall:
@@ -157,34 +159,44 @@ func anthropicAssistant(b []msg, lastBlock bool) []Value {
 			default:
 				continue
 			}
-			content = append(content, withAnthropicCache(o, cacheAt(m, k)))
+			content = append(content, fromPart{withAnthropicCache(o, cacheAt(m, k)), pt})
 		}
 	}
-	return moveToolUseToEnd(content)
+	out := []Value{}
+	for _, c := range moveToolUseToEnd(content) {
+		pl.put(c.pt, item, len(out), 1)
+		out = append(out, c.o)
+	}
+	return out
+}
+
+// fromPart is a block and the prompt part it was made from.
+type fromPart struct {
+	o  Obj
+	pt part
 }
 
 // moveToolUseToEnd puts, between thinking blocks, the tool_use blocks after
 // the others.
-func moveToolUseToEnd(content []Obj) []Value {
-	out := []Value{}
-	var segment []Obj
+func moveToolUseToEnd(content []fromPart) []fromPart {
+	var out, segment []fromPart
 	flush := func() {
 		for _, use := range []bool{false, true} {
-			for _, o := range segment {
-				if t, _ := o.Get("type"); (t == "tool_use") == use {
-					out = append(out, o)
+			for _, c := range segment {
+				if t, _ := c.o.Get("type"); (t == "tool_use") == use {
+					out = append(out, c)
 				}
 			}
 		}
 		segment = nil
 	}
-	for _, o := range content {
-		if t, _ := o.Get("type"); t == "thinking" || t == "redacted_thinking" {
+	for _, c := range content {
+		if t, _ := c.o.Get("type"); t == "thinking" || t == "redacted_thinking" {
 			flush()
-			out = append(out, o)
+			out = append(out, c)
 			continue
 		}
-		segment = append(segment, o)
+		segment = append(segment, c)
 	}
 	flush()
 	return out

@@ -65,7 +65,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 			fxResult("toolu_02", "read", outErrorText, "File not found: /home/user/proj/nosuchfile.txt"),
 		}},
 	}
-	checkWireJSON(t, anthropic(prompt), `[
+	checkWireJSON(t, anthropic(prompt, nil), `[
 		{"role":"user","content":[{"type":"text","text":"run it"}]},
 		{"role":"assistant","content":[
 			{"type":"tool_use","id":"toolu_01","name":"bash","input":{"command":"echo hello"}},
@@ -87,7 +87,7 @@ func TestAnthropicGrouping(t *testing.T) {
 		{role: "tool", cache: true, parts: []part{fxResult("c1", "glob", outText, "No files found")}},
 		{role: "user", cache: true, parts: []part{fxText("d"), fxText("e")}},
 	}
-	checkWireJSON(t, anthropic(prompt), `[
+	checkWireJSON(t, anthropic(prompt, nil), `[
 		{"role":"user","content":[{"type":"text","text":"a"}]},
 		{"role":"assistant","content":[{"type":"text","text":"b"},{"type":"tool_use","id":"c1","name":"glob","input":{}}]},
 		{"role":"user","content":[
@@ -103,7 +103,7 @@ func TestAnthropicPartCache(t *testing.T) {
 	first := fxText("x")
 	first.cache = true
 	prompt := []msg{{role: "user", parts: []part{first, fxText("y")}}}
-	checkWireJSON(t, anthropic(prompt), `[
+	checkWireJSON(t, anthropic(prompt, nil), `[
 		{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}},{"type":"text","text":"y"}]}
 	]`)
 }
@@ -123,7 +123,7 @@ func TestAnthropicReasoning(t *testing.T) {
 		}},
 		{role: "user", parts: []part{fxText("next")}},
 	}
-	checkWireJSON(t, anthropic(prompt), `[
+	checkWireJSON(t, anthropic(prompt, nil), `[
 		{"role":"user","content":[{"type":"text","text":"q"}]},
 		{"role":"assistant","content":[
 			{"type":"redacted_thinking","data":"abc"},
@@ -145,7 +145,7 @@ func TestAnthropicToolUseLast(t *testing.T) {
 		}},
 		{role: "tool", parts: []part{fxResult("a", "bash", outText, "x"), fxResult("b", "bash", outText, "y"), fxResult("c", "read", outText, "z")}},
 	}
-	got := anthropic(prompt)
+	got := anthropic(prompt, nil)
 	checkWireJSON(t, got[1:2], `[
 		{"role":"assistant","content":[
 			{"type":"thinking","thinking":"t1","signature":"s"},
@@ -168,7 +168,7 @@ func TestAnthropicTrimsLastAssistantText(t *testing.T) {
 		{role: "user", parts: []part{fxText("again")}},
 		{role: "assistant", parts: []part{fxText(" first \n"), fxText("\ufeff  last \n\t")}},
 	}
-	checkWireJSON(t, anthropic(prompt), `[
+	checkWireJSON(t, anthropic(prompt, nil), `[
 		{"role":"user","content":[{"type":"text","text":"q"}]},
 		{"role":"assistant","content":[{"type":"text","text":" keep \n"}]},
 		{"role":"user","content":[{"type":"text","text":"again"}]},
@@ -189,7 +189,7 @@ func TestAnthropicContentResult(t *testing.T) {
 		{role: "assistant", parts: []part{fxCall("toolu_03", "read", `{"filePath":"/home/user/proj/pixel.png"}`)}},
 		{role: "tool", parts: []part{res}},
 	}
-	checkWireJSON(t, anthropic(prompt)[1:], `[
+	checkWireJSON(t, anthropic(prompt, nil)[1:], `[
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_03","content":[
 			{"type":"text","text":"Image read successfully"},
 			{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},
@@ -207,7 +207,7 @@ func TestAnthropicUserFiles(t *testing.T) {
 		{kind: pFile, mime: "application/pdf", url: "data:application/pdf;base64,JVBERi0=", filename: "doc.pdf"},
 		{kind: pFile, mime: "image/jpeg", url: "https://example.com/cat.jpg"},
 	}}}
-	checkWireJSON(t, anthropic(prompt), `[
+	checkWireJSON(t, anthropic(prompt, nil), `[
 		{"role":"user","content":[
 			{"type":"text","text":"look"},
 			{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},

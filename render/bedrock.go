@@ -17,14 +17,16 @@ import (
 // and after the whole message for a message-level one. Unlike 4.0.159, an
 // assistant message left with nothing but cache points is not sent, and a
 // user block that then follows a user message joins it.
-func bedrock(prompt []msg) []Value {
+func bedrock(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	docs := 0 // generateDocumentName's counter, shared by the whole prompt
 	lastRole := ""
 	blocks := roleBlocks(prompt)
 	for i, b := range blocks {
+		var placed pending
 		if b[0].role == "assistant" {
-			if content := bedrockAssistant(b, i == len(blocks)-1); !onlyCachePoints(content) {
+			if content := bedrockAssistant(b, i == len(blocks)-1, &placed); !onlyCachePoints(content) {
+				pl.commit(placed, len(out), 0)
 				out = append(out, Obj{{"role", "assistant"}, {"content", content}})
 				lastRole = "assistant"
 			}
@@ -34,6 +36,7 @@ func bedrock(prompt []msg) []Value {
 		for _, m := range b {
 			for _, pt := range m.parts {
 				if v := bedrockUserPart(pt, &docs); v != nil {
+					placed.add(pt, len(content), 1)
 					content = append(content, v)
 				}
 				content = withCachePoint(content, pt.cache)
@@ -42,9 +45,11 @@ func bedrock(prompt []msg) []Value {
 		}
 		if lastRole == "user" {
 			prev := out[len(out)-1].(Obj)
+			pl.commit(placed, len(out)-1, len(prev[1].Val.([]Value)))
 			prev[1].Val = append(prev[1].Val.([]Value), content...)
 			continue
 		}
+		pl.commit(placed, len(out), 0)
 		out = append(out, Obj{{"role", "user"}, {"content", content}})
 		lastRole = "user"
 	}
@@ -119,8 +124,8 @@ func bedrockMedia(mediaType, data, filename string, docs *int) Value {
 // of assistant messages. Blank texts are skipped unless their message has
 // reasoning that is replayed; the last text of the prompt's last block is
 // trimmed; reasoning is replayed only with its Bedrock signature or
-// redacted content or data.
-func bedrockAssistant(b []msg, lastBlock bool) []Value {
+// redacted content or data. The calls' places go to placed.
+func bedrockAssistant(b []msg, lastBlock bool, placed *pending) []Value {
 	content := []Value{}
 	for j, m := range b {
 		hasReasoning := false
@@ -143,6 +148,7 @@ func bedrockAssistant(b []msg, lastBlock bool) []Value {
 					content = append(content, Obj{{"reasoningContent", v}})
 				}
 			case pToolCall:
+				placed.add(pt, len(content), 1)
 				content = append(content, Obj{{"toolUse", Obj{
 					{"toolUseId", pt.callID},
 					{"name", bedrockToolName(pt.tool)},

@@ -25,7 +25,7 @@ func TestBedrockToolRoundTrip(t *testing.T) {
 			fxResult("tooluse_3", "read", outErrorText, "File not found: /home/user/proj/nosuchfile.txt"),
 		}},
 	}
-	checkWireJSON(t, bedrock(prompt), `[
+	checkWireJSON(t, bedrock(prompt, nil), `[
 		{"role":"user","content":[{"text":"run it"}]},
 		{"role":"assistant","content":[
 			{"toolUse":{"toolUseId":"tooluse_1","name":"bash","input":{"command":"echo hello"}}},
@@ -52,7 +52,7 @@ func TestBedrockGrouping(t *testing.T) {
 		{role: "tool", cache: true, parts: []part{fxResult("c1", "glob", outText, "No files found")}},
 		{role: "user", cache: true, parts: []part{marked, fxText("e")}},
 	}
-	checkWireJSON(t, bedrock(prompt), `[
+	checkWireJSON(t, bedrock(prompt, nil), `[
 		{"role":"user","content":[{"text":"a"}]},
 		{"role":"assistant","content":[{"text":"b"},{"toolUse":{"toolUseId":"c1","name":"glob","input":{}}}]},
 		{"role":"user","content":[
@@ -77,7 +77,7 @@ func TestBedrockReasoning(t *testing.T) {
 		}},
 		{role: "user", parts: []part{fxText("next")}},
 	}
-	checkWireJSON(t, bedrock(prompt)[1:2], `[
+	checkWireJSON(t, bedrock(prompt, nil)[1:2], `[
 		{"role":"assistant","content":[
 			{"reasoningContent":{"reasoningText":{"text":" think \n","signature":"sig=="}}},
 			{"reasoningContent":{"redactedReasoning":{"data":"abc"}}},
@@ -100,7 +100,7 @@ func TestBedrockBlankAndTrim(t *testing.T) {
 		{role: "assistant", parts: []part{fxReasoning("s", `{"bedrock":{"signature":"x"}}`), fxText(" \n")}},
 		{role: "assistant", parts: []part{fxText(" a \n"), fxText(" last \n")}},
 	}
-	checkWireJSON(t, bedrock(prompt), `[
+	checkWireJSON(t, bedrock(prompt, nil), `[
 		{"role":"user","content":[{"text":"q"}]},
 		{"role":"assistant","content":[`+bedrockCachePointJSON+`,{"text":" kept \n"}]},
 		{"role":"user","content":[{"text":"again"}]},
@@ -118,7 +118,7 @@ func TestBedrockDropsEmptyAssistant(t *testing.T) {
 		{role: "assistant", cache: true, parts: []part{fxReasoning("unsigned", ""), fxText(" ")}},
 		{role: "user", parts: []part{fxText("again")}},
 	}
-	checkWireJSON(t, bedrock(prompt), `[
+	checkWireJSON(t, bedrock(prompt, nil), `[
 		{"role":"user","content":[{"text":"q"},{"text":"again"}]}
 	]`)
 }
@@ -133,7 +133,7 @@ func TestBedrockToolUse(t *testing.T) {
 			fxCall("c", "bash", ``),
 		}},
 	}
-	checkWireJSON(t, bedrock(prompt), `[
+	checkWireJSON(t, bedrock(prompt, nil), `[
 		{"role":"assistant","content":[
 			{"toolUse":{"toolUseId":"a","name":"mcpservertool","input":{"k":1}}},
 			{"toolUse":{"toolUseId":"b","name":"_","input":{"rawInvalidInput":"text"}}},
@@ -156,7 +156,7 @@ func TestBedrockFiles(t *testing.T) {
 		{role: "assistant", parts: []part{fxCall("t1", "read", `{}`)}},
 		{role: "tool", parts: []part{res}},
 	}
-	checkWireJSON(t, bedrock(prompt), `[
+	checkWireJSON(t, bedrock(prompt, nil), `[
 		{"role":"user","content":[
 			{"document":{"format":"pdf","name":"report","source":{"bytes":"JVBERi0="}}},
 			{"document":{"format":"csv","name":"document-1","source":{"bytes":"YSxi"}}},

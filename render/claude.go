@@ -21,11 +21,11 @@ import (
 // and the converters.
 
 // claudeConversation is Conversation for a Claude Code session; idx is the
-// step's assistant message.
-func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, error) {
+// step's assistant message. pl records the placements.
+func claudeConversation(s *model.Session, idx int, p Provider, m Model, pl *placer) (Value, error) {
 	req := s.Messages[idx].Request
 	if p == Anthropic && req != nil {
-		return claudeNative(req)
+		return claudeNative(req, pl)
 	}
 	var prompt []msg
 	if req != nil {
@@ -37,18 +37,19 @@ func claudeConversation(s *model.Session, idx int, p Provider, m Model) (Value, 
 		prompt = claudePromptFromSession(s, idx)
 	}
 	claudeCaching(prompt)
-	return lower(prompt, p, m.ModelID)
+	return lower(prompt, p, m.ModelID, pl)
 }
 
 // claudeNative is the logged messages with cache_control put back and
 // each plain-text user or system message in the form Claude Code sends it.
-func claudeNative(req *model.LoggedRequest) (Value, error) {
+func claudeNative(req *model.LoggedRequest, pl *placer) (Value, error) {
 	marks := map[int][]model.CacheMark{}
 	for _, c := range req.Cache {
 		marks[c.Message] = append(marks[c.Message], c)
 	}
 	out := make([]Value, 0, len(req.Messages))
 	for i, raw := range req.Messages {
+		placeLogged(raw, i, pl)
 		text, reform := claudePlainText(raw, i == len(req.Messages)-1)
 		if len(marks[i]) == 0 && !reform {
 			out = append(out, raw)
@@ -124,6 +125,25 @@ func setCacheControl(m Obj, c model.CacheMark) {
 			if b, ok := blocks[c.Block].(Obj); ok {
 				blocks[c.Block] = append(b, Field{"cache_control", c.Value})
 			}
+		}
+	}
+}
+
+// placeLogged records the tool_use and tool_result blocks of logged
+// message item.
+func placeLogged(raw json.RawMessage, item int, pl *placer) {
+	var m struct {
+		Content []model.AnthropicBlock `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil { // a string content holds no blocks
+		return
+	}
+	for j, b := range m.Content {
+		switch b.Type {
+		case "tool_use", "server_tool_use":
+			pl.call(b.ID, item, j)
+		case "tool_result":
+			pl.result(b.ToolUseID, item, j, 1)
 		}
 	}
 }
@@ -218,7 +238,7 @@ func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
 					a.parts = append(a.parts, pt)
 				case "tool_use", "server_tool_use":
 					names[b.ID] = b.Name
-					a.parts = append(a.parts, part{kind: pToolCall, callID: b.ID, tool: b.Name, input: b.Input})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: b.ID, of: b.ID, tool: b.Name, input: b.Input})
 				}
 			}
 			out = append(out, a)
@@ -242,7 +262,7 @@ func claudePromptFromWire(messages []json.RawMessage) ([]msg, error) {
 					cur.parts = append(cur.parts, wireFilePart(b))
 				}
 			case "tool_result":
-				cur.parts = append(cur.parts, part{kind: pToolResult, callID: b.ToolUseID, tool: names[b.ToolUseID], out: wireToolOutput(b)})
+				cur.parts = append(cur.parts, part{kind: pToolResult, callID: b.ToolUseID, of: b.ToolUseID, tool: names[b.ToolUseID], out: wireToolOutput(b)})
 			}
 		}
 	}
@@ -312,10 +332,10 @@ func claudePromptFromSession(s *model.Session, upto int) []msg {
 					a.parts = append(a.parts, part{kind: pReasoning, text: pt.Text, meta: pt.Metadata})
 				case model.PartTool:
 					c := pt.Tool
-					a.parts = append(a.parts, part{kind: pToolCall, callID: c.CallID, tool: c.Tool, input: c.Input})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: c.CallID, of: c.CallID, tool: c.Tool, input: c.Input})
 					v := formatters.Visible(c, nil)
-					res := part{kind: pToolResult, callID: c.CallID, tool: c.Tool}
-					res.out, _ = toolOutput(v.Result, func(string) bool { return true }, nil)
+					res := part{kind: pToolResult, callID: c.CallID, of: c.CallID, tool: c.Tool}
+					res.out, _ = toolOutput(v.Result, c.CallID, func(string) bool { return true }, nil)
 					tools.parts = append(tools.parts, res)
 				}
 			}

@@ -16,15 +16,15 @@ import (
 )
 
 // cliConversation is Conversation for Codex and Gemini CLI sessions; upto
-// is the index of the step's assistant message.
-func cliConversation(s *model.Session, upto int, p Provider, m Model) Value {
+// is the index of the step's assistant message; pl records the placements.
+func cliConversation(s *model.Session, upto int, p Provider, m Model, pl *placer) Value {
 	switch {
 	case s.Info.Agent == model.AgentCodex && p == OpenAIResponses:
-		return codexInput(s, upto)
+		return codexInput(s, upto, pl)
 	case s.Info.Agent == model.AgentGeminiCLI && p == Gemini:
-		return geminiCLIContents(s, upto)
+		return geminiCLIContents(s, upto, pl)
 	}
-	v, err := lower(normalize(cliPrompt(s, upto, p, m), p, m), p, m.ModelID)
+	v, err := lower(normalize(cliPrompt(s, upto, p, m), p, m), p, m.ModelID, pl)
 	if err != nil {
 		return []Value{}
 	}
@@ -38,16 +38,23 @@ func cliConversation(s *model.Session, upto int, p Provider, m Model) Value {
 // rollout order. Codex 0.171.0 sends its history items exactly as the
 // rollout holds them (the loader drops the rollout-only fields); the base
 // instructions message is not in the rollout, and is a developer item.
-func codexInput(s *model.Session, upto int) []Value {
+func codexInput(s *model.Session, upto int, pl *placer) []Value {
 	out := []Value{}
 	for _, sm := range s.Messages[:upto] {
 		for _, it := range sm.Stored {
 			var head struct {
-				Role string `json:"role"`
+				Role   string `json:"role"`
+				Type   string `json:"type"`
+				CallID string `json:"call_id"`
 			}
 			_ = json.Unmarshal(it, &head)
 			if head.Role == "developer" || head.Role == "system" {
 				continue
+			}
+			if strings.HasSuffix(head.Type, "_output") {
+				pl.result(head.CallID, len(out), -1, 1)
+			} else {
+				pl.call(head.CallID, len(out), -1)
 			}
 			out = append(out, it)
 		}
@@ -102,7 +109,7 @@ type gcRec struct {
 //
 // The signatures the model streamed are kept in memory only: a live model
 // turn is rendered without them.
-func geminiCLIContents(s *model.Session, upto int) []Value {
+func geminiCLIContents(s *model.Session, upto int, pl *placer) []Value {
 	run := s.Messages[upto].Run
 	var hist []gcContent
 	for _, sm := range s.Messages[:upto] {
@@ -171,7 +178,9 @@ func geminiCLIContents(s *model.Session, upto int) []Value {
 	for _, c := range merged {
 		parts := []Value{}
 		for _, p := range c.parts {
-			parts = append(parts, gcStripPrefix(p))
+			p = gcStripPrefix(p)
+			gcPlace(p, len(out), len(parts), pl)
+			parts = append(parts, p)
 		}
 		out = append(out, Obj{{"role", c.role}, {"parts", parts}})
 	}
@@ -284,6 +293,26 @@ func gcSignFirstCall(parts []Obj) {
 	}
 }
 
+// gcPlace records a function call or response, entry j of content item,
+// by its id on the wire (the loader's CallID, sessions.GeminiWireID).
+func gcPlace(p Obj, item, j int, pl *placer) {
+	for _, f := range p {
+		if f.Key != "functionCall" && f.Key != "functionResponse" {
+			continue
+		}
+		var inner struct {
+			ID string `json:"id"`
+		}
+		if b, err := Marshal(f.Val); err == nil && json.Unmarshal(b, &inner) == nil {
+			if f.Key == "functionCall" {
+				pl.call(inner.ID, item, j)
+			} else {
+				pl.result(inner.ID, item, j, 1)
+			}
+		}
+	}
+}
+
 func gcAny(parts []Obj, key string) bool {
 	for _, p := range parts {
 		if _, ok := p.Get(key); ok {
@@ -366,10 +395,10 @@ func cliPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 					a.parts = append(a.parts, part{kind: pText, text: pt.Text})
 				case pt.Type == model.PartTool && pt.Tool != nil:
 					call := pt.Tool
-					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, tool: call.Tool, input: objectInput(call.Input)})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: objectInput(call.Input)})
 					v := formatters.Visible(call, nil)
-					res := part{kind: pToolResult, callID: call.CallID, tool: call.Tool}
-					res.out, media = toolOutput(v.Result, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
+					res := part{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool}
+					res.out, media = toolOutput(v.Result, call.CallID, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
 					tools.parts = append(tools.parts, res)
 				}
 			}

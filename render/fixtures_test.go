@@ -200,42 +200,60 @@ func wireResults(p render.Provider, conv any) []wireResult {
 	var out []wireResult
 	for _, m := range conv.([]any) {
 		msg := m.(map[string]any)
+		entries := []map[string]any{msg}
 		switch p {
-		case render.OpenAIChat:
-			if msg["role"] == "tool" {
-				out = append(out, wireResult{msg["tool_call_id"].(string), msg["content"].(string)})
-			}
-		case render.OpenAIResponses:
-			if msg["type"] == "function_call_output" {
-				out = append(out, wireResult{msg["call_id"].(string), texts(msg["output"], "input_text")})
-			}
-		case render.Anthropic:
-			for _, c := range blocks(msg["content"]) {
-				if c["type"] == "tool_result" {
-					out = append(out, wireResult{c["tool_use_id"].(string), texts(c["content"], "text")})
-				}
-			}
-		case render.Bedrock:
-			for _, c := range blocks(msg["content"]) {
-				if tr, ok := c["toolResult"].(map[string]any); ok {
-					out = append(out, wireResult{tr["toolUseId"].(string), texts(tr["content"], "")})
-				}
-			}
+		case render.Anthropic, render.Bedrock:
+			entries = blocks(msg["content"])
 		case render.Gemini:
-			for _, c := range blocks(msg["parts"]) {
-				if fr, ok := c["functionResponse"].(map[string]any); ok {
-					content := fr["response"].(map[string]any)["content"]
-					s, ok := content.(string)
-					if !ok {
-						b, _ := json.Marshal(content)
-						s = string(b)
-					}
-					out = append(out, wireResult{"", s})
-				}
+			entries = blocks(msg["parts"])
+		}
+		for _, e := range entries {
+			if r, ok := resultEntry(p, e); ok {
+				out = append(out, r)
 			}
 		}
 	}
 	return out
+}
+
+// resultEntry is the call id and text of a tool result entry on p's wire
+// (a message, item, block or part); ok is false for any other entry.
+// Gemini's results carry no id but on Gemini CLI's own wire.
+func resultEntry(p render.Provider, e map[string]any) (r wireResult, ok bool) {
+	str := func(v any) string { s, _ := v.(string); return s }
+	switch p {
+	case render.OpenAIChat:
+		return wireResult{str(e["tool_call_id"]), str(e["content"])}, e["role"] == "tool"
+	case render.OpenAIResponses:
+		t := str(e["type"])
+		return wireResult{str(e["call_id"]), texts(e["output"], "input_text")}, strings.HasSuffix(t, "_output")
+	case render.Anthropic:
+		return wireResult{str(e["tool_use_id"]), texts(e["content"], "text")}, e["type"] == "tool_result"
+	case render.Bedrock:
+		tr, ok := e["toolResult"].(map[string]any)
+		if bl := blocks(tr["content"]); len(bl) == 1 && bl[0]["json"] != nil {
+			b, _ := json.Marshal(bl[0]["json"]) // native: a json value as one block
+			return wireResult{str(tr["toolUseId"]), string(b)}, ok
+		}
+		return wireResult{str(tr["toolUseId"]), texts(tr["content"], "")}, ok
+	case render.Gemini:
+		fr, ok := e["functionResponse"].(map[string]any)
+		resp, _ := fr["response"].(map[string]any)
+		var v any
+		for _, k := range []string{"content", "output", "error"} {
+			if x, has := resp[k]; has {
+				v = x
+				break
+			}
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			b, _ := json.Marshal(v)
+			s = string(b)
+		}
+		return wireResult{str(fr["id"]), s}, ok
+	}
+	return wireResult{}, false
 }
 
 func blocks(v any) []map[string]any {

@@ -17,7 +17,7 @@ import (
 // messages are not merged. modelID decides the tool-result form for
 // content results: nested parts for ids starting with "gemini-3", the
 // legacy sibling parts otherwise.
-func gemini(prompt []msg, modelID string) []Value {
+func gemini(prompt []msg, modelID string, pl *placer) []Value {
 	nested := strings.HasPrefix(modelID, "gemini-3")
 	out := []Value{}
 	for _, m := range prompt {
@@ -30,17 +30,22 @@ func gemini(prompt []msg, modelID string) []Value {
 					parts = append(parts, Obj{{"text", pt.text}})
 				case pFile:
 					parts = append(parts, geminiFile(pt))
+				default:
+					continue
 				}
+				pl.put(pt, len(out), len(parts)-1, 1)
 			}
 			out = append(out, Obj{{"role", "user"}, {"parts", parts}})
 		case "assistant":
-			if parts := geminiModelParts(m); len(parts) > 0 {
+			if parts := geminiModelParts(m, pl, len(out)); len(parts) > 0 {
 				out = append(out, Obj{{"role", "model"}, {"parts", parts}})
 			}
 		case "tool":
 			parts := []Value{}
 			for _, pt := range m.parts {
-				parts = append(parts, geminiToolResult(pt, nested)...)
+				r := geminiToolResult(pt, nested)
+				pl.put(pt, len(out), len(parts), len(r))
+				parts = append(parts, r...)
 			}
 			out = append(out, Obj{{"role", "user"}, {"parts", parts}})
 		}
@@ -65,7 +70,8 @@ func geminiFile(pt part) Obj {
 
 // geminiModelParts are an assistant message's parts: empty texts and empty
 // reasoning are dropped; every part carries its stored thoughtSignature.
-func geminiModelParts(m msg) []Value {
+// The content is item of the conversation when it is sent (parts left).
+func geminiModelParts(m msg, pl *placer, item int) []Value {
 	parts := []Value{}
 	for _, pt := range m.parts {
 		var o Obj
@@ -88,6 +94,7 @@ func geminiModelParts(m msg) []Value {
 		if sig, ok := thoughtSignature(pt.meta); ok {
 			o.Set("thoughtSignature", sig)
 		}
+		pl.put(pt, item, len(parts), 1)
 		parts = append(parts, o)
 	}
 	return parts

@@ -23,7 +23,7 @@ func TestGeminiStep(t *testing.T) {
 			{kind: pToolResult, callID: "oc_2", tool: "read", out: output{kind: outErrorText, value: "File not found: /home/user/proj/nosuchfile.txt"}},
 		}},
 	}
-	expectConv(t, gemini(prompt, "gemini-2.5-pro"), `[`+
+	expectConv(t, gemini(prompt, "gemini-2.5-pro", nil), `[`+
 		`{"role":"user","parts":[{"text":"run it"}]},`+
 		`{"role":"model","parts":[{"text":"I will run it.","thought":true},{"text":"Running."},`+
 		`{"functionCall":{"name":"bash","args":{"command":"echo hello"}},"thoughtSignature":"CiQB"},`+
@@ -43,7 +43,7 @@ func TestGeminiThoughtSignatures(t *testing.T) {
 		{kind: pToolCall, tool: "grep", input: json.RawMessage(`{}`), meta: json.RawMessage(`{"google":null,"vertex":{"thoughtSignature":"V3"}}`)},
 		{kind: pToolCall, tool: "read", input: json.RawMessage(`{}`), meta: json.RawMessage(`{"anthropic":{"signature":"x"}}`)},
 	}}}
-	expectConv(t, gemini(prompt, "gemini-2.5-pro"), `[{"role":"model","parts":[`+
+	expectConv(t, gemini(prompt, "gemini-2.5-pro", nil), `[{"role":"model","parts":[`+
 		`{"text":"think","thought":true,"thoughtSignature":"R1"},`+
 		`{"text":"say","thoughtSignature":"T1"},`+
 		`{"functionCall":{"name":"glob","args":{}},"thoughtSignature":"V2"},`+
@@ -61,7 +61,7 @@ func TestGeminiEmptyParts(t *testing.T) {
 		{role: "assistant", parts: []part{{kind: pText, text: "ok \n"}}},
 		{role: "tool"},
 	}
-	expectConv(t, gemini(prompt, "gemini-2.5-pro"), `[`+
+	expectConv(t, gemini(prompt, "gemini-2.5-pro", nil), `[`+
 		`{"role":"user","parts":[{"text":"go "}]},`+
 		`{"role":"model","parts":[{"text":"ok \n"}]},`+
 		`{"role":"user","parts":[]}]`)
@@ -78,7 +78,7 @@ func TestGeminiAttachedMedia(t *testing.T) {
 			{kind: pFile, mime: "image/png", url: "data:image/png;base64,iVBOR"},
 		}},
 	}
-	expectConv(t, gemini(prompt, "gemini-2.5-pro"), `[`+
+	expectConv(t, gemini(prompt, "gemini-2.5-pro", nil), `[`+
 		`{"role":"model","parts":[{"functionCall":{"name":"read","args":{"filePath":"/home/user/proj/pixel.png"}}}]},`+
 		`{"role":"user","parts":[{"functionResponse":{"name":"read","response":{"name":"read","content":"Image read successfully"}}}]},`+
 		`{"role":"user","parts":[{"text":"Attached media from tool result:"},{"inlineData":{"mimeType":"image/png","data":"iVBOR"}}]}]`)
@@ -90,7 +90,7 @@ func TestGeminiUserFiles(t *testing.T) {
 		// a URL the model takes as it is (the Files API); others are downloaded
 		{kind: pFile, mime: "image/*", url: "https://generativelanguage.googleapis.com/v1beta/files/abc"},
 	}}}
-	expectConv(t, gemini(prompt, "gemini-2.5-pro"), `[{"role":"user","parts":[`+
+	expectConv(t, gemini(prompt, "gemini-2.5-pro", nil), `[{"role":"user","parts":[`+
 		`{"inlineData":{"mimeType":"application/pdf","data":"JVBER"}},`+
 		`{"fileData":{"mimeType":"image/jpeg","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/abc"}}]}]`)
 }
@@ -101,15 +101,15 @@ func contentResult(items ...outputItem) []msg {
 
 func TestGeminiContentResultGemini3(t *testing.T) {
 	prompt := contentResult(outputItem{text: "Image read successfully"}, outputItem{media: true, mediaType: "image/png", data: "iVBOR"})
-	expectConv(t, gemini(prompt, "gemini-3-pro-preview"), `[{"role":"user","parts":[`+
+	expectConv(t, gemini(prompt, "gemini-3-pro-preview", nil), `[{"role":"user","parts":[`+
 		`{"functionResponse":{"name":"read","response":{"name":"read","content":"Image read successfully"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBOR"}}]}}]}]`)
 
 	// texts are joined by newlines; no text gives the stock sentence
 	prompt = contentResult(outputItem{text: "a"}, outputItem{text: "b"})
-	expectConv(t, gemini(prompt, "gemini-3.1-pro"), `[{"role":"user","parts":[`+
+	expectConv(t, gemini(prompt, "gemini-3.1-pro", nil), `[{"role":"user","parts":[`+
 		`{"functionResponse":{"name":"read","response":{"name":"read","content":"a\nb"}}}]}]`)
 	prompt = contentResult(outputItem{media: true, mediaType: "application/pdf", data: "JVBER"})
-	expectConv(t, gemini(prompt, "gemini-3-flash"), `[{"role":"user","parts":[`+
+	expectConv(t, gemini(prompt, "gemini-3-flash", nil), `[{"role":"user","parts":[`+
 		`{"functionResponse":{"name":"read","response":{"name":"read","content":"Tool executed successfully."},"parts":[{"inlineData":{"mimeType":"application/pdf","data":"JVBER"}}]}}]}]`)
 }
 
@@ -119,7 +119,7 @@ func TestGeminiContentResultLegacy(t *testing.T) {
 		outputItem{media: true, mediaType: "image/png", data: "iVBOR"},
 		outputItem{media: true, mediaType: "application/pdf", data: "JVBER"},
 	)
-	expectConv(t, gemini(prompt, "gemini-2.5-pro"), `[{"role":"user","parts":[`+
+	expectConv(t, gemini(prompt, "gemini-2.5-pro", nil), `[{"role":"user","parts":[`+
 		`{"functionResponse":{"name":"read","response":{"name":"read","content":"Image read successfully"}}},`+
 		`{"inlineData":{"mimeType":"image/png","data":"iVBOR"}},`+
 		`{"text":"Tool executed successfully and returned this image as a response"},`+

@@ -37,7 +37,9 @@ type OutputLoader interface {
 type LazyConversation struct {
 	// Value is the conversation, placeholders included: write it (or any
 	// part of it) with WriteIndent or MarshalIndent, not the package's.
-	Value     Value
+	Value Value
+	// Places are where each call and its result sit in Value.
+	Places    Placements
 	l         OutputLoader
 	sessionID string
 	lowering  model.Lowering
@@ -60,18 +62,19 @@ var placeholderMark = fmt.Sprintf("\x00correx-lazy-%x:", time.Now().UnixNano())
 // when the outline does not say enough to lower them, and otherwise
 // lowered with a placeholder. s is not changed.
 func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model) (*LazyConversation, error) {
-	if m.Lowering == "" {
-		m.Lowering = model.DefaultLowering(s.Info.Pipeline)
-	}
-	c := &LazyConversation{l: l, sessionID: s.Info.ID, lowering: m.Lowering, parts: map[string]lazyPart{}}
+	c := &LazyConversation{l: l, sessionID: s.Info.ID, lowering: SessionLowering(s.Info, m.Lowering), parts: map[string]lazyPart{}}
 	for _, lazy := range []bool{true, false} {
 		sess, err := c.resolve(ctx, s, step, lazy)
 		if err != nil {
 			return nil, err
 		}
-		c.Value, err = Conversation(sess, p, step, m)
-		if err != nil || !lazy || len(c.parts) == 0 || c.standalone(c.Value) {
+		r, err := Render(sess, p, step, m)
+		if err != nil {
 			return c, err
+		}
+		c.Value, c.Places = r.Value, r.Places
+		if !lazy || len(c.parts) == 0 || c.standalone(c.Value) {
+			return c, nil
 		}
 		// a converter embedded a placeholder: lower it all from the outputs
 		clear(c.parts)

@@ -120,12 +120,12 @@ func v2Prompt(s *model.Session, upto int, m Model) []msg {
 					if sameModel {
 						meta = pt.Metadata
 					}
-					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, tool: call.Tool, input: call.Input, meta: meta})
+					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: call.Input, meta: meta})
 					if !formatters.V2Settled(call) {
 						continue
 					}
 					v := formatters.Visible(call, nil)
-					results = append(results, msg{role: "tool", parts: []part{{kind: pToolResult, callID: call.CallID, tool: call.Tool, out: nativeOutput(v.Result), meta: meta}}})
+					results = append(results, msg{role: "tool", parts: []part{{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool, out: nativeOutput(v.Result), meta: meta}}})
 				}
 			}
 			if len(a.parts) > 0 {
@@ -138,48 +138,54 @@ func v2Prompt(s *model.Session, upto int, m Model) []msg {
 }
 
 // nativeConversation lowers a native prompt for provider p.
-func nativeConversation(prompt []msg, p Provider) []Value {
+func nativeConversation(prompt []msg, p Provider, pl *placer) []Value {
 	switch p {
 	case OpenAIChat:
-		return nativeChat(prompt)
+		return nativeChat(prompt, pl)
 	case OpenAIResponses:
-		return nativeResponses(prompt)
+		return nativeResponses(prompt, pl)
 	case Anthropic:
-		return nativeAnthropic(prompt)
+		return nativeAnthropic(prompt, pl)
 	case Gemini:
-		return nativeGemini(prompt)
+		return nativeGemini(prompt, pl)
 	case Bedrock:
-		return nativeBedrock(prompt)
+		return nativeBedrock(prompt, pl)
 	}
 	return nil
 }
 
 // nativeChat is packages/llm's openai-chat lowerMessages, without the
 // system message.
-func nativeChat(prompt []msg) []Value {
+func nativeChat(prompt []msg, pl *placer) []Value {
 	out := []Value{}
-	var images []Value // tool-result media waiting for the next non-tool message
+	var images []Value  // tool-result media waiting for the next non-tool message
+	var owners []string // the call of each image
 	flush := func() {
 		if len(images) > 0 {
+			for k, id := range owners {
+				pl.media(id, len(out), k)
+			}
 			out = append(out, Obj{{"role", "user"}, {"content", images}})
-			images = nil
+			images, owners = nil, nil
 		}
 	}
 	for _, m := range prompt {
 		switch m.role {
 		case "user":
 			flush()
-			out = append(out, nativeChatUser(m))
+			out = append(out, nativeChatUser(m, pl, len(out)))
 		case "assistant":
 			flush()
-			out = append(out, nativeChatAssistant(m))
+			out = append(out, nativeChatAssistant(m, pl, len(out)))
 		case "tool":
 			for _, pt := range m.parts {
+				pl.put(pt, len(out), -1, 1)
 				content := pt.out.value
 				if pt.out.kind == outContent {
 					var texts []string
 					for _, it := range pt.out.items {
 						if it.media {
+							owners = append(owners, pt.of)
 							images = append(images, Obj{{"type", "image_url"}, {"image_url", Obj{{"url", "data:" + it.mediaType + ";base64," + it.data}}}})
 						} else {
 							texts = append(texts, it.text)
@@ -196,10 +202,12 @@ func nativeChat(prompt []msg) []Value {
 }
 
 // nativeChatUser: the texts joined into one string when there is nothing
-// else, else text and image_url parts.
-func nativeChatUser(m msg) Obj {
+// else, else text and image_url parts. The message is item of the
+// conversation.
+func nativeChatUser(m msg, pl *placer, item int) Obj {
 	var texts []string
 	content := []Value{}
+	var placed pending
 	for _, pt := range m.parts {
 		switch pt.kind {
 		case pText:
@@ -207,17 +215,26 @@ func nativeChatUser(m msg) Obj {
 			content = append(content, Obj{{"type", "text"}, {"text", pt.text}})
 		case pFile:
 			content = append(content, Obj{{"type", "image_url"}, {"image_url", Obj{{"url", pt.url}}}})
+		default:
+			continue
 		}
+		placed.add(pt, len(content)-1, 1)
 	}
 	if len(texts) == len(content) {
+		for i := range placed {
+			placed[i].at = -1 // one string: the whole message
+		}
+		pl.commit(placed, item, 0)
 		return Obj{{"role", "user"}, {"content", strings.Join(texts, "")}}
 	}
+	pl.commit(placed, item, 0)
 	return Obj{{"role", "user"}, {"content", content}}
 }
 
 // nativeChatAssistant: content null without text, texts joined by "\n";
-// then tool_calls, then reasoning_content.
-func nativeChatAssistant(m msg) Obj {
+// then tool_calls, then reasoning_content. The message is item of the
+// conversation.
+func nativeChatAssistant(m msg, pl *placer, item int) Obj {
 	var texts, reasoning []string
 	var calls []Value
 	for _, pt := range m.parts {
@@ -227,6 +244,7 @@ func nativeChatAssistant(m msg) Obj {
 		case pReasoning:
 			reasoning = append(reasoning, pt.text)
 		case pToolCall:
+			pl.put(pt, item, len(calls), 1)
 			calls = append(calls, Obj{
 				{"id", pt.callID},
 				{"type", "function"},
@@ -251,12 +269,12 @@ func nativeChatAssistant(m msg) Obj {
 // nativeResponses is packages/llm's openai-responses lowerMessages without
 // the system item. 1.18.33 replays no reasoning item; consecutive texts of
 // an assistant message share one assistant item.
-func nativeResponses(prompt []msg) []Value {
+func nativeResponses(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		switch m.role {
 		case "user":
-			out = append(out, Obj{{"role", "user"}, {"content", responsesUser(m)}})
+			out = append(out, Obj{{"role", "user"}, {"content", responsesUser(m, pl, len(out))}})
 		case "assistant":
 			var texts []Value
 			flush := func() {
@@ -273,14 +291,13 @@ func nativeResponses(prompt []msg) []Value {
 					flush()
 				case pToolCall:
 					flush()
+					pl.put(pt, len(out), -1, 1)
 					out = append(out, Obj{{"type", "function_call"}, {"call_id", pt.callID}, {"name", pt.tool}, {"arguments", compactInput(pt.input)}})
 				}
 			}
 			flush()
 		case "tool":
-			for _, pt := range m.parts {
-				out = append(out, Obj{{"type", "function_call_output"}, {"call_id", pt.callID}, {"output", responsesOutput(pt.out)}})
-			}
+			out = responsesResults(out, m, pl)
 		}
 	}
 	return out
@@ -290,7 +307,7 @@ func nativeResponses(prompt []msg) []Value {
 // wire message per prompt message; thinking blocks carry their signature
 // when one is stored; tool results are text (content results: text and
 // image blocks) with is_error on errors.
-func nativeAnthropic(prompt []msg) []Value {
+func nativeAnthropic(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		content := []Value{}
@@ -310,6 +327,7 @@ func nativeAnthropic(prompt []msg) []Value {
 				o = Obj{{"type", "tool_use"}, {"id", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}
 			}
 			if o != nil {
+				pl.put(pt, len(out), len(content), 1)
 				content = append(content, withAnthropicCache(o, cacheAt(m, j)))
 			}
 		}
@@ -327,7 +345,7 @@ func nativeAnthropic(prompt []msg) []Value {
 // tool result is a functionResponse whose content is the result text
 // (content results: the texts joined by "\n", their media as sibling
 // inlineData parts).
-func nativeGemini(prompt []msg) []Value {
+func nativeGemini(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		parts := []Value{}
@@ -342,8 +360,10 @@ func nativeGemini(prompt []msg) []Value {
 						o.Set("thoughtSignature", sig)
 					}
 				}
+				pl.put(pt, len(out), len(parts), 1)
 				parts = append(parts, o)
 			case pFile:
+				pl.put(pt, len(out), len(parts), 1)
 				parts = append(parts, geminiFile(pt))
 			case pReasoning:
 				role = "model"
@@ -358,6 +378,7 @@ func nativeGemini(prompt []msg) []Value {
 				if sig, ok := thoughtSignature(pt.meta); ok {
 					o.Set("thoughtSignature", sig)
 				}
+				pl.put(pt, len(out), len(parts), 1)
 				parts = append(parts, o)
 			case pToolResult:
 				content, media := pt.out.value, []Value{}
@@ -372,6 +393,7 @@ func nativeGemini(prompt []msg) []Value {
 					}
 					content = strings.Join(texts, "\n")
 				}
+				pl.put(pt, len(out), len(parts), 1+len(media))
 				parts = append(parts, Obj{{"functionResponse", Obj{{"name", pt.tool}, {"response", Obj{{"name", pt.tool}, {"content", content}}}}}})
 				parts = append(parts, media...)
 			}
@@ -388,7 +410,7 @@ func nativeGemini(prompt []msg) []Value {
 // (unverified: no recording; read from the source). One message per prompt
 // message; a cache hint is a cachePoint block after its text; a tool result
 // carries a status, and a v2 json result goes as a json block.
-func nativeBedrock(prompt []msg) []Value {
+func nativeBedrock(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	docs := 0
 	for _, m := range prompt {
@@ -400,9 +422,11 @@ func nativeBedrock(prompt []msg) []Value {
 		for _, pt := range m.parts {
 			switch pt.kind {
 			case pText:
+				pl.put(pt, len(out), len(content), 1)
 				content = append(content, Obj{{"text", pt.text}})
 			case pFile:
 				if v := bedrockUserPart(pt, &docs); v != nil {
+					pl.put(pt, len(out), len(content), 1)
 					content = append(content, v)
 				}
 			case pReasoning:
@@ -412,6 +436,7 @@ func nativeBedrock(prompt []msg) []Value {
 				}
 				content = append(content, Obj{{"reasoningContent", Obj{{"reasoningText", rt}}}})
 			case pToolCall:
+				pl.put(pt, len(out), len(content), 1)
 				content = append(content, Obj{{"toolUse", Obj{{"toolUseId", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}}})
 			case pToolResult:
 				var blocks []Value
@@ -433,6 +458,7 @@ func nativeBedrock(prompt []msg) []Value {
 				if pt.out.kind == outErrorText {
 					status = "error"
 				}
+				pl.put(pt, len(out), len(content), 1)
 				content = append(content, Obj{{"toolResult", Obj{{"toolUseId", pt.callID}, {"content", blocks}, {"status", status}}}})
 			}
 			content = withCachePoint(content, pt.cache)

@@ -2,16 +2,17 @@ package render
 
 // openAIChat is @ai-sdk/openai-compatible's convertToOpenAICompatibleChatMessages
 // (2.0.41), without the system message.
-func openAIChat(prompt []msg) []Value {
+func openAIChat(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		switch m.role {
 		case "user":
-			out = append(out, chatUser(m))
+			out = append(out, chatUser(m, pl, len(out)))
 		case "assistant":
-			out = append(out, chatAssistant(m))
+			out = append(out, chatAssistant(m, pl, len(out)))
 		case "tool":
 			for _, pt := range m.parts {
+				pl.put(pt, len(out), -1, 1)
 				o := Obj{{"role", "tool"}, {"tool_call_id", pt.callID}, {"content", chatToolContent(pt.out)}}
 				out = append(out, withChatCache(o, pt.cache || m.cache))
 			}
@@ -20,8 +21,10 @@ func openAIChat(prompt []msg) []Value {
 	return out
 }
 
-func chatUser(m msg) Value {
+// chatUser is a user message, item of the conversation.
+func chatUser(m msg, pl *placer, item int) Value {
 	if len(m.parts) == 1 && m.parts[0].kind == pText {
+		pl.put(m.parts[0], item, -1, 1)
 		return withChatCache(Obj{{"role", "user"}, {"content", m.parts[0].text}}, m.parts[0].cache || m.cache)
 	}
 	content := []Value{}
@@ -31,12 +34,16 @@ func chatUser(m msg) Value {
 			content = append(content, withChatCache(Obj{{"type", "text"}, {"text", pt.text}}, pt.cache))
 		case pFile:
 			content = append(content, withChatCache(Obj{{"type", "image_url"}, {"image_url", Obj{{"url", pt.url}}}}, pt.cache))
+		default:
+			continue
 		}
+		pl.put(pt, item, len(content)-1, 1)
 	}
 	return withChatCache(Obj{{"role", "user"}, {"content", content}}, m.cache)
 }
 
-func chatAssistant(m msg) Value {
+// chatAssistant is an assistant message, item of the conversation.
+func chatAssistant(m msg, pl *placer, item int) Value {
 	var text, reasoning string
 	var calls []Value
 	for _, pt := range m.parts {
@@ -46,6 +53,7 @@ func chatAssistant(m msg) Value {
 		case pReasoning:
 			reasoning += pt.text
 		case pToolCall:
+			pl.put(pt, item, len(calls), 1)
 			calls = append(calls, withChatCache(Obj{
 				{"id", pt.callID},
 				{"type", "function"},
@@ -59,6 +67,9 @@ func chatAssistant(m msg) Value {
 	}
 	if len(calls) > 0 {
 		o.Set("tool_calls", calls)
+	}
+	if f := m.interleaved; f != nil {
+		o.Set(f.name, f.text)
 	}
 	return withChatCache(o, m.cache)
 }

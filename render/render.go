@@ -79,8 +79,19 @@ func Native(providerID, modelID string) Provider {
 // Bedrock), `input` (Responses, without system and developer items) or
 // `contents` (Gemini). m.Lowering picks the AI SDK converters or the native
 // lowering (native.go); by default v1 sessions use the AI SDK and v2
-// sessions, which opencode always lowers natively, the native one.
+// sessions, which opencode always lowers natively, the native one
+// (SessionLowering).
 func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error) {
+	r, err := Render(s, p, step, m)
+	if err != nil {
+		return nil, err
+	}
+	return r.Value, nil
+}
+
+// Render is Conversation with where each call and its result sit in it
+// (place.go), recorded by the lowering that built it.
+func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) {
 	steps := s.AssistantSteps()
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("session %s has no assistant step", s.Info.ID)
@@ -95,39 +106,43 @@ func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error
 	if m.ModelID == "" {
 		m.ProviderID, m.ModelID = at.ProviderID, at.ModelID
 	}
-	if s.Info.Agent == model.AgentClaudeCode {
-		return claudeConversation(s, steps[step-1], p, m)
-	}
-	if s.Info.Agent == model.AgentCodex || s.Info.Agent == model.AgentGeminiCLI {
-		return cliConversation(s, steps[step-1], p, m), nil
-	}
-	if m.Lowering == "" {
-		m.Lowering = model.DefaultLowering(s.Info.Pipeline)
-	}
-	if s.Info.Pipeline == model.PipelineV2 && m.Lowering != model.LoweringNative {
+	if s.Info.Pipeline == model.PipelineV2 && m.Lowering == model.LoweringAISDK {
 		return nil, fmt.Errorf("session %s is a v2 session: opencode's v2 loop always lowers natively (packages/llm), never through the AI SDK", s.Info.ID)
 	}
-	prompt := buildPrompt(s, steps[step-1], p, m)
-	if m.Lowering == model.LoweringNative {
-		return nativeConversation(prompt, p), nil
+	m.Lowering = SessionLowering(s.Info, m.Lowering)
+	pl := newPlacer(m.Lowering)
+	var v Value
+	var err error
+	switch {
+	case s.Info.Agent == model.AgentClaudeCode:
+		v, err = claudeConversation(s, steps[step-1], p, m, pl)
+	case s.Info.Agent == model.AgentCodex || s.Info.Agent == model.AgentGeminiCLI:
+		v = cliConversation(s, steps[step-1], p, m, pl)
+	case m.Lowering == model.LoweringNative:
+		v = nativeConversation(buildPrompt(s, steps[step-1], p, m), p, pl)
+	default:
+		v, err = lower(buildPrompt(s, steps[step-1], p, m), p, m.ModelID, pl)
 	}
-	return lower(prompt, p, m.ModelID)
+	if err != nil {
+		return nil, err
+	}
+	return &Rendered{Value: v, Places: pl.places, Lowering: m.Lowering}, nil
 }
 
-// lower runs provider p's AI SDK converter over a prompt; modelID matters
-// to Gemini only.
-func lower(prompt []msg, p Provider, modelID string) (Value, error) {
+// lower runs provider p's AI SDK converter over a prompt, recording the
+// placements in pl; modelID matters to Gemini only.
+func lower(prompt []msg, p Provider, modelID string, pl *placer) (Value, error) {
 	switch p {
 	case OpenAIChat:
-		return openAIChat(prompt), nil
+		return openAIChat(prompt, pl), nil
 	case OpenAIResponses:
-		return openAIResponses(prompt), nil
+		return openAIResponses(prompt, pl), nil
 	case Anthropic:
-		return anthropic(prompt), nil
+		return anthropic(prompt, pl), nil
 	case Gemini:
-		return gemini(prompt, modelID), nil
+		return gemini(prompt, modelID, pl), nil
 	case Bedrock:
-		return bedrock(prompt), nil
+		return bedrock(prompt, pl), nil
 	}
 	return nil, fmt.Errorf("unknown provider %q", p)
 }

@@ -16,24 +16,32 @@ import (
 // references and no `id`s, and each reasoning part is its own reasoning
 // item (the SDK only merges parts that share an item id). The stored itemId
 // is therefore simply never read here.
-func openAIResponses(prompt []msg) []Value {
+func openAIResponses(prompt []msg, pl *placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		switch m.role {
 		case "user":
-			out = append(out, Obj{{"role", "user"}, {"content", responsesUser(m)}})
+			out = append(out, Obj{{"role", "user"}, {"content", responsesUser(m, pl, len(out))}})
 		case "assistant":
-			out = append(out, responsesAssistant(m)...)
+			out = responsesAssistant(out, m, pl)
 		case "tool":
-			for _, pt := range m.parts {
-				out = append(out, Obj{{"type", "function_call_output"}, {"call_id", pt.callID}, {"output", responsesOutput(pt.out)}})
-			}
+			out = responsesResults(out, m, pl)
 		}
 	}
 	return out
 }
 
-func responsesUser(m msg) []Value {
+// responsesResults appends a tool message's function_call_output items.
+func responsesResults(out []Value, m msg, pl *placer) []Value {
+	for _, pt := range m.parts {
+		pl.put(pt, len(out), -1, 1)
+		out = append(out, Obj{{"type", "function_call_output"}, {"call_id", pt.callID}, {"output", responsesOutput(pt.out)}})
+	}
+	return out
+}
+
+// responsesUser is the content of a user message, item of the input.
+func responsesUser(m msg, pl *placer, item int) []Value {
 	content := []Value{}
 	for _, pt := range m.parts {
 		switch pt.kind {
@@ -41,7 +49,10 @@ func responsesUser(m msg) []Value {
 			content = append(content, Obj{{"type", "input_text"}, {"text", pt.text}})
 		case pFile:
 			content = append(content, responsesUserFile(pt, len(content)))
+		default:
+			continue
 		}
+		pl.put(pt, item, len(content)-1, 1)
 	}
 	return content
 }
@@ -97,9 +108,9 @@ func openAIMeta(raw json.RawMessage) openAIPartMeta {
 // present says whether an optional metadata value is set (not absent, not null).
 func present(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 
-// responsesAssistant is one assistant message as input items, in part order.
-func responsesAssistant(m msg) []Value {
-	var items []Value
+// responsesAssistant appends one assistant message as input items, in
+// part order.
+func responsesAssistant(items []Value, m msg, pl *placer) []Value {
 	for _, pt := range m.parts {
 		meta := openAIMeta(pt.meta)
 		switch pt.kind {
@@ -130,6 +141,7 @@ func responsesAssistant(m msg) []Value {
 			if present(meta.Namespace) {
 				o.Set("namespace", meta.Namespace)
 			}
+			pl.put(pt, len(items), -1, 1)
 			items = append(items, o)
 		}
 	}

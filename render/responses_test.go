@@ -30,7 +30,7 @@ func TestResponsesUser(t *testing.T) {
 		{kind: pFile, mime: "application/pdf", url: "data:application/pdf;base64,JVBER", filename: "spec.pdf"},
 		{kind: pFile, mime: "image/png", url: "https://example.com/a.png"},
 	}}}
-	expectConv(t, openAIResponses(prompt), `[{"role":"user","content":[`+
+	expectConv(t, openAIResponses(prompt, nil), `[{"role":"user","content":[`+
 		`{"type":"input_text","text":"look"},`+
 		`{"type":"input_image","image_url":"data:image/png;base64,iVBOR"},`+
 		`{"type":"input_file","filename":"part-2.pdf","file_data":"data:application/pdf;base64,JVBER"},`+
@@ -41,7 +41,7 @@ func TestResponsesUser(t *testing.T) {
 func TestResponsesUserDataURLTypeWins(t *testing.T) {
 	// convertToLanguageModelPrompt takes a data: URL's own media type.
 	prompt := []msg{{role: "user", parts: []part{{kind: pFile, mime: "image/png", url: "data:image/jpeg;base64,/9j/"}}}}
-	expectConv(t, openAIResponses(prompt), `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/jpeg;base64,/9j/"}]}]`)
+	expectConv(t, openAIResponses(prompt, nil), `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/jpeg;base64,/9j/"}]}]`)
 }
 
 func TestResponsesStep(t *testing.T) {
@@ -59,7 +59,7 @@ func TestResponsesStep(t *testing.T) {
 			{kind: pToolResult, callID: "call_2", tool: "read", out: output{kind: outErrorText, value: "File not found: /home/user/proj/nosuchfile.txt"}},
 		}},
 	}
-	expectConv(t, openAIResponses(prompt), `[`+
+	expectConv(t, openAIResponses(prompt, nil), `[`+
 		`{"role":"user","content":[{"type":"input_text","text":"run it"}]},`+
 		`{"type":"reasoning","encrypted_content":"gAAAA","summary":[{"type":"summary_text","text":"I will run it."}]},`+
 		`{"role":"assistant","content":[{"type":"output_text","text":"Running."}]},`+
@@ -80,7 +80,7 @@ func TestResponsesReasoning(t *testing.T) {
 		{kind: pReasoning, text: "foreign"},
 		{kind: pReasoning, text: "null content", meta: json.RawMessage(`{"openai":{"reasoningEncryptedContent":null}}`)},
 	}}}
-	expectConv(t, openAIResponses(prompt), `[`+
+	expectConv(t, openAIResponses(prompt, nil), `[`+
 		`{"type":"reasoning","encrypted_content":"A","summary":[{"type":"summary_text","text":"first"}]},`+
 		`{"type":"reasoning","encrypted_content":"B","summary":[{"type":"summary_text","text":"second"}]},`+
 		`{"type":"reasoning","encrypted_content":"C","summary":[]}]`)
@@ -95,7 +95,7 @@ func TestResponsesAssistantText(t *testing.T) {
 		{kind: pText, text: "done", meta: json.RawMessage(`{"openai":{"itemId":"msg_2","phase":"final_answer"}}`)},
 		{kind: pToolCall, callID: "call_1", tool: "lookup", meta: json.RawMessage(`{"openai":{"namespace":"mcp"}}`)},
 	}}}
-	expectConv(t, openAIResponses(prompt), `[`+
+	expectConv(t, openAIResponses(prompt, nil), `[`+
 		`{"role":"assistant","content":[{"type":"output_text","text":""}]},`+
 		`{"role":"assistant","content":[{"type":"output_text","text":"done"}],"phase":"final_answer"},`+
 		`{"type":"function_call","call_id":"call_1","name":"lookup","arguments":"{}","namespace":"mcp"}]`)
@@ -109,7 +109,7 @@ func TestResponsesContentOutput(t *testing.T) {
 			{media: true, mediaType: "application/pdf", data: "JVBER"},
 		}}},
 	}}}
-	expectConv(t, openAIResponses(prompt), `[{"type":"function_call_output","call_id":"call_3","output":[`+
+	expectConv(t, openAIResponses(prompt, nil), `[{"type":"function_call_output","call_id":"call_3","output":[`+
 		`{"type":"input_text","text":"Image read successfully"},`+
 		`{"type":"input_image","image_url":"data:image/png;base64,iVBOR"},`+
 		`{"type":"input_file","filename":"data","file_data":"data:application/pdf;base64,JVBER"}]}]`)

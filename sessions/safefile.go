@@ -87,8 +87,8 @@ func notRegular(path string, mode fs.FileMode) error {
 	return &FileError{Problem: "not a regular file", Path: path, Why: what}
 }
 
-func tooLarge(path string, size int64) error {
-	return &FileError{Problem: "too large", Path: path, Why: fmt.Sprintf("%s; correx reads at most %s", sizeText(size), sizeText(maxFileBytes))}
+func tooLarge(path string, size, limit int64) error {
+	return &FileError{Problem: "too large", Path: path, Why: fmt.Sprintf("%s; correx reads at most %s", sizeText(size), sizeText(limit))}
 }
 
 func sizeText(n int64) string {
@@ -125,21 +125,24 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 }
 
 // readFile reads a whole regular file of at most maxFileBytes.
-func readFile(path string) ([]byte, error) {
+func readFile(path string) ([]byte, error) { return readFileMax(path, maxFileBytes) }
+
+// readFileMax reads a whole regular file of at most limit bytes.
+func readFileMax(path string, limit int64) ([]byte, error) {
 	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st.Size() > maxFileBytes {
-		return nil, tooLarge(path, st.Size())
+	if st.Size() > limit {
+		return nil, tooLarge(path, st.Size(), limit)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxFileBytes+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, fileErr(path, err)
 	}
-	if int64(buf.Len()) > maxFileBytes { // it grew since the stat
-		return nil, tooLarge(path, int64(buf.Len()))
+	if int64(buf.Len()) > limit { // it grew since the stat
+		return nil, tooLarge(path, int64(buf.Len()), limit)
 	}
 	return buf.Bytes(), nil
 }

@@ -179,6 +179,22 @@ func (s Spills) Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, st, err
 }
 
+// SpillProblem says why the spill file at path (as FindSpill found it) is
+// not read: "outside opencode's spill folder: PATH", "permission denied:
+// PATH", "too large: PATH (…)"; "" when it is read. It satisfies
+// formatters.SpillProblem.
+func (s Spills) SpillProblem(path string) string {
+	f, st, err := s.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	f.Close()
+	if st.Size() > maxFileBytes {
+		return tooLarge(path, st.Size(), maxFileBytes).Error()
+	}
+	return ""
+}
+
 // countFile counts a file's lines the way formatters.CountLines does;
 // lines is -1 for a file of more than maxFileBytes, not read.
 func countFile(path string) (lines, size int, err error) {
@@ -210,4 +226,21 @@ func countFile(path string) (lines, size int, err error) {
 		lines++
 	}
 	return lines, size, nil
+}
+
+// ReadSpill reads at most n bytes of the spill file at path (as FindSpill
+// returned it) from off, opened as Open does, never more than asked. It
+// satisfies formatters.SpillReader.
+func (s Spills) ReadSpill(path string, off int64, n int) ([]byte, error) {
+	f, _, err := s.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := f.ReadAt(b, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return b[:k], err
 }

@@ -50,13 +50,14 @@ func TestLazyConversationSpooled(t *testing.T) {
 			}
 			step := len(full.AssistantSteps())
 			for _, prov := range render.Providers {
-				val, err := render.Conversation(full, prov, step, render.Model{})
+				r, err := render.Render(full, prov, step, render.Model{})
 				require.NoError(t, err)
+				val := r.Value
 				want, err := render.MarshalIndent(val)
 				require.NoError(t, err)
 				for _, mem := range []int64{0, 1 << 30} {
 					maxInMemoryJSON = mem
-					res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l)
+					res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{})
 					require.NoError(t, res.err)
 					got := res.json
 					if res.file != nil {
@@ -74,13 +75,11 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
 					require.Equal(t, int64(len(want)), res.size)
 				}
-				res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l)
+				res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{})
 				ids := stepCallIDs(full, step)
-				wantEx := excerpts(val, ids, render.MarshalIndent)
+				wantEx := excerpts(val, r.Places, ids, render.MarshalIndent)
 				for _, id := range ids {
-					if prov != render.Gemini { // Gemini's results carry no call id here
-						require.True(t, wantEx[id].wireOK && wantEx[id].resultOK, "%s %s: call %s not in the request of step %d", dir, prov, id, step)
-					}
+					require.True(t, wantEx[id].wireOK && wantEx[id].resultOK, "%s %s: call %s not in the request of step %d", dir, prov, id, step)
 					require.Equal(t, wantEx[id], res.excerpts[id], "%s %s call %s", dir, prov, id)
 					excerpted++
 				}

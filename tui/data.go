@@ -37,6 +37,9 @@ type sessionData struct {
 	// kept for the most recently shown calls only (details).
 	lazy    sessions.Lazy
 	loading bool
+	// caps is what opencode's config says the session's models take, nil
+	// until read (caps.go)
+	caps    *capsState
 	next    int
 	details *detailCache
 	budget  int // of eagerBytes, what is left
@@ -86,35 +89,22 @@ func buildSessionData(sess *model.Session) *sessionData {
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		ci := callInfo{
-			ref:  ref,
-			vis:  formatters.Visible(ref.Call, spills),
-			step: stepOf[ref.Message],
-			msg:  &sess.Messages[ref.Message],
-		}
-		ci.ready = true
-		if c := ref.Call; sess.Info.Pipeline != model.PipelineV2 && c.Sent == nil && !c.IsV2() && len(c.Attachments) > 0 {
-			nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
-			ci.visNative = &nv
-		}
+		ci := callInfo{ref: ref, step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
+		ci.vis, ci.visNative = visibles(ref.Call, spills)
 		d.calls = append(d.calls, ci)
 	}
 	return d
 }
 
-// lowering is the lowering a session's requests are shown under: v2
-// sessions are always native, v1 opencode sessions use the one chosen (L),
-// other agents build their own requests and have none.
-func lowering(info model.SessionInfo, v1 model.Lowering) model.Lowering {
-	switch {
-	case info.Agent != "" && info.Agent != model.AgentOpencode:
-		return ""
-	case info.Pipeline == model.PipelineV2:
-		return model.LoweringNative
-	case v1 == "":
-		return model.LoweringAISDK
+// visibles are a call's model-visible result and, when the lowering
+// changes it (formatters.LoweringMatters), the native lowering's.
+func visibles(c *model.ToolCall, spills formatters.SpillFinder) (model.Visible, *model.Visible) {
+	vis := formatters.Visible(c, spills)
+	if !formatters.LoweringMatters(c) {
+		return vis, nil
 	}
-	return v1
+	nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
+	return vis, &nv
 }
 
 // agentName is an agent's display name.
@@ -165,10 +155,12 @@ type loadedMsg struct {
 }
 
 type convKey struct {
-	sess *model.Session
-	p    render.Provider
-	step int
-	low  model.Lowering // "" for agents that build their own requests
+	sess   *model.Session
+	data   *sessionData // sess's, whose caps it is rendered with
+	p      render.Provider
+	step   int
+	low    model.Lowering     // "" for agents that build their own requests
+	inputs model.CapsOverride // the I override of the models' inputs
 }
 
 type convResult struct {
@@ -263,7 +255,7 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 // Update. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
-func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
+func convCmd(k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -271,13 +263,14 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 			// one at a time: each may read every output of the session
 			convSem <- struct{}{}
 			defer func() { <-convSem }()
-			return convMsg{key: k, res: convSpool(ctx, k, &snap, l)}
+			return convMsg{key: k, res: convSpool(ctx, k, &snap, l, caps)}
 		}
-		val, err := render.Conversation(&snap, k.p, k.step, render.Model{Lowering: k.low})
+		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
-		if err == nil && val != nil {
+		if err == nil && r.Value != nil {
+			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
-			res.excerpts = excerpts(val, stepCallIDs(&snap, k.step), render.MarshalIndent)
+			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.MarshalIndent)
 			// measured, then written straight into the string the pane
 			// keeps, allocated once at its size
 			var n byteCounter
@@ -308,8 +301,8 @@ var maxInMemoryJSON int64 = 4 << 20
 
 // convSpool renders a lazy session's conversation and writes its JSON to
 // a temporary file.
-func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy) convResult {
-	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low})
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities) convResult {
+	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 	if err != nil {
 		return convResult{err: err}
 	}
@@ -318,7 +311,7 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		return res
 	}
 	res.rendered, res.items = true, itemCount(lc.Value)
-	res.excerpts = excerpts(lc.Value, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
+	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
 		return lc.MarshalIndent(ctx, v)
 	})
 	f, err := createSpool()

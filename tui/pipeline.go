@@ -221,7 +221,7 @@ func visibleNote(c *model.ToolCall, vis *model.Visible, low model.Lowering) stri
 		switch {
 		case c.Compacted:
 			return "placeholder: compacted (" + formatters.ClearedOutput + ")"
-		case len(c.Attachments) > 0 && low == model.LoweringNative:
+		case low == model.LoweringNative && formatters.LoweringMatters(c):
 			return "JSON.stringify of the text and media items (native lowering)"
 		case len(c.Attachments) > 0:
 			return "unchanged text: state.output; the attachments become file items of the result"
@@ -249,7 +249,9 @@ func boundNote(t *model.Truncation) string {
 		what = "cut to its head, footer added"
 	case model.TruncV2Bound:
 		what = "cut to head+tail, marker added"
-	case model.TruncReadLines, model.TruncReadBytes:
+	case model.TruncV2ReadPage:
+		what = "read returned one page of the file, flagged truncated"
+	case model.TruncReadLines, model.TruncReadBytes, model.TruncReadEntries:
 		what = "read stopped at its limit, footer added"
 	case model.TruncReadLine:
 		what = "long lines cut to 2000 chars, marker added"
@@ -364,7 +366,7 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 	switch {
 	case media:
 		parts = append(parts, "images moved to a synthetic user message")
-	case low == model.LoweringNative && !c.IsV2() && c.Sent == nil && len(c.Attachments) > 0 && c.Status == model.StatusCompleted:
+	case low == model.LoweringNative && formatters.LoweringMatters(c):
 		parts = append(parts, "stringified JSON (native lowering)")
 	case vis.Result.Type == model.ResultJSON:
 		parts = append(parts, "JSON.stringify(structured) as the text")
@@ -381,61 +383,6 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 		}
 	}
 	return "in " + where + ": " + strings.Join(parts, "; ")
-}
-
-// itemHead is the role and type of a conversation item, whatever Go
-// value holds it (an Obj, or raw JSON from a logged request).
-func itemHead(it render.Value) (role, typ string, raw string) {
-	b, err := render.Marshal(it)
-	if err != nil {
-		return "", "", ""
-	}
-	var h struct {
-		Role string `json:"role"`
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(b, &h)
-	return h.Role, h.Type, string(b)
-}
-
-// callSide reports an item that holds tool calls: an assistant or model
-// message, or a Responses function_call item.
-func callSide(it render.Value) bool {
-	role, typ, _ := itemHead(it)
-	switch {
-	case role == "assistant" || role == "model":
-		return true
-	case typ == "function_call" || typ == "custom_tool_call" || typ == "local_shell_call":
-		return true
-	}
-	return false
-}
-
-// mediaMessage reports a user message that only moves a tool result's
-// media: "Attached media from tool result:" (1.1.65: "Attached image(s)"),
-// or (native lowering) a user message of image parts only.
-func mediaMessage(it render.Value) bool {
-	role, _, raw := itemHead(it)
-	if role != "user" {
-		return false
-	}
-	if strings.Contains(raw, "Attached media from tool result:") || strings.Contains(raw, "Attached image(s) from tool result:") {
-		return true
-	}
-	var m struct {
-		Content []struct {
-			Type string `json:"type"`
-		} `json:"content"`
-	}
-	if json.Unmarshal([]byte(raw), &m) != nil || len(m.Content) == 0 {
-		return false
-	}
-	for _, c := range m.Content {
-		if c.Type != "image_url" && c.Type != "image" && c.Type != "input_image" && c.Type != "file" {
-			return false
-		}
-	}
-	return true
 }
 
 // pipelineContent composes the Pipeline pane for a call.
@@ -474,18 +421,13 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		p.note(v.provider.Label() + " is not available (its renderer returned nothing)")
 	default:
 		e := res.excerpts[c.CallID]
-		text, media, ok := e.result, e.media, e.resultOK
-		if !ok {
-			why := "the result was not found by its call id in the request of step %d"
-			if v.provider == render.Gemini {
-				why += " (Gemini matches results to calls by position, without ids: see Request)"
-			}
-			p.note(fmt.Sprintf(why, step))
+		if !e.resultOK {
+			p.note(fmt.Sprintf("%s (request of step %d)", notPlaced(e), step))
 			break
 		}
-		p.note(wireNote(v.provider, vis, c, low, media))
+		p.note(wireNote(v.provider, vis, c, low, e.media))
 		p.writeLine(fmt.Sprintf("request of step %d:", step))
-		p.body(text)
+		p.body(e.result)
 	}
 
 	head := []string{v.providerLabel(ci, sess, low, step)}
@@ -529,16 +471,17 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	}
 	type side struct {
 		ci   *callInfo
+		data *sessionData
 		sess *model.Session
 	}
-	sides := []side{{ci, r.data.sess}}
+	sides := []side{{ci, r.data, r.data.sess}}
 	if oi != nil {
-		sides = append(sides, side{oi, o.sess})
+		sides = append(sides, side{oi, o, o.sess})
 	}
 	var texts [2]string
 	allReady := true
 	for i, sd := range sides {
-		low := lowering(sd.sess.Info, v.lowV1)
+		low := render.SessionLowering(sd.sess.Info, v.lowV1)
 		vis := sd.ci.visFor(low)
 		var b strings.Builder
 		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
@@ -553,7 +496,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			texts[i] = b.String()
 			continue
 		}
-		k := convKey{sess: sd.sess, p: v.provider, step: step, low: low}
+		k := convKey{sess: sd.sess, data: sd.data, p: v.provider, step: step, low: low, inputs: v.inputs}
 		res, ready := conv(k)
 		switch {
 		case !ready:
@@ -568,12 +511,12 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {
 				b.WriteString(e.result)
 			} else {
-				b.WriteString("(result not found by its call id)\n")
+				b.WriteString("(" + notPlaced(e) + ")\n")
 			}
 		}
 		texts[i] = b.String()
 	}
-	key := fmt.Sprintf("x/%s/%p/%s/%s/%t", rowKey(r), o, v.provider, v.lowV1, allReady)
+	key := fmt.Sprintf("x/%s/%p/%s/%s/%s/%t", rowKey(r), o, v.provider, v.lowV1, v.inputs, allReady)
 	if v.loaded[p] == key {
 		return
 	}

@@ -3,7 +3,6 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"correx/model"
@@ -12,60 +11,34 @@ import (
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
-var unsafeIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 // excerpt is what the Wire, Compare and Pipeline panes show of one call of
-// a conversation, written when the conversation is rendered (in its Cmd).
+// a conversation, written when the conversation is rendered (in its Cmd),
+// from where render placed the call (render.Placement).
 type excerpt struct {
-	// wire: the top-level messages (or items) that carry the call id, the
-	// assistant message with the call and the message(s) with its result,
-	// as indented JSON, with the 1-based positions of the first and last
-	// and the item count
-	wire               string
-	first, last, total int
-	wireOK             bool
+	// wire: the top-level messages (or items) that carry the call, its
+	// result and the synthetic user message with its media, as indented
+	// JSON, with their 1-based positions and the item count
+	wire   string
+	items  string // "22, 23, 27"
+	total  int
+	wireOK bool
 	// result: the items that carry the call's result (not the call
 	// itself), and the synthetic user message with its media when there is
 	// one (media)
 	result          string
 	media, resultOK bool
+	// unsent: the call is in the conversation and no result was sent for
+	// it (a v2 call that never settled)
+	unsent bool
 }
 
-// excerpts writes the excerpts of the calls ids from conv, each distinct
-// set of items once, with indent.
-func excerpts(conv render.Value, ids []string, indent func(render.Value) ([]byte, error)) map[string]excerpt {
+// excerpts writes the excerpts of the calls ids from conv at their
+// places, each distinct set of items once, with indent.
+func excerpts(conv render.Value, places render.Placements, ids []string, indent func(render.Value) ([]byte, error)) map[string]excerpt {
 	out := map[string]excerpt{}
 	items, isList := conv.([]render.Value)
 	if !isList {
 		return out
-	}
-	needles := map[string][]string{}
-	for _, id := range ids {
-		if id == "" {
-			continue
-		}
-		needles[id] = []string{jsonQuote(id)}
-		if s := unsafeIDChars.ReplaceAllString(id, "_"); s != id {
-			needles[id] = append(needles[id], jsonQuote(s))
-		}
-	}
-	wire, result := map[string][]int{}, map[string][]int{}
-	for i, it := range items {
-		b, err := render.Marshal(it)
-		if err != nil {
-			continue
-		}
-		for id, ns := range needles {
-			for _, n := range ns {
-				if strings.Contains(string(b), n) {
-					wire[id] = append(wire[id], i)
-					if !callSide(it) {
-						result[id] = append(result[id], i)
-					}
-					break
-				}
-			}
-		}
 	}
 	written := map[string]string{} // picked item indexes -> JSON
 	write := func(idx []int) (string, bool) {
@@ -73,9 +46,12 @@ func excerpts(conv render.Value, ids []string, indent func(render.Value) ([]byte
 		if s, ok := written[key]; ok {
 			return s, true
 		}
-		picked := make([]render.Value, len(idx))
-		for i, j := range idx {
-			picked[i] = items[j]
+		picked := make([]render.Value, 0, len(idx))
+		for _, j := range idx {
+			if j >= len(items) {
+				return "", false
+			}
+			picked = append(picked, items[j])
 		}
 		b, err := indent(picked)
 		if err != nil {
@@ -84,33 +60,42 @@ func excerpts(conv render.Value, ids []string, indent func(render.Value) ([]byte
 		written[key] = string(b)
 		return string(b), true
 	}
-	for id := range needles {
-		e := excerpt{total: len(items)}
-		if idx := wire[id]; len(idx) > 0 {
+	for _, id := range ids {
+		pl := places[id]
+		if pl == nil {
+			continue
+		}
+		e := excerpt{total: len(items), unsent: pl.Call.Item >= 0 && len(pl.Results) == 0}
+		if idx := pl.Items(); len(idx) > 0 {
 			if e.wire, e.wireOK = write(idx); e.wireOK {
-				e.first, e.last = idx[0]+1, idx[len(idx)-1]+1
+				e.items = positions(idx)
 			}
 		}
-		if idx := result[id]; len(idx) > 0 {
-			// the media of a step's results follow its tool messages
-			for j := idx[len(idx)-1] + 1; j < len(items); j++ {
-				if role, _, _ := itemHead(items[j]); role == "tool" {
-					continue
-				}
-				if mediaMessage(items[j]) {
-					idx = append(idx[:len(idx):len(idx)], j)
-					e.media = true
-				}
-				break
-			}
+		if idx := pl.ResultItems(); len(pl.Results) > 0 {
 			e.result, e.resultOK = write(idx)
-			if !e.resultOK {
-				e.media = false
-			}
+			e.media = e.resultOK && len(pl.Media) > 0
 		}
 		out[id] = e
 	}
 	return out
+}
+
+// positions are item indexes 1-based, "3–5" for a run, "3, 5" else.
+func positions(idx []int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", idx[i]+1, idx[j]+1))
+		} else {
+			parts = append(parts, fmt.Sprint(idx[i]+1))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // stepCallIDs are the ids of the calls whose results the request of step
