@@ -506,6 +506,8 @@ func unknownWhy(k model.TruncationKind) string {
 		return "v2's read page does not say how long the file is"
 	case k == model.TruncClaudeRefused:
 		return "Claude Code refused to read the file and kept nothing"
+	case k == model.TruncGeminiRead:
+		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
 	return "no spill file was recorded"
 }
