@@ -139,23 +139,36 @@ func TestUnreadableAsNobody(t *testing.T) {
 		}
 		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 	}
-	unreadable := func(path string) string {
+	unreadable := func(t *testing.T, path string) string {
 		require.NoError(t, os.Chmod(path, 0o600))
 		return path
 	}
 
-	for name, c := range map[string]struct{ fixture, file string }{
-		"Claude Code": {"testdata/claude-code/anthropic", "projects/-home-user-proj/32e57bf8-f980-492f-9700-2d786061b4d4.jsonl"},
-		"Codex":       {"testdata/codex/gpt-5.5/data", "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl"},
-		"Gemini CLI":  {"testdata/gemini-cli/gemini-3.8-flash/data", "tmp/proj/chats/session-2026-11-30T04-13-9dc52e36.jsonl"},
+	// every session file of a fixture unreadable
+	for name, c := range map[string]struct{ fixture, files string }{
+		"Claude Code": {"testdata/claude-code/anthropic", "projects/*/*.jsonl"},
+		"Codex":       {"testdata/codex/gpt-5.5/data", "sessions/*/*/*/rollout-*.jsonl"},
+		"Gemini CLI":  {"testdata/gemini-cli/gemini-3.8-flash/data", "tmp/*/chats/*.jsonl tmp/*/chats/*/*.jsonl"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(top, strings.ReplaceAll(name, " ", ""))
 			copyTree(t, c.fixture, dir)
-			file := unreadable(filepath.Join(dir, c.file))
+			var files []string
+			for _, pat := range strings.Fields(c.files) {
+				m, _ := filepath.Glob(filepath.Join(dir, pat))
+				files = append(files, m...)
+			}
+			require.NotEmpty(t, files, c.files)
+			for _, f := range files {
+				unreadable(t, f)
+			}
 			out, stderr, code := run("ls", "--source", dir)
 			require.Equal(t, 1, code, out+stderr)
-			require.Contains(t, stderr, "permission denied: "+file)
+			named := false
+			for _, f := range files {
+				named = named || strings.Contains(stderr, "permission denied: "+f)
+			}
+			require.True(t, named, "names an unreadable file: %s", stderr)
 		})
 	}
 	t.Run("spill", func(t *testing.T) {
@@ -163,7 +176,7 @@ func TestUnreadableAsNobody(t *testing.T) {
 		copyTree(t, fixture+"/data", data)
 		session, call := seqCall(t, data)
 		out, _, _ := correx(t, "show", "--source", data, "--session", session, "--call", call, "--json")
-		spill := unreadable(parseSpillFacts(t, out).Truncation.SpillFound)
+		spill := unreadable(t, parseSpillFacts(t, out).Truncation.SpillFound)
 		out, stderr, code := run("show", "--source", data, "--session", session, "--call", call, "--json")
 		require.Equal(t, 0, code, stderr)
 		f := parseSpillFacts(t, out)
