@@ -329,7 +329,9 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of the first and last "N: " lines.
+// numberedLines reads the line numbers of the first and last "N: " lines;
+// nil when they do not count the piece's lines (numbers that skip or
+// repeat: the lines of the output it shows are then unknown).
 func numberedLines(s string) *model.LineRange {
 	firstLine, lastLine := s, s
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -340,7 +342,7 @@ func numberedLines(s string) *model.LineRange {
 	}
 	a, okA := lineNumber(firstLine)
 	b, okB := lineNumber(lastLine)
-	if !okA || !okB || b < a {
+	if !okA || !okB || b-a != strings.Count(s, "\n") {
 		return nil
 	}
 	return &model.LineRange{First: a, Last: b}
