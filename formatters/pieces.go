@@ -17,6 +17,12 @@ type SpillReader interface {
 	ReadSpill(path string, off int64, n int) ([]byte, error)
 }
 
+// SpillProblem says why a spill file FindSpill found is not read (it gave
+// lines or bytes -1), e.g. "outside opencode's spill folder: PATH".
+type SpillProblem interface {
+	SpillProblem(path string) string
+}
+
 // shape is what a truncation rule keeps of the output: its start (head),
 // its end (tail), and whether it cuts inside lines (by characters or
 // bytes) or between them.
@@ -66,6 +72,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		if path, lines, size, ok := spill.FindSpill(t.SpillPath); ok {
 			t.SpillFound = path
 			full.lines, full.bytes, full.why = &lines, &size, ""
+			if lines < 0 || size < 0 { // found, not read
+				full.lines, full.bytes, full.why = nil, nil, "the spill file was not read"
+				if p, ok := spill.(SpillProblem); ok {
+					full.why = p.SpillProblem(path)
+				}
+			}
 		} else {
 			full.why = "the spill file is gone (expected at " + t.SpillPath + ")"
 		}
