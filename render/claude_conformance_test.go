@@ -109,6 +109,7 @@ func TestClaudeConformance(t *testing.T) {
 // system reminders Claude Code appended, which the transcript does not
 // hold).
 func TestClaudeRebuiltFromTranscript(t *testing.T) {
+	allMarks := 0
 	for _, dir := range claudeFixtureDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			st, err := sessions.Open(fixtures.ClaudeCopy(t, dir, fixtures.ClaudeWithoutRecords))
@@ -148,10 +149,18 @@ func TestClaudeRebuiltFromTranscript(t *testing.T) {
 				}
 				steps++
 			}
-			if steps == 0 || marks == 0 {
-				t.Fatalf("%d main requests, %d with a cache mark on a result", steps, marks)
+			if steps == 0 {
+				t.Fatal("no main request in the manifest")
 			}
+			t.Logf("%d main requests, %d with a cache mark on a result", steps, marks)
+			allMarks += marks
 		})
+	}
+	// models with the <total_tokens> reminder as a system message end every
+	// request with it, so a fixture may have no mark on a result; all of
+	// them together must have some
+	if allMarks == 0 {
+		t.Fatal("no request of any fixture has its cache mark on a tool result")
 	}
 }
 

@@ -940,10 +940,14 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		}
 	}
 	req := &model.LoggedRequest{Provider: "anthropic", Rebuilt: why}
+	var msgs []*ccRun
 	for _, run := range st.runs {
 		if run.line > from && run.line < line && len(run.blocks) > 0 {
-			req.Messages = append(req.Messages, run.message(len(run.blocks), st.sentBlock))
+			msgs = ccJoinStreamed(msgs, run)
 		}
+	}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, m.message(len(m.blocks), st.sentBlock))
 	}
 	if n := len(req.Messages); n > 0 {
 		var last struct {
@@ -953,6 +957,26 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		req.Cache = []model.CacheMark{{Message: n - 1, Block: len(last.Content) - 1, Value: json.RawMessage(`{"type":"ephemeral"}`)}}
 	}
 	return req
+}
+
+// ccJoinStreamed adds run to the messages of a rebuilt request. Claude Code
+// runs a call while the model still streams the next ones, so an assistant
+// message's lines (one message.id) can be split by the lines of the
+// results that arrived meanwhile; it sends them as one assistant message
+// followed by one user message of all those results, in the order they
+// arrived.
+func ccJoinStreamed(msgs []*ccRun, run *ccRun) []*ccRun {
+	n := len(msgs)
+	if n >= 2 && run.role == "assistant" && run.msgID != "" && msgs[n-1].role == "user" &&
+		msgs[n-2].role == "assistant" && msgs[n-2].msgID == run.msgID {
+		msgs[n-2].blocks = append(msgs[n-2].blocks, run.blocks...)
+		return msgs
+	}
+	if n >= 1 && run.role == "user" && msgs[n-1].role == "user" {
+		msgs[n-1].blocks = append(msgs[n-1].blocks, run.blocks...)
+		return msgs
+	}
+	return append(msgs, &ccRun{role: run.role, msgID: run.msgID, blocks: append([]json.RawMessage(nil), run.blocks...)})
 }
 
 // sentBlock is a transcript block as Claude Code sends it: a tool_result
