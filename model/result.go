@@ -28,6 +28,10 @@ type ContentType string
 const (
 	ContentText ContentType = "text"
 	ContentFile ContentType = "file"
+	// ContentToolRef names a tool (in Name) that the Anthropic API expands
+	// into the tool's definition for the model: Claude Code's ToolSearch
+	// results. Its text is the API's, not recorded.
+	ContentToolRef ContentType = "tool_reference"
 )
 
 // ToolContent is one item of a content result: text, or a file given by URI

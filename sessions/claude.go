@@ -667,6 +667,8 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 				switch b.Type {
 				case "text":
 					v.Content = append(v.Content, model.ToolContent{Type: model.ContentText, Text: b.Text})
+				case "tool_reference":
+					v.Content = append(v.Content, model.ToolContent{Type: model.ContentToolRef, Name: b.ToolName})
 				default:
 					if f := ccBlockFile(b); f != nil {
 						v.Content = append(v.Content, model.ToolContent{Type: model.ContentFile, URI: f.URL, Mime: f.Mime})
