@@ -384,4 +384,9 @@ func TestClaudeToolReferenceShown(t *testing.T) {
 	selectRow(t, h, func(ci *callInfo) bool { return ci.call().Tool == "ToolSearch" })
 	h.key("2")
 	require.Contains(t, h.plain(), "+ tool references: TaskCreate")
+	require.NotContains(t, h.plain(), "an empty result")
+	// an image read is not an empty result either
+	selectRow(t, h, func(ci *callInfo) bool { return strings.HasSuffix(string(ci.call().Input), `dot.jpg"}`) })
+	require.Contains(t, h.plain(), "+ files: file image/jpeg")
+	require.Contains(t, h.plain(), "(no text: the model was shown the items above)")
 }

@@ -208,6 +208,9 @@ func (v *sessionView) refresh(conv convSource) {
 		if v.loaded[p] != key {
 			v.headers[p] = v.seesHeader(ci, vis)
 			v.views[p].empty = "(empty: the model was shown an empty result)"
+			if len(vis.Result.Content) > 0 {
+				v.views[p].empty = "(no text: the model was shown the items above)"
+			}
 			var marks []model.Span
 			if t := vis.Truncation; t != nil {
 				marks = t.Markers
