@@ -4,8 +4,8 @@
 //	correx [--source PATH] [--session ID]       the inspector (plain transcript when piped)
 //	correx ls [--source PATH] [--json]          sessions
 //	correx calls [--source PATH] --session ID [--json]
-//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L]
-//	correx wire [--source PATH] --session ID --provider P [--step N] [--text-only] [--lowering L]
+//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L] [--text-only|--images]
+//	correx wire [--source PATH] --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
 //	correx transcript [--source PATH] --session ID
 package main
 
@@ -99,8 +99,11 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx calls --session ID [--json]        list a session's tool calls
   correx show --session ID --call ID [--json] [--lowering L]
                                             print a call's model-visible result, byte for byte
-  correx wire --session ID --provider P [--step N] [--text-only] [--lowering L]
+  correx wire --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
                                             print the conversation a provider received
+                                            (--json: {"capabilities", "conversation"}); the
+                                            model's inputs are read from opencode's config
+                                            (--text-only / --images: take none / all)
                                             P: openai-chat, openai-responses, anthropic, gemini, bedrock
                                             L: ai-sdk (the Vercel AI SDK converters, the default
                                             for v1 sessions) or native (opencode's packages/llm:
@@ -122,7 +125,7 @@ type cli struct {
 	source, session, call, provider string
 	lowering                        string
 	step                            int
-	asJSON, textOnly                bool
+	asJSON, textOnly, images        bool
 }
 
 // flags parses a command's flags; want names the ones it takes.
@@ -144,6 +147,7 @@ func (c *cli) flags(name string, args []string, want ...string) error {
 			fs.BoolVar(&c.asJSON, "json", false, "")
 		case "text-only":
 			fs.BoolVar(&c.textOnly, "text-only", false, "")
+			fs.BoolVar(&c.images, "images", false, "")
 		case "lowering":
 			fs.StringVar(&c.lowering, "lowering", "", "")
 		}
@@ -209,15 +213,26 @@ func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(out, list)
+		rows := make([]sessionRow, len(list))
+		for i, s := range list {
+			rows[i] = sessionRow{s, s.TruncatedBy()}
+		}
+		return writeJSON(out, rows)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
+			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
 	}
 	return w.Flush()
+}
+
+// sessionRow is one session of `correx ls --json`: truncated_calls counted
+// as truncated_by says ("flagged" by the agent, or "detected" by correx).
+type sessionRow struct {
+	model.SessionInfo
+	TruncatedBy string `json:"truncated_by"`
 }
 
 // callRow is one line of `correx calls --json`.
@@ -229,9 +244,12 @@ type callRow struct {
 	Title     string           `json:"title,omitempty"`
 	Result    model.ResultType `json:"result_type"`
 	Bytes     int              `json:"bytes"`
-	Truncated bool             `json:"truncated"`
-	Child     string           `json:"child_session,omitempty"`
-	Input     json.RawMessage  `json:"input"`
+	Truncated bool             `json:"truncated"` // as correx detects it
+	// AgentFlagged is the agent's own record (formatters.AgentFlagged),
+	// null when it keeps none.
+	AgentFlagged *bool           `json:"agent_flagged"`
+	Child        string          `json:"child_session,omitempty"`
+	Input        json.RawMessage `json:"input"`
 	// Rebuilt: the request that carried the result was rebuilt from the
 	// transcript, not as sent (why, naming file and line).
 	Rebuilt string `json:"request_rebuilt,omitempty"`
@@ -247,7 +265,7 @@ func (c *cli) calls(args []string) error {
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
-			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil,
+			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil, AgentFlagged: formatters.AgentFlagged(call),
 			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
 		})
 		return nil
@@ -259,13 +277,16 @@ func (c *cli) calls(args []string) error {
 		return writeJSON(c.out, rows)
 	}
 	w := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tTITLE")
+	fmt.Fprintln(w, "STEP\tCALL\tTOOL\tSTATUS\tRESULT\tBYTES\tTRUNC\tFLAGGED\tTITLE")
 	for _, r := range rows {
-		trunc := ""
+		trunc, flagged := "", "-" // "-": the agent keeps no record
 		if r.Truncated {
 			trunc = "yes"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, inert(oneLine(r.Title)))
+		if r.AgentFlagged != nil {
+			flagged = map[bool]string{true: "yes", false: "no"}[*r.AgentFlagged]
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, flagged, inert(oneLine(r.Title)))
 	}
 	return w.Flush()
 }
@@ -282,7 +303,9 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
-	Rebuilt    string            `json:"request_rebuilt,omitempty"` // as in callRow
+	// Capabilities: what the model of the call's step takes (opencode)
+	Capabilities *capsJSON `json:"capabilities,omitempty"`
+	Rebuilt      string    `json:"request_rebuilt,omitempty"` // as in callRow
 }
 
 // rebuiltNote says why the request of step was rebuilt from the
@@ -300,22 +323,27 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
 	if err != nil {
 		return err
 	}
+	override, err := c.capsOverride("show")
+	if err != nil {
+		return err
+	}
 	var (
 		s     *model.Session
 		found *model.ToolCall
+		owner *model.Message
 		step  int
 	)
 	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
-			found, step = pt.Tool, n
+			found, owner, step = pt.Tool, messageOf(page, pt), n
 			return errStop
 		}
 		return nil
@@ -346,7 +374,23 @@ func (c *cli) show(args []string) error {
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
 		Rebuilt:   rebuiltNote(s, step+1),
 	}
+	if owner != nil && s.Info.Agent == model.AgentOpencode {
+		one := &model.Session{Info: s.Info, Messages: []model.Message{*owner}}
+		out.Capabilities = newCapsJSON(sessionCaps(one, override, c.errOut), owner.ProviderID, owner.ModelID)
+	}
 	return writeJSON(c.out, out)
+}
+
+// messageOf is the message of s holding part pt (walk passes a copy).
+func messageOf(s *model.Session, pt *model.Part) *model.Message {
+	for i := range s.Messages {
+		for j := range s.Messages[i].Parts {
+			if s.Messages[i].Parts[j].ID == pt.ID {
+				return &s.Messages[i]
+			}
+		}
+	}
+	return nil
 }
 
 func resultValue(r model.ToolResultValue) any {
@@ -360,10 +404,14 @@ func resultValue(r model.ToolResultValue) any {
 }
 
 func (c *cli) wire(args []string) error {
-	if err := c.flags("wire", args, "session", "provider", "step", "text-only", "lowering"); err != nil {
+	if err := c.flags("wire", args, "session", "provider", "step", "text-only", "lowering", "json"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("wire")
+	if err != nil {
+		return err
+	}
+	override, err := c.capsOverride("wire")
 	if err != nil {
 		return err
 	}
@@ -377,24 +425,55 @@ func (c *cli) wire(args []string) error {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	m := render.Model{TextOnly: c.textOnly, Lowering: lowering}
+	m := render.Model{Lowering: lowering}
 	w := bufio.NewWriterSize(c.out, 64<<10)
+	// --json: the conversation inside {"capabilities", "conversation"}
+	var out io.Writer = w
+	begin := func(s *model.Session) error {
+		m.Caps = sessionCaps(s, override, c.errOut)
+		if !c.asJSON {
+			return nil
+		}
+		steps := s.AssistantSteps()
+		step := c.step
+		if step <= 0 || step > len(steps) {
+			step = len(steps)
+		}
+		var cj *capsJSON
+		if step > 0 && s.Info.Agent == model.AgentOpencode {
+			at := s.Messages[steps[step-1]]
+			cj = newCapsJSON(m.Caps, at.ProviderID, at.ModelID)
+		}
+		b, err := json.MarshalIndent(cj, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "{\n  \"capabilities\": %s,\n  \"conversation\": ", b)
+		out = prefixWriter{w: w, prefix: "  "}
+		return nil
+	}
 	if l := sessions.LazyFor(st, c.session); l != nil {
 		// from the outline, each large output read as it is written
 		page, err := l.LoadOutline(ctx, c.session, 0, 0)
 		if err != nil {
 			return err
 		}
+		if err := begin(page.Session); err != nil {
+			return err
+		}
 		lc, err := render.ConversationLazy(ctx, l, page.Session, p, c.step, m)
 		if err != nil {
 			return err
 		}
-		if err := lc.WriteIndent(ctx, w, lc.Value); err != nil {
+		if err := lc.WriteIndent(ctx, out, lc.Value); err != nil {
 			return err
 		}
 	} else {
 		s, err := st.Load(ctx, c.session)
 		if err != nil {
+			return err
+		}
+		if err := begin(s); err != nil {
 			return err
 		}
 		conv, err := render.Conversation(s, p, c.step, m)
@@ -408,9 +487,12 @@ func (c *cli) wire(args []string) error {
 		if note := rebuiltNote(s, step); note != "" {
 			fmt.Fprintln(c.errOut, "correx: warning:", note)
 		}
-		if err := render.WriteIndent(w, conv); err != nil {
+		if err := render.WriteIndent(out, conv); err != nil {
 			return err
 		}
+	}
+	if c.asJSON {
+		w.WriteString("\n}")
 	}
 	w.WriteString("\n")
 	return w.Flush()
@@ -583,17 +665,49 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 // seenOf says how much of the full output the model saw.
 func seenOf(t *model.Truncation) string {
 	s := fmt.Sprintf("model saw %d lines / %d bytes", t.SeenLines, t.SeenBytes)
-	if t.FullLines >= 0 {
-		s += fmt.Sprintf(" of %d lines", t.FullLines)
+	lines, bytes := t.Full()
+	if lines >= 0 {
+		s += fmt.Sprintf(" of %d lines", lines)
 	}
-	if t.FullBytes >= 0 {
-		s += fmt.Sprintf(" / %d bytes", t.FullBytes)
+	if bytes >= 0 {
+		s += fmt.Sprintf(" / %d bytes", bytes)
+	}
+	if t.FullUnknown != "" {
+		s += " (full size unknown: " + t.FullUnknown + ")"
+	}
+	for _, r := range t.Seen {
+		s += "\n  seen: " + seenRangeNote(r)
 	}
 	switch {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound
 	case t.SpillPath != "":
 		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
+	}
+	return s
+}
+
+// seenRangeNote is one seen range for the transcript: where it is in the
+// text and in the full output.
+func seenRangeNote(r model.SeenRange) string {
+	s := fmt.Sprintf("text bytes %d–%d", r.Text.Start, r.Text.End)
+	if r.Lines != nil {
+		s += fmt.Sprintf(" = lines %d–%d", r.Lines.First, r.Lines.Last)
+	}
+	if r.Bytes != nil {
+		s += fmt.Sprintf(", bytes %d–%d", r.Bytes.Start, r.Bytes.End)
+	}
+	switch {
+	case r.Placed:
+		s += " (placed in the spill file)"
+	case r.Lines == nil:
+		s += " (position in the full output unknown)"
+	}
+	if r.PartialFirst {
+		s += "; first line in part"
+	}
+	if r.PartialLast {
+		s += "; last line in part"
 	}
 	return s
 }

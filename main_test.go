@@ -110,7 +110,7 @@ func TestShowJSONTruncationFacts(t *testing.T) {
 		Truncation struct {
 			Kind       string `json:"kind"`
 			FullLines  int    `json:"full_lines"`
-			FullBytes  int    `json:"full_bytes"`
+			FullBytes  int    `json:"full_bytes"` // numbers here: the spill file is there
 			SeenLines  int    `json:"seen_lines"`
 			SpillPath  string `json:"spill_path"`
 			SpillFound string `json:"spill_found"`
@@ -126,6 +126,53 @@ func TestShowJSONTruncationFacts(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s.Truncation.SpillPath, "/home/user/.local/share/opencode/tool-output/tool_"))
 	assert.FileExists(t, s.Truncation.SpillFound)
 	assert.False(t, s.SpillGone)
+}
+
+// show --json carries where each seen piece is in the full output: the
+// 2 KB preview of a persisted Claude Code output is its first 527 lines
+// (placed in the spill file), a read with offset 2990 saw lines 2990–2994
+// of a 3,000-line file (its byte size unknown, and said so).
+func TestShowJSONSeenRanges(t *testing.T) {
+	type facts struct {
+		Truncation struct {
+			SeenLines   int    `json:"seen_lines"`
+			FullLines   *int   `json:"full_lines"`
+			FullBytes   *int   `json:"full_bytes"`
+			FullUnknown string `json:"full_unknown"`
+			Seen        []struct {
+				Lines       *struct{ First, Last int } `json:"lines"`
+				Placed      bool                       `json:"placed"`
+				PartialLast bool                       `json:"partial_last"`
+			} `json:"seen_ranges"`
+			Added []struct {
+				What string `json:"what"`
+			} `json:"added"`
+		} `json:"truncation"`
+	}
+	show := func(source, session, call string) facts {
+		out, stderr, code := correx(t, "show", "--source", source, "--session", session, "--call", call, "--json")
+		require.Equal(t, 0, code, stderr)
+		var f facts
+		require.NoError(t, json.Unmarshal([]byte(out), &f))
+		return f
+	}
+	cc := show("testdata/claude-code/anthropic", "32e57bf8-f980-492f-9700-2d786061b4d4", "toolu_01RBNW889ArDoboXKXjxe1TD").Truncation
+	require.Len(t, cc.Seen, 1)
+	assert.Equal(t, &struct{ First, Last int }{1, 527}, cc.Seen[0].Lines)
+	assert.True(t, cc.Seen[0].Placed)
+	assert.Equal(t, 527, cc.SeenLines)
+	require.NotNil(t, cc.FullLines)
+	assert.Equal(t, 200000, *cc.FullLines)
+	require.Len(t, cc.Added, 1, "the system reminder Claude Code appended")
+
+	rd := show("testdata/opencode/anthropic/data", "ses_dd5702c07ffeZK99XZPMl8RkAH", "toolu_01o6GHTtdOoctNH0l3AKkR3k").Truncation
+	require.Len(t, rd.Seen, 1)
+	assert.Equal(t, &struct{ First, Last int }{2990, 2994}, rd.Seen[0].Lines)
+	assert.Equal(t, 5, rd.SeenLines)
+	require.NotNil(t, rd.FullLines)
+	assert.Equal(t, 3000, *rd.FullLines)
+	assert.Nil(t, rd.FullBytes)
+	assert.NotEmpty(t, rd.FullUnknown)
 }
 
 func TestPipedInspectorPrintsTranscript(t *testing.T) {
@@ -182,6 +229,63 @@ func TestNoAgentDataOpensTheDemo(t *testing.T) {
 	assert.Contains(t, out, "built-in demo")
 	assert.Contains(t, out, "Oracle scenario run")
 	assert.Contains(t, out, "(@explore subagent)")
+}
+
+// wire decides the model's inputs from opencode's config on the machine:
+// the local recording's global JSONC config (found through
+// $XDG_CONFIG_HOME) makes it text-only, and the conversation is the one
+// captured; --images overrides it, and the images come back.
+func TestWireReadsTheModelsConfig(t *testing.T) {
+	const local = "testdata/opencode/local"
+	abs, err := filepath.Abs(local)
+	require.NoError(t, err)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(abs, "root/home/user/.config"))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("OPENCODE_CONFIG", "")
+	t.Setenv("OPENCODE_CONFIG_CONTENT", "")
+	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	last, body := lastRequest(t, local)
+	var want []any
+	for _, m := range body["messages"].([]any) {
+		if m.(map[string]any)["role"] != "system" {
+			want = append(want, m)
+		}
+	}
+	out, stderr, code := correx(t, "wire", "--source", local+"/data", "--session", last.Session, "--provider", "openai-chat", "--json")
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Capabilities struct {
+			Decision, Source, Interleaved string
+			Assumed, Overridden           bool
+		}
+		Conversation []any
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "text-only", got.Capabilities.Decision)
+	assert.Equal(t, "reasoning_content", got.Capabilities.Interleaved)
+	assert.Contains(t, got.Capabilities.Source, "root/home/user/.config/opencode/opencode.jsonc")
+	assert.False(t, got.Capabilities.Assumed)
+	assert.Equal(t, want, got.Conversation)
+
+	out, _, code = correx(t, "wire", "--source", local+"/data", "--session", last.Session, "--provider", "openai-chat", "--images")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "ERROR: Cannot read image")
+	assert.Contains(t, out, `"image_url"`)
+
+	// show --json says the same of the call's model, and the override
+	var shown struct {
+		Capabilities struct {
+			Decision, Declared string
+			Overridden         bool
+		}
+	}
+	callID := body["messages"].([]any)[2].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"].(string)
+	out, stderr, code = correx(t, "show", "--source", local+"/data", "--session", last.Session, "--call", callID, "--json", "--images")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	assert.Equal(t, "all inputs", shown.Capabilities.Decision)
+	assert.Equal(t, "text-only", shown.Capabilities.Declared)
+	assert.True(t, shown.Capabilities.Overridden)
 }
 
 // A Claude Code request rebuilt from the transcript: `correx wire` warns on

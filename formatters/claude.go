@@ -59,10 +59,27 @@ func sentWhy(call *model.ToolCall) string {
 		return ""
 	}
 	if sent := ResultText(*call.Sent); sent != stored {
-		if strings.HasPrefix(sent, strings.TrimRight(stored, " \t\r\n")) && strings.Contains(sent[len(strings.TrimRight(stored, " \t\r\n")):], "<system-reminder>") {
+		if appendedAt(call, sent) >= 0 {
 			return "as sent: the agent appended system reminders to the stored result"
 		}
 		return "as sent: differs from the stored result"
 	}
 	return ""
+}
+
+// appendedAt is where the system reminders Claude Code appended to a
+// result as sent start in text, or -1 when it appended none.
+func appendedAt(call *model.ToolCall, text string) int {
+	if call.Sent == nil {
+		return -1
+	}
+	stored := call.Output
+	if call.Status == model.StatusError {
+		stored = call.Error
+	}
+	kept := strings.TrimRight(stored, " \t\r\n")
+	if text == stored || !strings.HasPrefix(text, kept) || !strings.Contains(text[len(kept):], "<system-reminder>") {
+		return -1
+	}
+	return len(kept)
 }

@@ -37,7 +37,7 @@ func TestDetectCLIMarkers(t *testing.T) {
 			"/home/user/.gemini/tmp/proj/tool-outputs/session-1/run_shell_command__x.txt"},
 		{"gemini distilled", "run_shell_command",
 			"[Message Normalized: Tool output exceeded size limit]\nhead\n...\ntail\n\nFull output saved to: /tmp/g/out.txt\n\n--- Strategic Significance of Truncated Content ---\nIt printed numbers.",
-			model.TruncGeminiDistilled, []string{"[Message Normalized: Tool output exceeded size limit]\n", "\n\nFull output saved to: /tmp/g/out.txt\n\n--- Strategic Significance of Truncated Content ---\n"}, "/tmp/g/out.txt"},
+			model.TruncGeminiDistilled, []string{"[Message Normalized: Tool output exceeded size limit]\n", "\n...\n", "\n\nFull output saved to: /tmp/g/out.txt\n\n--- Strategic Significance of Truncated Content ---\n"}, "/tmp/g/out.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := Detect(tc.tool, tc.text, nil, nil)

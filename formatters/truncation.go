@@ -1,10 +1,10 @@
 package formatters
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"correx/model"
@@ -22,10 +22,11 @@ var (
 	bashTailPrefix = "...output truncated...\n\nFull output saved to: "
 	genericHead    = marker{regexp.MustCompile(`\n\n\.\.\.(\d+) (lines|bytes) truncated\.\.\.\n\nThe tool call succeeded but the output was truncated\. Full output saved to: ([^\n]+)\n[^\n]*$`), "The tool call succeeded but the output was truncated. Full output saved to: "}
 	v2Bound        = marker{regexp.MustCompile(`(?:^|\n\n)\.\.\. output truncated; full content saved to (\S+) \.\.\.(?:\n\n|$)`), "... output truncated; full content saved to "}
-	readShowing    = marker{regexp.MustCompile(`\n\(Showing lines (\d+)-(\d+) of (\d+)\. Use offset=\d+ to continue\.\)`), "(Showing lines "}
-	readCapped     = marker{regexp.MustCompile(`\n\(Output capped at 50 KB\. Showing lines (\d+)-(\d+)\. Use offset=\d+ to continue\.\)`), "(Output capped at 50 KB. Showing lines "}
-	readLegacyMore = marker{regexp.MustCompile(`\n\((?:File has more lines|Output truncated at \d+ bytes)\. Use 'offset' parameter to read beyond line \d+\)`), " Use 'offset' parameter to read beyond line "}
+	readShowing    = marker{regexp.MustCompile(`\n\n\(Showing lines (\d+)-(\d+) of (\d+)\. Use offset=\d+ to continue\.\)`), "(Showing lines "}
+	readCapped     = marker{regexp.MustCompile(`\n\n\(Output capped at 50 KB\. Showing lines (\d+)-(\d+)\. Use offset=\d+ to continue\.\)`), "(Output capped at 50 KB. Showing lines "}
+	readLegacyMore = marker{regexp.MustCompile(`\n\n\((?:File has more lines|Output truncated at \d+ bytes)\. Use 'offset' parameter to read beyond line \d+\)`), " Use 'offset' parameter to read beyond line "}
 	readLongLine   = "... (line truncated to 2000 chars)"
+	readEntries    = marker{regexp.MustCompile(`\n\n\(Showing (\d+) of (\d+) entries\. Use 'offset' parameter to read beyond entry (\d+)\)\n</entries>$`), " entries. Use 'offset' parameter to read beyond entry "}
 	globCap        = "\n\n(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
 	grepCapHead    = marker{regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`), "Found "}
 	grepCapTail    = marker{regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`), "(Results truncated"}
@@ -36,13 +37,15 @@ var (
 // call's stored metadata (opencode's outputPath is preferred to the path in
 // the marker).
 func Detect(tool, text string, meta json.RawMessage, spill SpillFinder) *model.Truncation {
-	return detectIn(text, metaOutputPath(meta), spill, func(text string) *model.Truncation { return detect(tool, text) })
+	return detectIn(text, metaOutputPath(meta), -1, spill, func(text string) *model.Truncation { return detect(tool, text) })
 }
 
 // detectIn runs a marker finder on text and completes its facts: recorded
 // (the spill path the agent stored, if any) wins over the path in the
-// marker; the spill file, when found, gives the full size.
-func detectIn(text, recorded string, spill SpillFinder, find func(string) *model.Truncation) *model.Truncation {
+// marker; the spill file, when found, gives the full size and places the
+// seen ranges. appended is where text the agent appended after the stored
+// output starts, or -1.
+func detectIn(text, recorded string, appended int, spill SpillFinder, find func(string) *model.Truncation) *model.Truncation {
 	t := find(text)
 	if t == nil {
 		return nil
@@ -50,21 +53,7 @@ func detectIn(text, recorded string, spill SpillFinder, find func(string) *model
 	if recorded != "" {
 		t.SpillPath = recorded
 	}
-	seen := unmarked(text, t.Markers)
-	if t.Kind == model.TruncV2Bound && t.Markers[0].Start > 0 && t.Markers[0].End < len(text) {
-		// head and tail are two runs of lines: "{head}\n\n{marker}\n\n{tail}"
-		seen = text[:t.Markers[0].Start] + "\n" + text[t.Markers[0].End:]
-	}
-	t.SeenLines, t.SeenBytes = CountLines(seen), len(text)
-	t.FullLines, t.FullBytes = -1, -1
-	if spill != nil && t.SpillPath != "" {
-		if path, lines, bytes, ok := spill.FindSpill(t.SpillPath); ok {
-			t.SpillFound, t.FullLines, t.FullBytes = path, lines, bytes
-		}
-	}
-	if m := readShowing.FindStringSubmatch(text); m != nil && t.FullLines < 0 {
-		t.FullLines, _ = strconv.Atoi(m[3])
-	}
+	complete(t, text, appended, spill)
 	return t
 }
 
@@ -79,8 +68,21 @@ func detectV2(text string) *model.Truncation {
 			SpillPath: text[m[2]:m[3]],
 		}
 	}
+	if strings.HasPrefix(text, v2ReadPageHead) {
+		if m := v2ReadPageCut.FindStringIndex(text); m != nil {
+			return &model.Truncation{Kind: model.TruncV2ReadPage, Markers: []model.Span{{Start: m[0], End: m[1]}}}
+		}
+	}
 	return nil
 }
+
+// v2's read returns a page of a file as its structured output, which the
+// model gets as JSON (observed, 1.18.33):
+// {"type":"text-page","content":"…","mime":"text/plain","offset":2990,"truncated":true,"next":2995}
+var (
+	v2ReadPageHead = `{"type":"text-page","content":"`
+	v2ReadPageCut  = regexp.MustCompile(`,"truncated":true,"next":\d+\}$`)
+)
 
 func detect(tool, text string) *model.Truncation {
 	if t := detectClaude(text); t != nil {
@@ -126,6 +128,10 @@ func detect(tool, text string) *model.Truncation {
 }
 
 func detectRead(text string) *model.Truncation {
+	if m := readEntries.FindStringIndex(text); m != nil && strings.HasPrefix(text, "<path>") {
+		// the note, without the closing tag after it
+		return &model.Truncation{Kind: model.TruncReadEntries, Markers: []model.Span{{Start: m[0], End: m[1] - len("\n</entries>")}}}
+	}
 	var t *model.Truncation
 	mark := func(kind model.TruncationKind, start, end int) {
 		if t == nil {
@@ -146,8 +152,8 @@ func detectRead(text string) *model.Truncation {
 		kind model.TruncationKind
 	}{{readShowing, model.TruncReadLines}, {readCapped, model.TruncReadBytes}, {readLegacyMore, model.TruncReadLines}} {
 		if m := rule.re.FindStringIndex(text); m != nil {
-			mark(rule.kind, m[0]+1, m[1]) // the footer, without its leading newline
-			t.Kind = rule.kind            // a footer outranks cut lines
+			mark(rule.kind, m[0], m[1]) // the footer, with the blank line before it
+			t.Kind = rule.kind          // a footer outranks cut lines
 		}
 	}
 	return t
@@ -181,6 +187,44 @@ func CountLines(s string) int {
 	return n
 }
 
+// AgentFlagged is what the agent's own record says about cutting a call's
+// output: opencode v1's metadata.truncated, v2's outputPaths (a completed
+// v2 call always records them), Claude Code's persistedOutputPath. nil
+// when the agent keeps no such record (Codex, Gemini CLI, a Claude Code
+// result it did not persist).
+func AgentFlagged(call *model.ToolCall) *bool {
+	yes, no := true, false
+	if call.IsV2() && call.Status == model.StatusCompleted && bytes.Contains(call.Structured, []byte(`"truncated":true`)) {
+		var st struct {
+			Truncated bool `json:"truncated"`
+		}
+		if json.Unmarshal(call.Structured, &st) == nil && st.Truncated {
+			return &yes // the tool's own cut (read's page)
+		}
+	}
+	if !call.IsV2() && !bytes.Contains(call.Metadata, []byte(`"truncated"`)) && !bytes.Contains(call.Metadata, []byte(`"persistedOutputPath"`)) {
+		return nil // the common case, without parsing a large metadata object
+	}
+	if call.IsV2() {
+		switch {
+		case len(call.OutputPaths) > 0:
+			return &yes
+		case call.Status != model.StatusCompleted:
+			return nil
+		}
+		return &no
+	}
+	var m struct {
+		Truncated           *bool  `json:"truncated"`
+		PersistedOutputPath string `json:"persistedOutputPath"`
+	}
+	_ = json.Unmarshal(call.Metadata, &m)
+	if m.PersistedOutputPath != "" {
+		return &yes
+	}
+	return m.Truncated
+}
+
 func metaOutputPath(meta json.RawMessage) string {
 	var m struct {
 		OutputPath string `json:"outputPath"`
@@ -206,6 +250,8 @@ var (
 	geminiNormal    = marker{regexp.MustCompile(`^\[Message Normalized: Tool output exceeded size limit\]\n`), "[Message Normalized: Tool output exceeded size limit]"}
 	geminiSavedTo   = marker{regexp.MustCompile(`\n\nFull output saved to: ([^\n]+)`), "\n\nFull output saved to: "}
 	geminiStrategic = "\n\n--- Strategic Significance of Truncated Content ---\n"
+	// geminiDistilledCut joins the head and tail a distillation keeps
+	geminiDistilledCut = "\n...\n"
 )
 
 // detectCLI finds Codex CLI's and Gemini CLI's truncation markers.
@@ -226,6 +272,10 @@ func detectCLI(text string) *model.Truncation {
 				end += len(geminiStrategic)
 			}
 			t.Markers = append(t.Markers, model.Span{Start: sv[0], End: end})
+			// the "..." between the head and the tail it kept
+			if mid := strings.Index(text[m[1]:sv[0]], geminiDistilledCut); mid >= 0 {
+				t.Markers = append(t.Markers, model.Span{Start: m[1] + mid, End: m[1] + mid + len(geminiDistilledCut)})
+			}
 		}
 		return t
 	}

@@ -82,7 +82,8 @@ func TestV2BoundTruncation(t *testing.T) {
 	assert.Equal(t, marker, text[tr.Markers[0].Start+2:tr.Markers[0].End-2])
 	assert.Equal(t, spill, tr.SpillPath)
 	assert.Equal(t, spill, tr.SpillFound)
-	assert.Equal(t, [4]int{4, len(text), 100001, 588922}, [4]int{tr.SeenLines, tr.SeenBytes, tr.FullLines, tr.FullBytes})
+	fullLines, fullBytes := tr.Full()
+	assert.Equal(t, [4]int{4, len("1\n2") + len("100000\nCommand exited with code 0."), 100001, 588922}, [4]int{tr.SeenLines, tr.SeenBytes, fullLines, fullBytes})
 
 	// outputPaths is the recorded spill path even when the file is gone
 	v = Visible(&call, fakeSpill{})

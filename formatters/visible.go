@@ -86,9 +86,12 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 	}
 	v.Text = ResultText(v.Result)
 	if call.IsV2() {
-		v.Truncation = detectIn(v.Text, spillPath(call), spill, detectV2)
+		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
 	} else {
-		v.Truncation = Detect(call.Tool, v.Text, call.Metadata, spill)
+		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation { return detect(call.Tool, text) })
+	}
+	if v.Truncation != nil {
+		v.Truncation.AgentFlagged = AgentFlagged(call)
 	}
 	return v
 }

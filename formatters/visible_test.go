@@ -80,7 +80,7 @@ func TestDetectMarkers(t *testing.T) {
 		{"bash", bash, model.TruncBashTail, []string{"...output truncated...\n\nFull output saved to: " + out + "\n\n"}, out},
 		{"webfetch", head, model.TruncGenericHead, []string{head[len("l1\nl2"):]}, out},
 		{"bash", v2, model.TruncV2Bound, []string{"\n\n... output truncated; full content saved to " + out + " ...\n\n"}, out},
-		{"read", read, model.TruncReadLines, []string{"... (line truncated to 2000 chars)", "(Showing lines 1-2 of 3000. Use offset=3 to continue.)"}, ""},
+		{"read", read, model.TruncReadLines, []string{"... (line truncated to 2000 chars)", "\n\n(Showing lines 1-2 of 3000. Use offset=3 to continue.)"}, ""},
 		{"glob", glob, model.TruncGlobCap, []string{glob[len("/p/a\n/p/b"):]}, ""},
 		{"grep", grep, model.TruncGrepCap, []string{"Found 100 matches (more matches available)", "\n\n(Results truncated. Consider using a more specific path or pattern.)"}, ""},
 	}
@@ -96,19 +96,21 @@ func TestDetectMarkers(t *testing.T) {
 			assert.Equal(t, c.markers, got)
 			assert.Equal(t, c.spill, tr.SpillPath)
 			if c.spill != "" {
-				assert.Equal(t, 100000, tr.FullLines)
-				assert.Equal(t, 588895, tr.FullBytes)
+				lines, bytes := tr.Full()
+				assert.Equal(t, [2]int{100000, 588895}, [2]int{lines, bytes})
 			}
 		})
 	}
 	t.Run("read footer gives the full line count without a spill", func(t *testing.T) {
-		assert.Equal(t, 3000, Detect("read", read, nil, nil).FullLines)
+		lines, bytes := Detect("read", read, nil, nil).Full()
+		assert.Equal(t, [2]int{3000, -1}, [2]int{lines, bytes})
 	})
 	t.Run("bash tail counts what the model saw", func(t *testing.T) {
 		tr := Detect("bash", bash, nil, nil)
 		assert.Equal(t, 2, tr.SeenLines)
-		assert.Equal(t, len(bash), tr.SeenBytes)
-		assert.Equal(t, -1, tr.FullBytes)
+		assert.Equal(t, len("99999\n100000\n"), tr.SeenBytes)
+		assert.Nil(t, tr.FullBytes)
+		assert.Equal(t, "the spill file was not looked for", tr.FullUnknown)
 	})
 	t.Run("markers only count for their tools", func(t *testing.T) {
 		assert.Nil(t, Detect("read", bash, nil, nil))

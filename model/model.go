@@ -52,6 +52,18 @@ type SessionInfo struct {
 	Pipeline Pipeline `json:"pipeline,omitempty"`
 }
 
+// TruncatedBy says how Truncated was counted: "flagged" for opencode, whose
+// readers count the agent's own record (metadata.truncated, v2's
+// outputPaths) without reading any output; "detected" for Claude Code,
+// Codex and Gemini CLI, whose readers load every result and count the
+// truncations correx finds in the model-visible text.
+func (i SessionInfo) TruncatedBy() string {
+	if i.Agent == AgentOpencode || i.Agent == "" {
+		return "flagged"
+	}
+	return "detected"
+}
+
 // Session is one loaded conversation.
 type Session struct {
 	Info     SessionInfo

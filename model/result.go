@@ -82,9 +82,11 @@ const (
 	TruncReadLines   TruncationKind = "read-lines"   // read stopped at its line limit
 	TruncReadBytes   TruncationKind = "read-bytes"   // read stopped at 50 KB
 	TruncReadLine    TruncationKind = "read-line"    // a line cut to 2000 chars
+	TruncReadEntries TruncationKind = "read-entries" // a directory read stopped at its entry limit
 	TruncGlobCap     TruncationKind = "glob-cap"     // glob kept the first 100
 	TruncGrepCap     TruncationKind = "grep-cap"     // grep kept the first 100
 	TruncV2Bound     TruncationKind = "v2-bound"     // ToolOutputStore.bound: head and tail
+	TruncV2ReadPage  TruncationKind = "v2-read-page" // v2 read returned one page: {"type":"text-page",…,"truncated":true,"next":N}
 	// Claude Code
 	TruncClaudePersisted TruncationKind = "claude-persisted" // <persisted-output>: 2 KB preview, full output in tool-results/
 	TruncClaudeMiddle    TruncationKind = "claude-middle"    // "... [N characters truncated] ..." (failed Bash over 10,000 chars)
@@ -110,22 +112,88 @@ type Span struct {
 }
 
 // Truncation describes how an output was cut before the model saw it.
+//
+// The model-visible text splits exactly into Markers (the agent's notes
+// that it cut), Seen (the pieces of the output the model saw) and Added
+// (text the agent wrapped around or appended to the output: read's
+// <path>/<content> wrapper and footers, Codex's exec header, appended
+// system reminders): the three sets of spans never overlap and together
+// cover the whole text.
 type Truncation struct {
 	Kind TruncationKind `json:"kind"`
+	// AgentFlagged is what the agent's own record says: opencode v1's
+	// metadata.truncated, v2's outputPaths, Claude Code's
+	// persistedOutputPath. nil (null) when the agent keeps no such record
+	// for this call (Codex, Gemini CLI, a Claude Code cut it does not log).
+	AgentFlagged *bool `json:"agent_flagged"`
 	// Markers are the byte spans of the truncation markers in the visible text.
-	Markers []Span `json:"markers"`
-	// SeenLines and SeenBytes measure the visible text.
+	Markers []Span       `json:"markers"`
+	Seen    []SeenRange  `json:"seen_ranges"`
+	Added   []AddedPiece `json:"added"`
+	// SeenLines is how many lines of the full output the model saw, whole
+	// or in part (a line cut in two counts once when both pieces are
+	// placed); SeenBytes how many bytes of it (the seen ranges' text, line
+	// number prefixes left out).
 	SeenLines int `json:"seen_lines"`
 	SeenBytes int `json:"seen_bytes"`
-	// FullLines and FullBytes measure the full output (from the spill file),
-	// or are -1 when unknown.
-	FullLines int `json:"full_lines"`
-	FullBytes int `json:"full_bytes"`
+	// FullLines and FullBytes measure the full output (the spill file, or
+	// what the agent's footer says); nil (null) when unknown, with the
+	// reason in FullUnknown.
+	FullLines   *int   `json:"full_lines"`
+	FullBytes   *int   `json:"full_bytes"`
+	FullUnknown string `json:"full_unknown,omitempty"`
 	// SpillPath is the path recorded by the agent; SpillFound the path where
 	// the file exists now (the recorded one, or tool-output/ beside the
 	// store), empty when it is gone.
 	SpillPath  string `json:"spill_path,omitempty"`
 	SpillFound string `json:"spill_found,omitempty"`
+}
+
+// SeenRange is one piece of the full output the model saw.
+type SeenRange struct {
+	// Text is where the piece is in the model-visible text.
+	Text Span `json:"text"`
+	// Numbered says each line is shown as "N: line" (opencode's read): the
+	// text is the output's lines with their numbers, not its bytes.
+	Numbered bool `json:"numbered,omitempty"`
+	// JSONString says the piece is the output's text inside a JSON string
+	// (v2's read page): escaped, not its bytes.
+	JSONString bool `json:"json_string,omitempty"`
+	// Lines is the 1-based, inclusive line range of the piece in the full
+	// output, Bytes its byte range there; nil (null) when unknown.
+	Lines *LineRange `json:"lines"`
+	Bytes *Span      `json:"bytes"`
+	// Placed says the piece's bytes were found at Bytes in the spill file.
+	Placed bool `json:"placed"`
+	// PartialFirst and PartialLast say the piece starts or ends inside a
+	// line of the full output.
+	PartialFirst bool `json:"partial_first"`
+	PartialLast  bool `json:"partial_last"`
+}
+
+// LineRange is a 1-based, inclusive range of lines.
+type LineRange struct {
+	First int `json:"first"`
+	Last  int `json:"last"`
+}
+
+// AddedPiece is model-visible text that is neither the output nor a
+// truncation marker, with what it is.
+type AddedPiece struct {
+	Span
+	What string `json:"what"`
+}
+
+// Full returns the full output's lines and bytes, -1 for unknown.
+func (t *Truncation) Full() (lines, bytes int) {
+	lines, bytes = -1, -1
+	if t.FullLines != nil {
+		lines = *t.FullLines
+	}
+	if t.FullBytes != nil {
+		bytes = *t.FullBytes
+	}
+	return lines, bytes
 }
 
 // SpillGone reports whether a spill path was recorded but no file is left.

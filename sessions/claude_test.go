@@ -72,7 +72,7 @@ func TestClaudeFixture(t *testing.T) {
 	}
 	v := formatters.Visible(persisted, SpillsFor(sess.Info))
 	tr := v.Truncation
-	if tr == nil || tr.Kind != model.TruncClaudePersisted || tr.FullLines != 200000 || tr.SpillFound == "" {
+	if tr == nil || tr.Kind != model.TruncClaudePersisted || tr.FullLines == nil || *tr.FullLines != 200000 || tr.SpillFound == "" {
 		t.Fatalf("persisted output: %+v", tr)
 	}
 	// found in the fixture, or at the recorded path on a machine that still
@@ -163,7 +163,7 @@ func TestClaudeTranscriptRules(t *testing.T) {
 	if a.Call.Status != model.StatusError || v.Result.Type != model.ResultError || !strings.HasPrefix(v.Text, "<persisted-output>") {
 		t.Errorf("replacement not applied: %+v", v)
 	}
-	if v.Truncation == nil || v.Truncation.FullLines != 3 {
+	if v.Truncation == nil || v.Truncation.FullLines == nil || *v.Truncation.FullLines != 3 {
 		t.Errorf("spill via the config dir: %+v", v.Truncation)
 	}
 	b, _ := sess.FindCall("toolu_b")

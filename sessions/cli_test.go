@@ -101,7 +101,7 @@ func TestCodexRollout(t *testing.T) {
 		if v.Truncation != nil {
 			truncated++
 			tr := v.Truncation
-			if tr.Kind != model.TruncCodexTokens || len(tr.Markers) != 3 || tr.FullBytes != -1 {
+			if tr.Kind != model.TruncCodexTokens || len(tr.Markers) != 3 || tr.FullBytes != nil {
 				t.Errorf("truncation %+v", tr)
 			}
 			for _, m := range tr.Markers {
@@ -144,7 +144,7 @@ func TestGeminiChat(t *testing.T) {
 	}
 	v := formatters.Visible(ref.Call, SpillsFor(sess.Info))
 	tr := v.Truncation
-	if tr == nil || tr.Kind != model.TruncGeminiSpill || len(tr.Markers) != 2 || tr.SpillFound == "" || tr.FullBytes < 1_288_000 {
+	if tr == nil || tr.Kind != model.TruncGeminiSpill || len(tr.Markers) != 2 || tr.SpillFound == "" || tr.FullBytes == nil || *tr.FullBytes < 1_288_000 {
 		t.Fatalf("truncation %+v", tr)
 	}
 	if strings.HasPrefix(ref.Call.CallID, "run_shell_command__") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -337,8 +338,9 @@ func (d *decoder) toolCall(id string, sp *storedPart, where string) *model.ToolC
 
 // countCalls fills the list counts of info from loaded messages, with the
 // same rules as the SQL of the db list: a tool call is a tool part, truncated
-// means state.metadata.truncated is JSON true (v2: state.outputPaths is not
-// empty), an error is status "error".
+// means the agent flagged it (formatters.AgentFlagged: state.metadata.truncated
+// is JSON true; v2: state.outputPaths is not empty, or a completed tool's
+// structured.truncated is true), an error is status "error".
 func countCalls(info *model.SessionInfo, msgs []model.Message) {
 	info.Messages = len(msgs)
 	info.ToolCalls, info.Truncated, info.Errors = 0, 0, 0
@@ -352,23 +354,11 @@ func countCalls(info *model.SessionInfo, msgs []model.Message) {
 			if tc.Status == model.StatusError {
 				info.Errors++
 			}
-			if metadataTruncated(tc.Metadata) || len(tc.OutputPaths) > 0 {
+			if f := formatters.AgentFlagged(tc); f != nil && *f {
 				info.Truncated++
 			}
 		}
 	}
-}
-
-// metadataTruncated reports whether raw (a tool's metadata object) has
-// "truncated": true.
-func metadataTruncated(raw json.RawMessage) bool {
-	if len(raw) == 0 || raw[0] != '{' || !bytes.Contains(raw, []byte(`"truncated"`)) {
-		return false
-	}
-	var meta struct {
-		Truncated json.RawMessage `json:"truncated"`
-	}
-	return json.Unmarshal(raw, &meta) == nil && string(meta.Truncated) == "true"
 }
 
 // storedSession is the session object of an export or a legacy file.

@@ -79,3 +79,23 @@ func countFile(path string) (lines, size int, err error) {
 	}
 	return lines, size, nil
 }
+
+// ReadSpill reads at most n bytes of the spill file at path (as FindSpill
+// returned it) from off: a regular file only, never more than asked. It
+// satisfies formatters.SpillReader.
+func (s Spills) ReadSpill(path string, off int64, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, os.ErrNotExist
+	}
+	b := make([]byte, n)
+	k, err := f.ReadAt(b, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return b[:k], err
+}

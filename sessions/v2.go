@@ -214,13 +214,16 @@ func (d *decoder) v2Tool(it *storedV2Item, where string) *model.ToolCall {
 	return tc
 }
 
-// v2Counts returns, per session, the tool calls, spilled (truncated) calls
-// and errors of its v2 messages, computed in SQL like the v1 list. Rows
+// v2Counts returns, per session, the tool calls, truncated calls (as
+// formatters.AgentFlagged: spilled, or a completed tool's own
+// structured.truncated) and errors of its v2 messages, computed in SQL
+// like the v1 list. Rows
 // with malformed JSON count nothing.
 func (s *sqliteStore) v2Counts(ctx context.Context) (map[string][3]int, error) {
 	rows, err := s.db.QueryContext(ctx, `
 SELECT m.session_id, count(*),
-       sum(coalesce(json_array_length(c.value, '$.state.outputPaths'), 0) > 0),
+       sum(coalesce(json_array_length(c.value, '$.state.outputPaths'), 0) > 0
+           OR (json_extract(c.value, '$.state.status') = 'completed' AND json_extract(c.value, '$.state.structured.truncated') IS 1)),
        sum(json_extract(c.value, '$.state.status') = 'error')
 FROM session_message m,
      json_each(CASE WHEN json_valid(m.data) THEN m.data ELSE '{}' END, '$.content') c

@@ -130,8 +130,11 @@ func (l *callList) row(i int) string {
 	if r.child != nil {
 		badges = append(badges, st.SubBadge.Render(fmt.Sprintf("⑂%d", len(r.child.calls))))
 	}
-	if ci.truncated() {
+	switch detected, flagged := ci.truncated(); {
+	case detected:
 		badges = append(badges, st.TruncBadge.Render("✂"))
+	case flagged:
+		badges = append(badges, st.Muted.Render("✂"))
 	}
 	if c.Status == model.StatusError || ci.errResult() {
 		badges = append(badges, st.ErrBadge.Render("err"))

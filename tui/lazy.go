@@ -1,14 +1,13 @@
 package tui
 
 import (
-	"bytes"
 	"container/list"
 	"context"
-	"encoding/json"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -180,7 +179,7 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, children map[string]*sess
 			if c.Status == model.StatusError {
 				info.Errors++
 			}
-			if metaTruncated(c.Metadata) || len(c.OutputPaths) > 0 {
+			if f := formatters.AgentFlagged(c); f != nil && *f {
 				info.Truncated++
 			}
 		}
@@ -200,17 +199,6 @@ func countAssistant(msgs []model.Message) int {
 		}
 	}
 	return n
-}
-
-// metaTruncated reports "truncated": true in a tool's metadata.
-func metaTruncated(raw json.RawMessage) bool {
-	if len(raw) == 0 || !bytes.Contains(raw, []byte(`"truncated"`)) {
-		return false
-	}
-	var m struct {
-		Truncated bool `json:"truncated"`
-	}
-	return json.Unmarshal(raw, &m) == nil && m.Truncated
 }
 
 // detailCmd computes the visible result of call idx of d, reading the
@@ -310,16 +298,18 @@ func (c *detailCache) add(idx, size int) []int {
 	return out
 }
 
-// truncated is the list's ✂ badge: the computed truncation, else (a lazy
-// call not shown yet) the stored metadata's "truncated".
-func (c *callInfo) truncated() bool {
+// truncated is the list's ✂ badge: detected tells the truncation correx
+// found in the result; until a lazy call's result is read, flagged tells
+// what the agent's own record says (shown muted, as not yet checked).
+func (c *callInfo) truncated() (detected, flagged bool) {
 	switch {
 	case c.ready:
-		return c.vis.Truncation != nil
+		return c.vis.Truncation != nil, false
 	case c.seen:
-		return c.trunc
+		return c.trunc, false
 	}
-	return metaTruncated(c.ref.Call.Metadata) || len(c.ref.Call.OutputPaths) > 0
+	f := formatters.AgentFlagged(c.ref.Call)
+	return false, f != nil && *f
 }
 
 // errResult tells that the model was shown an error result.

@@ -110,7 +110,7 @@ func (p *picker) View() string {
 	case p.filter.value != "":
 		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.value, st.Inert), len(p.shown), len(p.all))), p.width))
 	default:
-		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d sessions, newest first", len(p.all))), p.width))
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d sessions, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all))), p.width))
 	}
 	c := p.cols()
 	hdr := "  " + fit("TITLE", c.title) + " " + fit("AGENT", c.agent) + " " + fit("DIRECTORY", c.dir) + " " +
@@ -160,12 +160,23 @@ func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
 		fit(st.Value.Render(inertString(agentLabel(in), st.Inert)), c.agent) + " " +
 		fit(st.Muted.Render(shortDir(in.Directory, c.dir)), c.dir) + " " +
 		st.Muted.Render(upd) + " " + num(in.ToolCalls, c.calls, st.Value) + " " +
-		num(in.Truncated, c.trunc, st.TruncBadge) + " " + num(in.Errors, c.errs, st.ErrBadge)
+		truncCell(st, in, c.trunc) + " " + num(in.Errors, c.errs, st.ErrBadge)
 	row := fit(plain, p.width)
 	if sel {
 		return st.Selected.Render(ansi.Strip(row))
 	}
 	return row
+}
+
+// truncCell is a session's truncated calls in w cells, suffixed with how
+// they were counted: "2f" flagged by the agent (opencode's own record, read
+// without loading outputs), "2d" detected by correx in the results.
+func truncCell(st *Styles, in model.SessionInfo, w int) string {
+	t := fmt.Sprintf("%*d%s", w-1, in.Truncated, in.TruncatedBy()[:1])
+	if in.Truncated == 0 {
+		return st.Subtle.Render(t)
+	}
+	return st.TruncBadge.Render(t)
 }
 
 // shortDir shows a directory in w cells: ~ for the home dir, and its tail

@@ -53,6 +53,8 @@ type sessionView struct {
 	// lowV1 is the lowering chosen for v1 opencode sessions (L); the
 	// root sets it before every refresh.
 	lowV1 model.Lowering
+	// inputs is the override of the models' declared inputs (I)
+	inputs model.CapsOverride
 	// other, when set, makes Compare show the selected call beside the
 	// first call of the same tool in a session of the other opencode
 	// pipeline (V).
@@ -224,9 +226,10 @@ func (v *sessionView) refresh(conv convSource) {
 		if p == paneRequest {
 			key = fmt.Sprintf("%p/%s/%d/%s", sess, v.provider, step, low)
 		}
+		key += fmt.Sprintf("/%s/%t", v.inputs, r.data.caps != nil)
 		res, ready := convResult{}, step == 0
 		if step > 0 {
-			k := convKey{sess: sess, p: v.provider, step: step, low: low}
+			k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: low, inputs: v.inputs}
 			if res, ready = conv(k); !ready {
 				v.need = append(v.need, k)
 			}
@@ -237,14 +240,14 @@ func (v *sessionView) refresh(conv convSource) {
 		}
 		if p == panePipeline {
 			text, heads, notes, marks, head := v.pipelineContent(ci, sess, low, step, res, ready)
-			v.headers[p] = head
+			v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
 			v.views[p].lineStyle = pipeLineStyle(v.st, heads, notes)
 			v.views[p].SetContent(text, nil, marks, false)
 			v.raw[p], v.loaded[p] = text, key
 			break
 		}
 		text, head, empty := v.wireContent(p, ci, sess, low, step, res, ready)
-		v.headers[p] = head
+		v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
 		v.views[p].empty = empty
 		if p == paneRequest && ready && res.err == nil && res.file != nil {
 			v.views[p].SetFile(res.file, lexerByName("json"), false)
@@ -258,7 +261,7 @@ func (v *sessionView) refresh(conv convSource) {
 			break
 		}
 		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%s/%d/%s", rowKey(r), v.provider, v.compare, step, low)
+		key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.inputs, r.data.caps != nil)
 		var texts [2]string
 		var notes [2]string
 		allReady := true
@@ -267,7 +270,7 @@ func (v *sessionView) refresh(conv convSource) {
 				notes[i] = "no later request"
 				continue
 			}
-			k := convKey{sess: sess, p: prov, step: step, low: low}
+			k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.inputs}
 			res, ready := conv(k)
 			if !ready {
 				v.need = append(v.need, k)
@@ -305,7 +308,7 @@ func (v *sessionView) refresh(conv convSource) {
 				second += v.st.BadgeWarn.Render(fmt.Sprintf(" · %s: %s", []render.Provider{v.provider, v.compare}[i].Label(), n))
 			}
 		}
-		v.headers[p] = []string{head, second}
+		v.headers[p] = withLine([]string{head, second}, v.capsLine(r.data, ci.msg))
 		v.raw[p], v.loaded[p] = texts[0], key
 	}
 	v.layoutPane()
@@ -426,16 +429,17 @@ func spillGoneText(path string) string {
 
 // truncBadge is "model saw X of Y lines · A of B".
 func truncBadge(t *model.Truncation) string {
+	fullLines, fullBytes := t.Full()
 	lines := fmt.Sprintf("model saw %s", commas(t.SeenLines))
 	n := t.SeenLines
-	if t.FullLines >= 0 {
-		lines += " of " + commas(t.FullLines)
-		n = t.FullLines
+	if fullLines >= 0 {
+		lines += " of " + commas(fullLines)
+		n = fullLines
 	}
 	lines += plural(n, " line", " lines")
 	bytes := humanBytes(t.SeenBytes)
-	if t.FullBytes >= 0 {
-		bytes += " of " + humanBytes(t.FullBytes)
+	if fullBytes >= 0 {
+		bytes += " of " + humanBytes(fullBytes)
 	}
 	return lines + " · " + bytes + " (" + string(t.Kind) + ")"
 }

@@ -1,17 +1,16 @@
 package tui
 
 import (
-	"correx/formatters"
 	"fmt"
+	"sort"
 	"strings"
 
 	"correx/model"
 )
 
-// spillView shows a spilled full output and marks (▌ in the gutter) the
-// lines the model saw: the head kept before the first marker and the tail
-// kept after the last one (a bash tail truncation keeps the last lines, a
-// generic one the first, a v2 bound both).
+// spillView shows a spilled full output and marks in the gutter the lines
+// the model saw: ▌ a line it saw whole, ▖ a line it saw part of. The marks
+// are formatters' seen ranges placed in the spill file, nothing else.
 type spillView struct {
 	st            *Styles
 	width, height int
@@ -23,25 +22,106 @@ type spillView struct {
 	err     error
 	cut     int64
 
-	head, tail int // lines of the file the model saw at its start and end
-	tv         textView
+	marks    []lineMark // the seen lines, in order
+	unplaced int        // seen ranges not found in the spill file
+	tv       textView
 
 	searching bool
 	search    lineInput
 }
 
-func newSpillView(st *Styles, tool string, t *model.Truncation, visible string) *spillView {
+// lineMark is a run of lines First..Last (1-based) the model saw whole,
+// or one line it saw part of.
+type lineMark struct {
+	model.LineRange
+	part bool
+}
+
+func newSpillView(st *Styles, tool string, t *model.Truncation) *spillView {
 	s := &spillView{st: st, trunc: t, tool: tool, path: t.SpillFound, loading: true}
 	s.tv = newTextView(st)
-	if n := len(t.Markers); n > 0 {
-		s.head = formatters.CountLines(visible[:t.Markers[0].Start])
-		s.tail = formatters.CountLines(visible[t.Markers[n-1].End:])
-	} else {
-		s.head = formatters.CountLines(visible)
-	}
-	total := func() int { return s.tv.Lines() }
-	s.tv.seen = func(i int) bool { return i < s.head || i >= total()-s.tail }
+	s.marks, s.unplaced = seenMarks(t)
+	s.tv.seen = func(i int) rune { return markOf(s.marks, i+1) }
 	return s
+}
+
+// seenMarks turns the seen ranges placed in the spill file into runs of
+// whole lines and single part lines, in order: a line one range saw in
+// part and another whole is whole; a line two ranges each saw in part (a
+// cut inside it) stays part.
+func seenMarks(t *model.Truncation) (marks []lineMark, unplaced int) {
+	var whole []model.LineRange
+	var parts []int
+	for _, r := range t.Seen {
+		if !r.Placed || r.Lines == nil {
+			unplaced++
+			continue
+		}
+		first, last := r.Lines.First, r.Lines.Last
+		if r.PartialFirst {
+			parts = append(parts, first)
+			first++
+		}
+		if r.PartialLast && last >= first {
+			parts = append(parts, last)
+			last--
+		}
+		if first <= last {
+			whole = append(whole, model.LineRange{First: first, Last: last})
+		}
+	}
+	sort.Slice(whole, func(i, j int) bool { return whole[i].First < whole[j].First })
+	for _, w := range whole {
+		if n := len(marks); n > 0 && w.First <= marks[n-1].Last+1 {
+			marks[n-1].Last = max(marks[n-1].Last, w.Last)
+			continue
+		}
+		marks = append(marks, lineMark{LineRange: w})
+	}
+	sort.Ints(parts)
+	wholeRuns := len(marks)
+	for i, p := range parts {
+		if (i == 0 || p != parts[i-1]) && markOf(marks[:wholeRuns], p) == 0 {
+			marks = append(marks, lineMark{LineRange: model.LineRange{First: p, Last: p}, part: true})
+		}
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].First < marks[j].First })
+	return marks, unplaced
+}
+
+// markOf is the gutter mark of 1-based line n: ▌, ▖ or 0.
+func markOf(marks []lineMark, n int) rune {
+	i := sort.Search(len(marks), func(i int) bool { return marks[i].Last >= n })
+	switch {
+	case i == len(marks) || marks[i].First > n:
+		return 0
+	case marks[i].part:
+		return '▖'
+	}
+	return '▌'
+}
+
+// seenText says which lines the model saw: "lines 1–2, part of line 3 and
+// lines 4–8".
+func seenText(marks []lineMark) string {
+	var parts []string
+	for _, m := range marks {
+		switch {
+		case m.part:
+			parts = append(parts, "part of line "+commas(m.First))
+		case m.First == m.Last:
+			parts = append(parts, "line "+commas(m.First))
+		default:
+			parts = append(parts, fmt.Sprintf("lines %s–%s", commas(m.First), commas(m.Last)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no line of it"
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // Close closes the spill file.
@@ -74,9 +154,9 @@ func (s *spillView) SetFile(fl *fileLines, cut int64, err error) {
 	if fl != nil {
 		s.tv.SetFile(fl, nil, false)
 	}
-	// start where the model's view starts: the tail for a tail truncation
-	if s.head == 0 && s.tail > 0 {
-		s.tv.GotoLine(max(s.tv.Lines()-s.tail, 0))
+	// start where the model's view starts (the tail of a tail truncation)
+	if len(s.marks) > 0 && s.marks[0].First > 1 {
+		s.tv.GotoLine(s.marks[0].First - 1)
 	}
 	s.layout()
 }
@@ -85,14 +165,10 @@ func (s *spillView) info() []string {
 	st := s.st
 	n := s.tv.Lines()
 	first := st.Label.Render("full output ") + inertString(s.path, st.Inert)
-	var seen []string
-	if s.head > 0 {
-		seen = append(seen, fmt.Sprintf("lines 1–%s", commas(min(s.head, n))))
+	second := st.GutterSeen.Render("▌") + st.Muted.Render(" model saw "+seenText(s.marks)+fmt.Sprintf(" of %s (%s)", commas(n), s.trunc.Kind))
+	if s.unplaced > 0 {
+		second += st.BadgeWarn.Render(fmt.Sprintf(" · %d seen %s not found in this file", s.unplaced, plural(s.unplaced, "piece", "pieces")))
 	}
-	if s.tail > 0 {
-		seen = append(seen, fmt.Sprintf("lines %s–%s", commas(max(n-s.tail+1, 1)), commas(n)))
-	}
-	second := st.GutterSeen.Render("▌") + st.Muted.Render(" model saw "+strings.Join(seen, " and ")+fmt.Sprintf(" of %s (%s)", commas(n), s.trunc.Kind))
 	if s.cut > 0 {
 		second += st.BadgeWarn.Render(fmt.Sprintf(" · only the first %s shown, %s not read", humanBytes(maxSpillBytes), humanBytes(int(s.cut))))
 	}

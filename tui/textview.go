@@ -43,8 +43,9 @@ type textView struct {
 	// syntax styles one line (chroma, one line at a time); nil for none.
 	syntax func(line string) []span
 	marks  []model.Span
-	// seen marks lines in the gutter (the lines of a spill file the model saw).
-	seen func(i int) bool
+	// seen marks lines in the gutter (the lines of a spill file the model
+	// saw): '▌' whole, '▖' in part, 0 not at all.
+	seen func(i int) rune
 	// lineStyle, when set, gives a line's base style (diff rows).
 	lineStyle func(i int) (lipgloss.Style, bool)
 	numbers   bool
@@ -636,9 +637,12 @@ func (v *textView) View() string {
 		var g string
 		if gw > 0 {
 			num := fmt.Sprintf("%*d", numW, i+1)
-			seen := v.seen != nil && v.seen(i)
-			if seen {
-				g = v.st.GutterSeen.Render(num + "▌")
+			var mark rune
+			if v.seen != nil {
+				mark = v.seen(i)
+			}
+			if mark != 0 {
+				g = v.st.GutterSeen.Render(num + string(mark))
 			} else if v.seen != nil {
 				g = v.st.Gutter.Render(num + " ")
 			} else {

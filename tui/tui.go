@@ -37,6 +37,8 @@ type Options struct {
 	// Live re-reads the store every couple of seconds, so a session that
 	// is still being written updates on screen (live.go).
 	Live bool
+	// Machine is where opencode's config is read (zero: this machine).
+	Machine sessions.Machine
 }
 
 // Run runs the TUI on the terminal until the user quits. NO_COLOR (any
@@ -92,6 +94,11 @@ type Model struct {
 	// lowering is the lowering shown for opencode v1 sessions (L); v2
 	// sessions are always native, other agents have none.
 	lowering model.Lowering
+	// inputs overrides the declared inputs of opencode models (I); machine
+	// is where their config is read
+	inputs      model.CapsOverride
+	machine     sessions.Machine
+	capsPending map[*sessionData]bool
 
 	convs    map[convKey]convResult
 	convAge  []convKey // convs' keys, oldest first (maxConvs are kept)
@@ -110,18 +117,23 @@ type Model struct {
 func New(opts Options) Model {
 	st := NewStyles(true)
 	m := Model{
-		opts:     opts,
-		st:       st,
-		keys:     DefaultKeyMap(),
-		help:     help.New(),
-		now:      time.Now,
-		convs:    map[convKey]convResult{},
-		pending:  map[convKey]bool{},
-		details:  map[detailKey]bool{},
-		warnings: append([]string(nil), opts.Warnings...),
-		width:    80,
-		height:   24,
-		lowering: model.LoweringAISDK,
+		opts:        opts,
+		st:          st,
+		keys:        DefaultKeyMap(),
+		help:        help.New(),
+		now:         time.Now,
+		convs:       map[convKey]convResult{},
+		pending:     map[convKey]bool{},
+		details:     map[detailKey]bool{},
+		warnings:    append([]string(nil), opts.Warnings...),
+		width:       80,
+		height:      24,
+		lowering:    model.LoweringAISDK,
+		machine:     opts.Machine,
+		capsPending: map[*sessionData]bool{},
+	}
+	if m.machine.Env == nil && m.machine.Root == "" {
+		m.machine = sessions.ThisMachine()
 	}
 	m.help.Styles = st.Help
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner))
@@ -249,6 +261,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.warn("could not read the call's output: " + msg.err.Error())
 		}
+	case capsMsg:
+		delete(m.capsPending, msg.data)
+		msg.data.caps = msg.state
+		m.warnings = append(m.warnings, msg.state.warns...)
 	case convMsg:
 		delete(m.pending, msg.key)
 		if _, ok := m.convs[msg.key]; !ok {
@@ -309,7 +325,7 @@ func (m *Model) sync() []tea.Cmd {
 	if v == nil {
 		return nil
 	}
-	v.lowV1 = m.lowering
+	v.lowV1, v.inputs = m.lowering, m.inputs
 	v.refresh(func(k convKey) (convResult, bool) {
 		r, ok := m.convs[k]
 		return r, ok
@@ -329,13 +345,21 @@ func (m *Model) sync() []tea.Cmd {
 		}
 	}
 	for _, k := range v.need {
+		if k.data != nil && needsCaps(k.data) {
+			// rendered once the models' capabilities are read
+			if !m.capsPending[k.data] {
+				m.capsPending[k.data] = true
+				cmds = append(cmds, capsCmd(m.machine, k.data, k.sess.Info, sessions.SessionModels(k.sess)))
+			}
+			continue
+		}
 		if !m.pending[k] {
 			m.pending[k] = true
 			var l sessions.Lazy
 			if v.data.sess == k.sess {
 				l = v.data.lazy
 			}
-			cmds = append(cmds, convCmd(k, *k.sess, l))
+			cmds = append(cmds, convCmd(k, *k.sess, l, capsFor(k.data, k.inputs)))
 		}
 	}
 	return cmds
@@ -571,6 +595,9 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Lowering):
 		m.toggleLowering(v)
+		return nil
+	case key.Matches(msg, k.Inputs):
+		m.toggleInputs(v)
 		return nil
 	case key.Matches(msg, k.OtherPipe):
 		return m.otherPipeline(v)
@@ -810,7 +837,7 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 	if m.spill != nil {
 		m.spill.Close()
 	}
-	m.spill = newSpillView(m.st, ci.call().Tool, t, ci.vis.Text)
+	m.spill = newSpillView(m.st, ci.call().Tool, t)
 	m.spill.SetSize(m.width, m.bodyHeight())
 	m.loading++
 	return spillCmd(t.SpillFound)
@@ -1079,7 +1106,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{
 			move,
 			{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane},
-			{k.Provider, k.Provider2, k.Lowering, k.OtherPipe},
+			{k.Provider, k.Provider2, k.Lowering, k.Inputs, k.OtherPipe},
 			{k.Search, k.Next, k.Copy, k.Spill, k.Pager},
 			global,
 		}
