@@ -93,6 +93,7 @@ const (
 	TruncClaudeLines     TruncationKind = "claude-lines"     // "... [N lines truncated] ..." (Bash cap, ≤ 2.1.1)
 	TruncClaudeSaved     TruncationKind = "claude-saved"     // "exceeds maximum allowed tokens. Output has been saved to …"
 	TruncClaudeRefused   TruncationKind = "claude-refused"   // Read refused: "File content (N tokens) exceeds maximum allowed tokens"
+	TruncClaudeGlob      TruncationKind = "claude-glob"      // Glob listed the first 100 files: "(Showing N of M matching files; …)"
 	// Codex CLI
 	TruncCodexTokens TruncationKind = "codex-tokens" // middle cut "…N tokens truncated…"
 	TruncCodexChars  TruncationKind = "codex-chars"  // middle cut "…N chars truncated…"
