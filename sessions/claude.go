@@ -605,6 +605,9 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 				}
 			case "tool_result":
 				r.result(sess, st, l, b)
+				for _, k := range ccUnknownBlocks(b.Content) {
+					r.warnAt(lineNo, "tool_result %s: a %q block correx does not read, left out of the result", b.ToolUseID, k)
+				}
 			}
 		}
 	}
@@ -683,6 +686,26 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 		return &model.ToolResultValue{Type: model.ResultError, Text: s}
 	}
 	return &model.ToolResultValue{Type: model.ResultText, Text: s}
+}
+
+// ccUnknownBlocks is the types of a tool_result content's blocks that
+// claudeResultValue leaves out.
+func ccUnknownBlocks(content json.RawMessage) []string {
+	if len(content) == 0 || content[0] != '[' {
+		return nil
+	}
+	var blocks []model.AnthropicBlock
+	_ = json.Unmarshal(content, &blocks)
+	var out []string
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text" || b.Type == "tool_reference":
+		case (b.Type == "image" || b.Type == "document") && ccBlockFile(b) != nil:
+		default:
+			out = append(out, b.Type)
+		}
+	}
+	return out
 }
 
 // ccBlockFile is an image or document block as a file (base64 sources as a
