@@ -18,13 +18,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"correx/formatters"
+	"correx/internal/inert"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -222,8 +224,8 @@ func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", inert.Cell(s.ID), s.Updated.Local().Format(time.DateTime),
+			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, inert.Cell(dash(s.ParentID)), inert.Cell(s.Title), inert.Cell(s.Directory))
 	}
 	return w.Flush()
 }
@@ -286,7 +288,8 @@ func (c *cli) calls(args []string) error {
 		if r.AgentFlagged != nil {
 			flagged = map[bool]string{true: "yes", false: "no"}[*r.AgentFlagged]
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, flagged, inert(oneLine(r.Title)))
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, inert.Cell(r.CallID), inert.Cell(r.Tool),
+			inert.Cell(string(r.Status)), inert.Cell(string(r.Result)), r.Bytes, trunc, flagged, inert.Cell(r.Title))
 	}
 	return w.Flush()
 }
@@ -362,7 +365,7 @@ func (c *cli) show(args []string) error {
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {
-			text = inert(text) // bytes exact when piped, never raw escapes on a terminal
+			text = inert.Text(text) // bytes exact when piped, never raw controls on a terminal
 		}
 		_, err := io.WriteString(c.out, text)
 		return err
@@ -480,6 +483,9 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		if note := render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(s, p, c.step)); note != "" {
+			fmt.Fprintln(c.errOut, "correx: note:", note)
+		}
 		step := c.step
 		if step == 0 {
 			step = len(s.AssistantSteps())
@@ -518,9 +524,18 @@ func (c *cli) inspect(args []string) error {
 		return err
 	}
 	opts := tui.Options{SessionID: c.session}
+	demo := c.source == "" && len(sessions.Discover()) == 0
+	if demo || isTerminal(c.out) {
+		// the terminal closing (SIGHUP), kill and ctrl+c end correx through
+		// its returns, so that its deferred clean-ups run: the demo's copy,
+		// the TUI's spool files and window title
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+		opts.Context = ctx
+	}
 	var st sessions.Store
 	var err error
-	if c.source == "" && len(sessions.Discover()) == 0 {
+	if demo {
 		var cleanup func()
 		st, cleanup, err = openDemo()
 		if err != nil {
@@ -553,7 +568,7 @@ func writeTranscript(w io.Writer, st sessions.Store, id string) error {
 	var last *model.Session
 	return walk(st, id, func(s *model.Session, step int, pt *model.Part) error {
 		if last == nil {
-			fmt.Fprintf(w, "session %s: %s\n", s.Info.ID, inert(s.Info.Title))
+			fmt.Fprintf(w, "session %s: %s\n", inert.Cell(s.Info.ID), inert.Cell(s.Info.Title))
 		}
 		if s != last { // a new page: its warnings
 			for _, warn := range s.Warnings {
@@ -563,15 +578,16 @@ func writeTranscript(w io.Writer, st sessions.Store, id string) error {
 		}
 		call := pt.Tool
 		v := formatters.Visible(call, sessions.SpillsFor(s.Info))
-		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step, call.Tool, call.CallID, call.Status, v.Result.Type)
-		fmt.Fprintf(w, "input: %s\n", inert(string(rawOrEmpty(call.Input))))
+		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step, inert.Cell(call.Tool), inert.Cell(call.CallID),
+			inert.Cell(string(call.Status)), inert.Cell(string(v.Result.Type)))
+		fmt.Fprintf(w, "input: %s\n", inert.Text(string(rawOrEmpty(call.Input))))
 		if v.Why != "" {
-			fmt.Fprintf(w, "note: %s\n", v.Why)
+			fmt.Fprintf(w, "note: %s\n", inert.Cell(v.Why))
 		}
 		if t := v.Truncation; t != nil {
-			fmt.Fprintf(w, "truncated (%s): %s\n", t.Kind, seenOf(t))
+			fmt.Fprintf(w, "truncated (%s): %s\n", inert.Cell(string(t.Kind)), inert.Cell(seenOf(t)))
 		}
-		if err := writeInert(w, v.Text); err != nil {
+		if err := inert.WriteText(w, v.Text); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n"); err != nil {
@@ -712,46 +728,9 @@ func seenRangeNote(r model.SeenRange) string {
 	return s
 }
 
-// inert makes control characters visible so that nothing in a transcript
-// can drive the terminal: ESC and other C0/C1 controls except newline and
-// tab are written as \xNN (and bytes that are not UTF-8 as U+FFFD).
-func inert(s string) string {
-	var b strings.Builder
-	writeInert(&b, s)
-	return b.String()
-}
-
-// writeInert writes inert(s) to w without building it: the runs of s that
-// need no change are written as they are.
-func writeInert(w io.Writer, s string) error {
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		var sub string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			sub = "\uFFFD"
-		case (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			sub = fmt.Sprintf(`\x%02x`, r)
-		default:
-			i += size
-			continue
-		}
-		if _, err := io.WriteString(w, s[start:i]); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, sub); err != nil {
-			return err
-		}
-		i += size
-		start = i
-	}
-	_, err := io.WriteString(w, s[start:])
-	return err
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a character device (a terminal); a
+// variable so that tests can stand in a terminal.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -759,8 +738,6 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
-
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 func dash(s string) string {
 	if s == "" {

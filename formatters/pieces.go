@@ -318,7 +318,9 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of the first and last "N: " lines.
+// numberedLines reads the line numbers of the first and last "N: " lines;
+// nil when they do not count the piece's lines (numbers that skip or
+// repeat: the lines of the output it shows are then unknown).
 func numberedLines(s string) *model.LineRange {
 	firstLine, lastLine := s, s
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -329,7 +331,7 @@ func numberedLines(s string) *model.LineRange {
 	}
 	a, okA := lineNumber(firstLine)
 	b, okB := lineNumber(lastLine)
-	if !okA || !okB || b < a {
+	if !okA || !okB || b-a != strings.Count(s, "\n") {
 		return nil
 	}
 	return &model.LineRange{First: a, Last: b}
@@ -507,6 +509,8 @@ func unknownWhy(k model.TruncationKind) string {
 		return "v2's read page does not say how long the file is"
 	case k == model.TruncClaudeRefused:
 		return "Claude Code refused to read the file and kept nothing"
+	case k == model.TruncGeminiRead:
+		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
 	return "no spill file was recorded"
 }

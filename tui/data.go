@@ -188,7 +188,10 @@ type convResult struct {
 	lazy bool
 	// excerpts of the calls whose results the request carries, by call id
 	excerpts map[string]excerpt
-	err      error
+	// note says what the rendering lacks that the agent sent (Gemini
+	// CLI's streamed thoughtSignatures), or ""
+	note string
+	err  error
 }
 
 type convMsg struct {
@@ -278,6 +281,7 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy, caps model.SessionC
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
+		res.note = render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(&snap, k.p, k.step))
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)

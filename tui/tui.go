@@ -10,6 +10,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,19 +38,30 @@ type Options struct {
 	// Live re-reads the store every couple of seconds, so a session that
 	// is still being written updates on screen (live.go).
 	Live bool
+	// Context, when done, ends the TUI as quitting does (the caller's
+	// signals: the terminal closing sends SIGHUP, which Bubble Tea does
+	// not catch).
+	Context context.Context
 	// Machine is where opencode's config is read (zero: this machine).
 	Machine sessions.Machine
 }
 
-// Run runs the TUI on the terminal until the user quits. NO_COLOR (any
-// non-empty value) turns colour off.
+// Run runs the TUI on the terminal until the user quits or opts.Context
+// is done. NO_COLOR (any non-empty value) turns colour off. However it
+// ends, it removes its spool files and gives the terminal its window
+// title back (pushed before, popped after: Bubble Tea only clears it).
 func Run(opts Options) error {
 	var popts []tea.ProgramOption
 	if os.Getenv("NO_COLOR") != "" {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
+	if opts.Context != nil {
+		popts = append(popts, tea.WithContext(opts.Context))
+	}
+	defer closeSpools()
+	os.Stdout.WriteString(ansi.WindowOp(22, 0)) // push the window and icon titles
+	defer os.Stdout.WriteString(ansi.WindowOp(23, 0))
 	_, err := tea.NewProgram(New(opts), popts...).Run()
-	closeSpools()
 	return err
 }
 
