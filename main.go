@@ -596,9 +596,9 @@ func writeTranscript(w io.Writer, st sessions.Store, id string) error {
 		for _, c := range v.Result.Content {
 			switch c.Type {
 			case model.ContentFile:
-				fmt.Fprintf(w, "+ file: %s\n", inert(c.Mime))
+				fmt.Fprintf(w, "+ file: %s\n", inert.Cell(c.Mime))
 			case model.ContentToolRef:
-				fmt.Fprintf(w, "+ tool reference: %s (the Anthropic API puts the tool's definition here; that text is not recorded)\n", inert(c.Name))
+				fmt.Fprintf(w, "+ tool reference: %s (the Anthropic API puts the tool's definition here; that text is not recorded)\n", inert.Cell(c.Name))
 			}
 		}
 		return nil
