@@ -123,6 +123,7 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 
 type cli struct {
 	out, errOut io.Writer
+	warned      map[string]bool // the warnings printed so far
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
@@ -188,13 +189,20 @@ func (c *cli) open() (sessions.Store, error) {
 	return sessions.Combine(stores...), nil
 }
 
-func (c *cli) load() (*model.Session, error) {
-	st, err := c.open()
-	if err != nil {
-		return nil, err
+// warn prints on stderr each warning not printed before, one inert line
+// each: what the store could not read and left out, or why what is shown
+// may be out of date.
+func (c *cli) warn(ws ...string) {
+	for _, w := range ws {
+		if c.warned[w] {
+			continue
+		}
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[w] = true
+		fmt.Fprintf(c.errOut, "correx: warning: %s\n", inert.Cell(w))
 	}
-	defer st.Close()
-	return st.Load(context.Background(), c.session)
 }
 
 func (c *cli) ls(args []string) error {
@@ -206,35 +214,55 @@ func (c *cli) ls(args []string) error {
 		return err
 	}
 	defer st.Close()
-	return listSessions(c.out, st, c.asJSON)
+	return c.listSessions(st, c.asJSON)
 }
 
-func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
+// listSessions prints the sessions st lists; when some of its stores
+// could not be listed, the others' sessions, with a warning.
+func (c *cli) listSessions(st sessions.Store, asJSON bool) error {
+	out := c.out
 	list, err := st.List(context.Background())
+	c.warn(sessions.Warnings(st)...)
 	if err != nil {
-		return err
+		if len(list) == 0 {
+			return err
+		}
+		c.warn(err.Error())
 	}
 	if asJSON {
 		rows := make([]sessionRow, len(list))
 		for i, s := range list {
-			rows[i] = sessionRow{s, s.TruncatedBy()}
+			rows[i] = newSessionRow(s)
 		}
 		return writeJSON(out, rows)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", inert.Cell(s.ID), s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, inert.Cell(dash(s.ParentID)), inert.Cell(s.Title), inert.Cell(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s %s\t%s\t%s\t%s\t%s\n", inert.Cell(s.ID), s.Updated.Local().Format(time.DateTime),
+			s.Messages, atLeast(s.ToolCalls, s), atLeast(s.Truncated, s), s.TruncatedBy(), atLeast(s.Errors, s), inert.Cell(dash(s.ParentID)), inert.Cell(s.Title), inert.Cell(s.Directory))
 	}
 	return w.Flush()
 }
 
 // sessionRow is one session of `correx ls --json`: truncated_calls counted
 // as truncated_by says ("flagged" by the agent, or "detected" by correx).
+// A session that damage left partly unread has its counts null (these
+// fields hide SessionInfo's), and damaged says what was lost.
 type sessionRow struct {
 	model.SessionInfo
 	TruncatedBy string `json:"truncated_by"`
+	ToolCalls   *int   `json:"tool_calls"`
+	Truncated   *int   `json:"truncated_calls"`
+	Errors      *int   `json:"errors"`
+}
+
+func newSessionRow(s model.SessionInfo) sessionRow {
+	r := sessionRow{SessionInfo: s, TruncatedBy: s.TruncatedBy()}
+	if s.Damaged == "" {
+		r.ToolCalls, r.Truncated, r.Errors = &s.ToolCalls, &s.Truncated, &s.Errors
+	}
+	return r
 }
 
 // callRow is one line of `correx calls --json`.
@@ -355,6 +383,9 @@ func (c *cli) show(args []string) error {
 		return err
 	}
 	if s == nil || found == nil {
+		if n := len(c.warned); n > 0 {
+			return fmt.Errorf("call %q not found in session %s; it may be among what the %d warning(s) above name as left out", c.call, c.session, n)
+		}
 		return fmt.Errorf("call %q not found in session %s", c.call, c.session)
 	}
 	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
@@ -461,6 +492,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.warn(page.Session.Warnings...)
 		if err := begin(page.Session); err != nil {
 			return err
 		}
@@ -476,6 +508,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.warn(s.Warnings...)
 		if err := begin(s); err != nil {
 			return err
 		}
@@ -501,7 +534,13 @@ func (c *cli) wire(args []string) error {
 		w.WriteString("\n}")
 	}
 	w.WriteString("\n")
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if n := len(c.warned); n > 0 {
+		fmt.Fprintf(c.errOut, "correx: wire: what is printed may be incomplete or not what the provider received: see the %d warning(s) above\n", n)
+	}
+	return nil
 }
 
 func (c *cli) transcript(args []string) error {
@@ -513,7 +552,7 @@ func (c *cli) transcript(args []string) error {
 		return err
 	}
 	defer st.Close()
-	return writeTranscript(c.out, st, c.session)
+	return writeTranscript(c.out, c.warn, st, c.session)
 }
 
 // inspect is correx without a command: the inspector on a terminal;
@@ -552,9 +591,9 @@ func (c *cli) inspect(args []string) error {
 	defer st.Close()
 	if !isTerminal(c.out) {
 		if c.session == "" {
-			return listSessions(c.out, st, false)
+			return c.listSessions(st, false)
 		}
-		return writeTranscript(c.out, st, c.session)
+		return writeTranscript(c.out, c.warn, st, c.session)
 	}
 	opts.Stores = []sessions.Store{st}
 	opts.Live = !opts.Demo
@@ -563,10 +602,10 @@ func (c *cli) inspect(args []string) error {
 }
 
 // writeTranscript prints a session's calls and model-visible results as
-// plain text, with truncation notes.
-func writeTranscript(w io.Writer, st sessions.Store, id string) error {
+// plain text, with truncation notes and the warnings (also given to warn).
+func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id string) error {
 	var last *model.Session
-	return walk(st, id, func(s *model.Session, step int, pt *model.Part) error {
+	return walk(st, id, warn, func(s *model.Session, step int, pt *model.Part) error {
 		if last == nil {
 			fmt.Fprintf(w, "session %s: %s\n", inert.Cell(s.Info.ID), inert.Cell(s.Info.Title))
 		}
@@ -619,10 +658,12 @@ func (c *cli) walk(fn func(s *model.Session, step int, pt *model.Part) error) er
 		return err
 	}
 	defer st.Close()
-	return walk(st, c.session, fn)
+	return walk(st, c.session, c.warn, fn)
 }
 
-func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *model.Part) error) error {
+// walk gives warn the warnings of every page, and of every call whose
+// left-out output could not be read (the call is then left out).
+func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.Session, step int, pt *model.Part) error) error {
 	ctx := context.Background()
 	l := sessions.LazyFor(st, id)
 	if l == nil {
@@ -630,7 +671,8 @@ func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *
 		if err != nil {
 			return err
 		}
-		_, err = walkMessages(s, 0, nil, fn)
+		warn(s.Warnings...)
+		_, err = walkMessages(s, 0, nil, warn, fn)
 		return err
 	}
 	full := func(pt *model.Part) (*model.ToolCall, error) { return l.LoadOutput(ctx, id, pt.ID) }
@@ -640,7 +682,8 @@ func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *
 		if err != nil {
 			return err
 		}
-		if steps, err = walkMessages(p.Session, steps, full, fn); err != nil || !p.More {
+		warn(p.Session.Warnings...)
+		if steps, err = walkMessages(p.Session, steps, full, warn, fn); err != nil || !p.More {
 			return err
 		}
 		from = p.From + len(p.Session.Messages)
@@ -653,7 +696,7 @@ const walkPage = 256
 // walkMessages calls fn for the tool parts of s's messages; steps counts
 // the assistant messages before them. full, when not nil, reads an output
 // the outline left out; it is dropped once fn has seen it.
-func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), fn func(*model.Session, int, *model.Part) error) (int, error) {
+func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), warn func(...string), fn func(*model.Session, int, *model.Part) error) (int, error) {
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
 		if m.Role == model.RoleAssistant {
@@ -666,7 +709,8 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 			if pt.Tool.Elided && full != nil {
 				call, err := full(&pt)
 				if err != nil {
-					return steps, err
+					warn(fmt.Sprintf("call %s (part %s) left out: %v", pt.Tool.CallID, pt.ID, err))
+					continue
 				}
 				pt.Tool = call
 			}
@@ -737,6 +781,15 @@ var isTerminal = func(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// atLeast is a count of a session's rows, "N+" when damage left some
+// unread (a warning says which).
+func atLeast(n int, s model.SessionInfo) string {
+	if s.Damaged != "" {
+		return fmt.Sprintf("%d+", n)
+	}
+	return fmt.Sprint(n)
 }
 
 func dash(s string) string {

@@ -155,7 +155,7 @@ func buildBigLegacy(tb testing.TB, root string, sessions, msgsPerSession int) {
 	require.NoError(tb, err)
 	defer s.Close()
 	st := s.(*sqliteStore)
-	rows, err := st.db.Query(`SELECT id, title, time_created, time_updated FROM session`)
+	rows, err := st.c().db.Query(`SELECT id, title, time_created, time_updated FROM session`)
 	require.NoError(tb, err)
 	var ss []fxSession
 	for rows.Next() {
@@ -166,7 +166,7 @@ func buildBigLegacy(tb testing.TB, root string, sessions, msgsPerSession int) {
 	}
 	rows.Close()
 	for i := range ss {
-		mrows, err := st.db.Query(`SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY id`, ss[i].id)
+		mrows, err := st.c().db.Query(`SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY id`, ss[i].id)
 		require.NoError(tb, err)
 		for mrows.Next() {
 			var m fxMsg
@@ -175,7 +175,7 @@ func buildBigLegacy(tb testing.TB, root string, sessions, msgsPerSession int) {
 		}
 		mrows.Close()
 		for j := range ss[i].msgs {
-			prows, err := st.db.Query(`SELECT id, data FROM part WHERE message_id = ? ORDER BY id`, ss[i].msgs[j].id)
+			prows, err := st.c().db.Query(`SELECT id, data FROM part WHERE message_id = ? ORDER BY id`, ss[i].msgs[j].id)
 			require.NoError(tb, err)
 			for prows.Next() {
 				var p fxPart

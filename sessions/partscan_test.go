@@ -203,7 +203,7 @@ func TestPartScanInStore(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.NotNil(t, s.(*sqliteStore).blobs, "the blob reader did not open")
+	require.NotNil(t, s.(*sqliteStore).c().blobs, "the blob reader did not open")
 	full, err := s.Load(ctx, "ses_2")
 	require.NoError(t, err)
 	got, _ := outlineAll(t, LazyFor(s, "ses_2"), "ses_2", 3)

@@ -157,6 +157,7 @@ func ownProvider(msg *model.Message) render.Provider {
 type listedMsg struct {
 	infos []model.SessionInfo
 	err   error
+	warns []string // the store's, after the list
 }
 
 type loadedMsg struct {
@@ -216,7 +217,7 @@ func listCmd(store sessions.Store) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		infos, err := store.List(ctx)
-		return listedMsg{infos: infos, err: err}
+		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store)}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -157,7 +158,7 @@ func New(opts Options) Model {
 		m.store = sessions.Combine(opts.Stores...)
 	}
 	for _, s := range opts.Stores {
-		m.warnings = append(m.warnings, sessions.Warnings(s)...)
+		m.addWarnings(sessions.Warnings(s)...)
 	}
 	m.picker = newPicker(st, time.Now)
 	if opts.SessionID != "" {
@@ -178,6 +179,16 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, loadCmd(m.store, m.opts.SessionID))
 	}
 	return tea.Batch(cmds...)
+}
+
+// addWarnings adds the warnings not listed yet: a store's notices come
+// again with every session and page it loads.
+func (m *Model) addWarnings(ws ...string) {
+	for _, w := range ws {
+		if !slices.Contains(m.warnings, w) {
+			m.warnings = append(m.warnings, w)
+		}
+	}
 }
 
 func (m *Model) busy() bool { return m.loading > 0 || len(m.pending) > 0 || len(m.details) > 0 }
@@ -249,14 +260,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
 		}
+		m.addWarnings(msg.warns...)
 	case loadedMsg:
 		m.loading = max(m.loading-1, 0)
 		if msg.err != nil {
 			m.fail("could not open session: " + msg.err.Error())
 			break
 		}
-		m.warnings = append(m.warnings, msg.warns...)
-		m.warnings = append(m.warnings, msg.data.sess.Warnings...)
+		m.addWarnings(msg.warns...)
+		m.addWarnings(msg.data.sess.Warnings...)
 		v := newSessionView(m.st, msg.data)
 		v.SetSize(m.width, m.bodyHeight())
 		m.stack = []*sessionView{v}
@@ -404,8 +416,8 @@ func (m *Model) addPage(msg pageMsg) tea.Cmd {
 	}
 	d.budget -= msg.used
 	d.addPage(msg.page, msg.children, msg.pre)
-	m.warnings = append(m.warnings, msg.warns...)
-	m.warnings = append(m.warnings, msg.page.Session.Warnings...)
+	m.addWarnings(msg.warns...)
+	m.addWarnings(msg.page.Session.Warnings...)
 	for _, v := range m.stack {
 		if v.data == d {
 			v.list.SetRows(buildRows(d, 0))
