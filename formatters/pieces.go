@@ -36,6 +36,7 @@ var shapes = map[model.TruncationKind]shape{
 	model.TruncClaudePersisted: {head: true},                            // the preview is cut back to a newline
 	model.TruncClaudeMiddle:    {head: true, tail: true, charCut: true},
 	model.TruncClaudeLines:     {head: true},
+	model.TruncClaudeGlob:      {head: true},
 	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},
 	model.TruncCodexChars:      {head: true, tail: true, charCut: true},
 	model.TruncCodexLines:      {head: true, tail: true},
@@ -469,6 +470,18 @@ func fullFromFooters(t *model.Truncation, text string) fullSize {
 			}
 		}
 		f.why = "a directory listing has no size in bytes"
+		return f
+	}
+	if t.Kind == model.TruncClaudeGlob {
+		if m := claudeGlobCap.FindStringSubmatch(text); m != nil && m[1] != "" {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				f.lines = &n // one file a line
+			}
+		}
+		f.why = "Claude Code's Glob counts files, not bytes"
+		if f.lines == nil {
+			f.why = "Claude Code's Glob stopped without counting every match"
+		}
 		return f
 	}
 	if !isRead(t.Kind) {
