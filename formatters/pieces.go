@@ -330,23 +330,23 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of the first and last "N: " lines;
-// nil when they do not count the piece's lines (numbers that skip or
-// repeat: the lines of the output it shows are then unknown).
+// numberedLines reads the line numbers of a piece's "N: " lines; nil
+// unless every line carries the number one past the line before (numbers
+// that skip or repeat, or a line without one: the lines of the output it
+// shows are then unknown).
 func numberedLines(s string) *model.LineRange {
-	firstLine, lastLine := s, s
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		firstLine = s[:i]
+	var first, want int
+	for i, line := range strings.Split(s, "\n") {
+		n, ok := lineNumber(line)
+		if !ok || (i > 0 && n != want) {
+			return nil
+		}
+		if i == 0 {
+			first = n
+		}
+		want = n + 1
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		lastLine = s[i+1:]
-	}
-	a, okA := lineNumber(firstLine)
-	b, okB := lineNumber(lastLine)
-	if !okA || !okB || b-a != strings.Count(s, "\n") {
-		return nil
-	}
-	return &model.LineRange{First: a, Last: b}
+	return &model.LineRange{First: first, Last: want - 1}
 }
 
 func lineNumber(line string) (int, bool) {
