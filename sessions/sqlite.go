@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/url"
 	"os"
@@ -154,15 +153,9 @@ func (s *sqliteStore) reopenIfWAL() {
 // store reopens normally once opencode starts again), the -wal's commits
 // when only the -shm is missing.
 func walFilesMissing(path string) (immutable bool, note string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, ""
-	}
-	var head [20]byte
-	_, err = io.ReadFull(f, head[:])
-	f.Close()
+	head, err := readHead(path, 20)
 	// bytes 18 and 19 of the header: the write and read versions, 2 for WAL
-	if err != nil || (head[18] != 2 && head[19] != 2) {
+	if err != nil || len(head) < 20 || (head[18] != 2 && head[19] != 2) {
 		return false, ""
 	}
 	wal, walErr := os.Lstat(path + "-wal")

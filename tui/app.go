@@ -64,6 +64,9 @@ type app struct {
 	machine sessions.Machine
 	// listed is the store's sessions as last listed
 	listed []model.SessionInfo
+	// spillAsked is the spill outside its agent's spill folder the user
+	// was asked about: o (or O) again opens it.
+	spillAsked string
 
 	loading  int // sessions, pages and files being read
 	status   status
@@ -120,8 +123,9 @@ type (
 	closeMsg     struct{}                         // close the overlay on top
 	pushMsg      struct{ v *sessionView }         // show a subagent session
 	openSpillMsg struct {                         // view a spilled full output
-		tool  string
-		trunc *model.Truncation
+		tool   string
+		trunc  *model.Truncation
+		spills sessions.Spills // how it may be opened
 	}
 )
 

@@ -38,7 +38,7 @@ func (m *Model) navigate(msg tea.Msg) tea.Cmd {
 		m.spill = newSpillView(m.app, msg.tool, msg.trunc)
 		m.spill.SetSize(m.width, m.bodyHeight())
 		m.loading++
-		return spillCmd(msg.trunc.SpillFound)
+		return spillCmd(msg.spills, msg.trunc.SpillFound)
 	case openWarningsMsg:
 		m.overlay = newWarningsView(m.app)
 		m.overlay.SetSize(m.width, m.bodyHeight())

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"correx/model"
+	"correx/sessions"
 )
 
 // The session view as a component: its keys (the call list's and the
@@ -439,8 +440,11 @@ func (v *sessionView) openSpill(pager bool) tea.Cmd {
 		a.warn(fmt.Sprintf("no spill file: a %s truncation keeps no full output", t.Kind))
 		return nil
 	}
+	spills := sessions.SpillsFor(v.data.sess.Info)
+	spills.AllowOutside = a.spillAsked == t.SpillFound // asked, and o pressed again
+	a.spillAsked = ""
 	if pager {
-		return pagerCmd(t.SpillFound)
+		return spillPagerCmd(spills, t.SpillFound)
 	}
-	return send(openSpillMsg{ci.call().Tool, t})
+	return send(openSpillMsg{ci.call().Tool, t, spills})
 }

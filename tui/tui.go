@@ -240,12 +240,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case detailMsg, capsMsg, convMsg:
 		m.convs.put(m.app, msg)
 	case spillMsg:
-		if m.spill != nil && m.spill.path == msg.path && m.spill.loading {
-			m.spill.SetFile(msg.file, msg.cut, msg.err)
-		} else if msg.file != nil {
-			msg.file.Close() // the viewer was closed meanwhile
-		}
-		m.loading = max(m.loading-1, 0)
+		m.spillOpened(msg)
 	case liveTickMsg, liveMsg:
 		cmds = append(cmds, m.live(msg))
 	case pagerDoneMsg:
