@@ -299,6 +299,10 @@ func (v *sessionView) ShortHelp() []key.Binding {
 		keys = append(keys, open)
 	}
 	keys = append(keys, key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")))
+	opencode := v.data.sess.Info.Agent == "" || v.data.sess.Info.Agent == model.AgentOpencode
+	if opencode && v.pane == paneCompare {
+		keys = append(keys, k.OtherPipe) // what Compare is for, in opencode
+	}
 	if ok && r.info().ready {
 		if t := r.info().vis.Truncation; t != nil && t.SpillFound != "" {
 			keys = append(keys, k.Spill)
@@ -309,11 +313,8 @@ func (v *sessionView) ShortHelp() []key.Binding {
 		keys = append(keys, k.Copy)
 	}
 	keys = append(keys, k.Back, k.Help, k.Provider)
-	if in := v.data.sess.Info; in.Agent == "" || in.Agent == model.AgentOpencode {
+	if opencode {
 		keys = append(keys, k.Lowering)
-		if v.pane == paneCompare {
-			keys = append(keys, k.OtherPipe)
-		}
 	}
 	return keys
 }
