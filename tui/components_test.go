@@ -121,3 +121,54 @@ func TestHelpLegendScrolls(t *testing.T) {
 	require.Contains(t, out, "projection the same step lowered for another provider")
 	require.Contains(t, out, "≠          Compare: the row differs")
 }
+
+// runFlow runs a real program on the fake store at w×h, sends keys (text
+// typed as is, or tea key codes), waits for want after each step, quits,
+// and returns the final model.
+func runFlow(t *testing.T, w, h int, steps ...any) Model {
+	t.Helper()
+	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	var seen bytes.Buffer
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			if want, ok := strings.CutPrefix(s, "wait:"); ok {
+				teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+					seen.Write(b)
+					return bytes.Contains(seen.Bytes(), []byte(want))
+				}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+				seen.Reset()
+				continue
+			}
+			tm.Type(s)
+		case rune:
+			tm.Send(tea.KeyPressMsg{Code: s})
+		}
+	}
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	return tm.FinalModel(t).(Model)
+}
+
+// End to end: zoom a pane and back.
+func TestFlowZoom(t *testing.T) {
+	final := runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
+		"l", "+", "wait:zoomed: + back")
+	v := final.current()
+	require.True(t, v.zoomed)
+	require.Equal(t, 0, v.listW)
+	require.Equal(t, focusPane, v.focus)
+}
+
+// End to end: Compare scrolls sideways and wraps.
+func TestFlowCompareScroll(t *testing.T) {
+	final := runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
+		"5", "wait:rows differ", "l", tea.KeyRight, tea.KeyRight, tea.KeyRight, "wait:…")
+	c := final.current().cmp
+	require.Equal(t, 3*sideStep, c.xOff)
+	final = runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
+		"5", "wait:rows differ", "l", "w", "wait:call\",")
+	require.True(t, final.current().cmp.wrap)
+}

@@ -32,6 +32,8 @@ type KeyMap struct {
 	Lowering  key.Binding // ai-sdk ↔ native for opencode v1 sessions
 	Inputs    key.Binding // the models' inputs: declared, text-only, all
 	OtherPipe key.Binding // Compare: the same tool in the other pipeline
+	Zoom      key.Binding // the focused pane full width, and back
+	Wrap      key.Binding // Compare: wrap long lines
 	Left      key.Binding
 	Right     key.Binding
 	HalfUp    key.Binding
@@ -73,6 +75,8 @@ func DefaultKeyMap() KeyMap {
 		Lowering:  b(k("L"), h("L", "lowering")),
 		Inputs:    b(k("I"), h("I", "inputs")),
 		OtherPipe: b(k("V"), h("V", "v1↔v2")),
+		Zoom:      b(k("+", "z"), h("+", "zoom pane")),
+		Wrap:      b(k("w"), h("w", "wrap (Compare)")),
 		Left:      b(k("left", "h"), h("←/→", "scroll sideways")),
 		Right:     b(k("right", "l")),
 		HalfUp:    b(k("ctrl+u"), h("ctrl+u", "half page up")),

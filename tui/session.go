@@ -74,7 +74,8 @@ type sessionView struct {
 	needDetail *detailKey
 
 	width, height int
-	listW         int
+	listW         int  // 0 when zoomed
+	zoomed        bool // the pane has the whole width (+)
 
 	searching bool
 	search    lineInput
@@ -127,6 +128,9 @@ func (v *sessionView) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.listW = clampInt(w*2/5, min(28, w/2), 60)
 	v.list.SetSize(v.listW-2, h-2)
+	if v.zoomed {
+		v.listW = 0
+	}
 	v.layoutPane()
 }
 
@@ -579,7 +583,10 @@ func (v *sessionView) View() string {
 	if v.listQuery != "" && v.focus == focusList {
 		title += " /" + v.listQuery
 	}
-	left := box(st, "[←] "+title, strings.Split(v.list.View(), "\n"), v.listW, v.height, v.focus == focusList)
+	left := ""
+	if !v.zoomed {
+		left = box(st, "[←] "+title, strings.Split(v.list.View(), "\n"), v.listW, v.height, v.focus == focusList)
+	}
 
 	w, h := v.paneInner()
 	tabs, _ := v.tabs(w)
@@ -608,7 +615,13 @@ func (v *sessionView) View() string {
 	if v.pane != paneCompare && tv.Lines() > 0 {
 		ptitle += fmt.Sprintf(" %d–%d/%d", tv.yOff+1, min(tv.yOff+tv.height, tv.Lines()), tv.Lines())
 	}
+	if v.zoomed {
+		ptitle += " (zoomed: + back)"
+	}
 	right := box(st, ptitle, inner, v.width-v.listW, v.height, v.focus == focusPane)
+	if v.zoomed {
+		return right
+	}
 	return joinH(left, right)
 }
 

@@ -87,7 +87,7 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		switch {
 		case v.focus == focusPane:
-			v.focus, v.list.focused = focusList, true
+			v.focusList()
 		case v.listQuery != "":
 			v.listQuery, v.search.value = "", ""
 		default:
@@ -138,6 +138,9 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 			return pagerCmd(fl.f.Name())
 		}
 		return v.openSpill(true)
+	case key.Matches(msg, k.Zoom):
+		v.toggleZoom()
+		return nil
 	case key.Matches(msg, k.Search):
 		v.searching = true
 		v.search.value = ""
@@ -161,7 +164,7 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Left):
 		if tv.xOff == 0 {
-			v.focus, v.list.focused = focusList, true
+			v.focusList()
 		} else {
 			tv.Left()
 		}
@@ -169,6 +172,24 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 		tv.Right()
 	}
 	return nil
+}
+
+// focusList moves the focus to the call list, showing it again when the
+// pane was zoomed.
+func (v *sessionView) focusList() {
+	v.focus, v.list.focused = focusList, true
+	if v.zoomed {
+		v.zoomed = false
+		v.SetSize(v.width, v.height)
+	}
+}
+
+// toggleZoom gives the focused pane the whole width (the call list
+// hidden), or gives the list back: lazygit's +.
+func (v *sessionView) toggleZoom() {
+	v.zoomed = !v.zoomed
+	v.focus, v.list.focused = focusPane, false
+	v.SetSize(v.width, v.height)
 }
 
 func (v *sessionView) listKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -232,10 +253,21 @@ func (v *sessionView) compareKey(msg tea.KeyPressMsg) {
 		c.NextDiff(1)
 	case key.Matches(msg, k.Prev):
 		c.NextDiff(-1)
+	case key.Matches(msg, k.Wrap):
+		c.SetWrap(!c.wrap)
+	case key.Matches(msg, k.Right):
+		c.ScrollRight(sideStep)
 	case key.Matches(msg, k.Left):
-		v.focus, v.list.focused = focusList, true
+		if c.xOff == 0 {
+			v.focusList()
+		} else {
+			c.ScrollRight(-sideStep)
+		}
 	}
 }
+
+// sideStep is how far ← and → scroll Compare sideways.
+const sideStep = 8
 
 func (v *sessionView) wheel(ms tea.Mouse) {
 	d := 0
@@ -264,7 +296,7 @@ func (v *sessionView) click(ms tea.Mouse) {
 		return
 	}
 	if ms.X < v.listW {
-		v.focus, v.list.focused = focusList, true
+		v.focusList()
 		if i := v.list.rowAt(ms.Y - 1); i >= 0 {
 			v.list.Select(i)
 		}
@@ -310,7 +342,10 @@ func (v *sessionView) ShortHelp() []key.Binding {
 	}
 	keys = append(keys, k.Search)
 	if v.focus == focusPane {
-		keys = append(keys, k.Copy)
+		keys = append(keys, k.Zoom, k.Copy)
+		if v.pane == paneCompare {
+			keys = append(keys, k.Wrap)
+		}
 	}
 	keys = append(keys, k.Back, k.Help, k.Provider)
 	if opencode {
@@ -323,7 +358,7 @@ func (v *sessionView) FullHelp() [][]key.Binding {
 	k := v.a.keys
 	return [][]key.Binding{
 		moveKeys(k),
-		{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane},
+		{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane, k.Zoom, k.Wrap},
 		{k.Provider, k.Provider2, k.Lowering, k.Inputs, k.OtherPipe},
 		{k.Search, k.Next, k.Copy, k.Spill, k.Pager},
 	}
