@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +172,22 @@ func TestFlowCompareScroll(t *testing.T) {
 	final = runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
 		"5", "wait:rows differ", "l", "w", "wait:call\",")
 	require.True(t, final.current().cmp.wrap)
+}
+
+// The constants other code uses name the registry's panes; every pane has
+// a tab, a jump key and a load.
+func TestPaneRegistry(t *testing.T) {
+	for k, name := range map[paneKind]string{paneCall: "Call", paneSees: "Model sees", paneWire: "Wire",
+		paneRequest: "Request", paneCompare: "Compare", panePipeline: "Pipeline"} {
+		require.Equal(t, name, panes[k].name)
+	}
+	require.Len(t, DefaultKeyMap().JumpPane.Keys(), int(paneCount))
+	h := openMain(t, 120, 40)
+	for i, p := range panes {
+		require.NotNil(t, p.load, p.name)
+		require.NotEmpty(t, p.short, p.name)
+		h.key(fmt.Sprint(i + 1))
+		require.Equal(t, paneKind(i), h.m.current().pane)
+		require.Contains(t, h.plain(), "[→] "+p.name)
+	}
 }

@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap is every binding of the TUI. Bindings are matched by the component
 // that has focus; help shows the ones that apply to it.
@@ -26,7 +30,7 @@ type KeyMap struct {
 	FocusPane key.Binding
 	NextPane  key.Binding
 	PrevPane  key.Binding
-	JumpPane  key.Binding // 1-6, shown in help only
+	JumpPane  key.Binding // 1-9, one a registered pane
 	Provider  key.Binding
 	Provider2 key.Binding
 	Lowering  key.Binding // ai-sdk ↔ native for opencode v1 sessions
@@ -69,7 +73,7 @@ func DefaultKeyMap() KeyMap {
 		FocusPane: b(k("right", "l"), h("→/l", "focus pane")),
 		NextPane:  b(k("tab"), h("tab", "next pane")),
 		PrevPane:  b(k("shift+tab"), h("shift+tab", "prev pane")),
-		JumpPane:  b(k("1", "2", "3", "4", "5", "6"), h("1-6", "jump to pane")),
+		JumpPane:  b(k(jumpKeys()...), h(fmt.Sprintf("1-%d", len(jumpKeys())), "jump to pane")),
 		Provider:  b(k("p"), h("p", "provider")),
 		Provider2: b(k("P"), h("P", "compare with")),
 		Lowering:  b(k("L"), h("L", "lowering")),
@@ -88,4 +92,13 @@ func DefaultKeyMap() KeyMap {
 		Spill:     b(k("o"), h("o", "full output")),
 		Pager:     b(k("O"), h("O", "full output in $PAGER")),
 	}
+}
+
+// jumpKeys are the digits that jump to the registered panes (nine at most).
+func jumpKeys() []string {
+	var ks []string
+	for i := range min(int(paneCount), 9) {
+		ks = append(ks, fmt.Sprint(i+1))
+	}
+	return ks
 }

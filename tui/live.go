@@ -171,7 +171,7 @@ func (v *sessionView) Replace(d *sessionData) string {
 			v.list.Select(i)
 		}
 	}
-	v.loaded = [paneCount]string{}
+	clear(v.loaded)
 	var parts []string
 	if len(added) > 0 {
 		parts = append(parts, fmt.Sprintf("%d new %s (%s)", len(added), plural(len(added), "call", "calls"), strings.Join(added, ", ")))

@@ -146,7 +146,7 @@ func TestSetFileKeepsSearch(t *testing.T) {
 // waiting for it.
 func TestUpdateAppliesFileSearch(t *testing.T) {
 	tv, _ := fileView(t, 30)
-	sv := &sessionView{}
+	sv := &sessionView{views: make([]textView, paneCount)}
 	sv.views[paneRequest] = *tv
 	sp := &spillView{tv: newTextView(NewStyles(true))}
 	m := Model{app: &app{}, stack: []*sessionView{sv}, spill: sp}

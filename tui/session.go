@@ -13,23 +13,6 @@ import (
 	"correx/render"
 )
 
-type paneKind int
-
-const (
-	paneCall paneKind = iota
-	paneSees
-	paneWire
-	paneRequest
-	paneCompare
-	panePipeline
-	paneCount
-)
-
-var (
-	paneNames = [paneCount]string{"Call", "Model sees", "Wire", "Request", "Compare", "Pipeline"}
-	paneShort = [paneCount]string{"Call", "Sees", "Wire", "Req", "Cmp", "Pipe"}
-)
-
 type focusKind int
 
 const (
@@ -61,12 +44,12 @@ type sessionView struct {
 	// pipeline (V).
 	other *sessionData
 
-	views   [paneCount]textView
+	views   []textView // one a registered pane
 	cmp     compareView
-	loaded  [paneCount]string // content key of what each view holds
-	headers [paneCount][]string
-	hdr     []string          // the current pane's headers wrapped to its width
-	raw     [paneCount]string // the pane's text for copying
+	loaded  []string // content key of what each view holds
+	headers [][]string
+	hdr     []string // the current pane's headers wrapped to its width
+	raw     []string // the pane's text for copying
 	// need lists conversations the current pane waits for; needDetail is
 	// the selected call of a lazy session while its visible result is not
 	// computed (lazy.go).
@@ -86,6 +69,8 @@ func newSessionView(a *app, d *sessionData) *sessionView {
 	st := a.st
 	v := &sessionView{a: a, st: st, data: d, pane: paneSees}
 	v.ctx, v.cancel = context.WithCancel(a.ctx)
+	v.views, v.loaded = make([]textView, paneCount), make([]string, paneCount)
+	v.headers, v.raw = make([][]string, paneCount), make([]string, paneCount)
 	v.list = callList{st: st, focused: true}
 	v.list.SetRows(buildRows(d, 0))
 	for i := range v.views {
@@ -121,7 +106,7 @@ func (v *sessionView) SetStyles(st *Styles) {
 		v.views[i].SetStyles(st)
 	}
 	v.cmp.SetStyles(st)
-	v.loaded = [paneCount]string{}
+	clear(v.loaded)
 }
 
 func (v *sessionView) SetSize(w, h int) {
@@ -202,122 +187,7 @@ func (v *sessionView) refresh(conv convSource) {
 		return
 	}
 	r.data.touch(r.idx)
-	vis := ci.visFor(low)
-	switch p {
-	case paneCall:
-		key := rowKey(r)
-		if v.loaded[p] != key {
-			text := callJSON(ci.call())
-			v.headers[p] = v.callHeader(ci, sess)
-			v.views[p].SetContent(text, lexerByName("json"), nil, false)
-			v.raw[p], v.loaded[p] = text, key
-		}
-	case paneSees:
-		key := rowKey(r) + "/" + string(low)
-		if v.loaded[p] != key {
-			v.headers[p] = v.seesHeader(ci, vis)
-			v.views[p].empty = "(empty: the model was shown an empty result)"
-			if len(vis.Result.Content) > 0 {
-				v.views[p].empty = "(no text: the model was shown the items above)"
-			}
-			var marks []model.Span
-			if t := vis.Truncation; t != nil {
-				marks = t.Markers
-			}
-			v.views[p].SetContentSyntax(vis.Text, v.readSyntax(ci), marks, false)
-			v.raw[p], v.loaded[p] = vis.Text, key
-		}
-	case paneWire, paneRequest, panePipeline:
-		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%d/%s", rowKey(r), v.provider, step, low)
-		if p == paneRequest {
-			key = fmt.Sprintf("%p/%s/%d/%s", sess, v.provider, step, low)
-		}
-		key += fmt.Sprintf("/%s/%t", v.a.inputs, r.data.caps != nil)
-		res, ready := convResult{}, step == 0
-		if step > 0 {
-			k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: low, inputs: v.a.inputs}
-			if res, ready = conv(k); !ready {
-				v.need = append(v.need, k)
-			}
-		}
-		key += fmt.Sprint(ready)
-		if v.loaded[p] == key {
-			break
-		}
-		if p == panePipeline {
-			text, heads, notes, marks, head := v.pipelineContent(ci, sess, low, step, res, ready)
-			v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
-			v.views[p].lineStyle = pipeLineStyle(v.st, heads, notes)
-			v.views[p].SetContent(text, nil, marks, false)
-			v.raw[p], v.loaded[p] = text, key
-			break
-		}
-		text, head, empty := v.wireContent(p, ci, sess, low, step, res, ready)
-		v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
-		v.views[p].empty = empty
-		if p == paneRequest && ready && res.err == nil && res.file != nil {
-			v.views[p].SetFile(res.file, lexerByName("json"), false)
-		} else {
-			v.views[p].SetContent(text, lexerByName("json"), nil, false)
-		}
-		v.raw[p], v.loaded[p] = text, key
-	case paneCompare:
-		if v.other != nil {
-			v.crossCompare(r, conv)
-			break
-		}
-		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.a.inputs, r.data.caps != nil)
-		var texts [2]string
-		var notes [2]string
-		allReady := true
-		for i, prov := range []render.Provider{v.provider, v.compare} {
-			if step == 0 {
-				notes[i] = "no later request"
-				continue
-			}
-			k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.a.inputs}
-			res, ready := conv(k)
-			if !ready {
-				v.need = append(v.need, k)
-				allReady = false
-				notes[i] = "rendering…"
-				continue
-			}
-			switch {
-			case res.err != nil:
-				notes[i] = "error: " + res.err.Error()
-			case !res.rendered:
-				notes[i] = "not available yet"
-			default:
-				if e := res.excerpts[ci.call().CallID]; e.wireOK {
-					texts[i] = e.wire
-				} else {
-					notes[i] = notPlaced(e)
-				}
-			}
-		}
-		key += fmt.Sprint(allReady)
-		if v.loaded[p] == key {
-			break
-		}
-		v.cmp.SetContent(texts[0], texts[1], false)
-		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, sess, v.provider)+" vs ") +
-			v.st.Badge.Render(v.compare.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, sess, v.compare))
-		if step > 0 {
-			head += v.st.Muted.Render(fmt.Sprintf(" · request of step %d", step))
-		}
-		head += v.st.Muted.Render(loweringWord(low))
-		second := v.st.Muted.Render(fmt.Sprintf("%d of %d rows differ (≠)", v.cmp.differ, len(v.cmp.rows)))
-		for i, n := range notes {
-			if n != "" {
-				second += v.st.BadgeWarn.Render(fmt.Sprintf(" · %s: %s", []render.Provider{v.provider, v.compare}[i].Label(), n))
-			}
-		}
-		v.headers[p] = withLine([]string{head, second}, v.capsLine(r.data, ci.msg))
-		v.raw[p], v.loaded[p] = texts[0], key
-	}
+	panes[p].load(v, selected{p: p, r: r, ci: ci, sess: sess, low: low, vis: ci.visFor(low), conv: conv})
 	v.layoutPane()
 }
 
@@ -550,15 +420,18 @@ func notPlaced(e excerpt) string {
 }
 
 // tabs renders the pane tab bar and returns it with each tab's x range.
-func (v *sessionView) tabs(w int) (string, [paneCount][2]int) {
-	var ranges [paneCount][2]int
-	names := paneNames
+func (v *sessionView) tabs(w int) (string, [][2]int) {
+	ranges := make([][2]int, paneCount)
+	names := make([]string, paneCount)
 	total := 0
-	for i := range names {
-		total += len(fmt.Sprint(i+1)) + 1 + ansi.StringWidth(names[i]) + 2
+	for i, p := range panes {
+		names[i] = p.name
+		total += len(fmt.Sprint(i+1)) + 1 + ansi.StringWidth(p.name) + 2
 	}
 	if total > w {
-		names = paneShort
+		for i, p := range panes {
+			names[i] = p.short
+		}
 	}
 	var b strings.Builder
 	x := 0
@@ -608,7 +481,7 @@ func (v *sessionView) View() string {
 	if len(inner) > h {
 		inner = inner[:h]
 	}
-	ptitle := "[→] " + paneNames[v.pane]
+	ptitle := "[→] " + panes[v.pane].name
 	if v.pane == paneCompare && v.other != nil {
 		ptitle += " v1 ↔ v2"
 	}

@@ -130,7 +130,7 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.pane != paneCompare {
 			fl = tv.file
 		}
-		return a.copyPane(fl, paneNames[v.pane], v.raw[v.pane])
+		return a.copyPane(fl, panes[v.pane].name, v.raw[v.pane])
 	case key.Matches(msg, k.Spill):
 		return v.openSpill(false)
 	case key.Matches(msg, k.Pager):
