@@ -25,15 +25,28 @@ func (m Model) headerView() string {
 		}
 	}
 	left += st.Muted.Render(" › ") + strings.Join(crumbs, st.Muted.Render(" › "))
-	right := ""
-	if v := m.current(); v != nil {
-		in := v.data.sess.Info
-		right = st.HeaderID.Render(inertString(in.ID, st.Inert) + " · " + inertString(agentVersion(in), st.Inert))
-	}
+	demo := ""
 	if m.opts.Demo {
-		right = st.Demo.Render(" DEMO: built-in sample sessions, not your recordings ") + " " + right
+		demo = st.Demo.Render(" DEMO: built-in sample sessions, not your recordings ") + " "
 	}
-	return spread(left, right, m.width)
+	v := m.current()
+	if v == nil {
+		return spread(left, demo, m.width)
+	}
+	// the id gives way before the title: cut to what the title leaves,
+	// down to 8 cells, or left out
+	in := v.data.sess.Info
+	id, ver := inertString(in.ID, st.Inert), " · "+inertString(agentVersion(in), st.Inert)
+	room := m.width - ansi.StringWidth(left) - 1 - ansi.StringWidth(demo) - ansi.StringWidth(ver)
+	switch {
+	case ansi.StringWidth(id) <= room:
+	case room >= 8:
+		id = ansi.Truncate(id, room, "…")
+	default: // no room for the id at all: the version alone
+		id, ver = "", agentVersion(in)
+		ver = inertString(ver, st.Inert)
+	}
+	return spread(left, demo+st.HeaderID.Render(id+ver), m.width)
 }
 
 // spread puts left and right on one line of w cells; left is cut first.

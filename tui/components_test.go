@@ -191,3 +191,33 @@ func TestPaneRegistry(t *testing.T) {
 		require.Contains(t, h.plain(), "[→] "+p.name)
 	}
 }
+
+// esc from a session opened with --session goes to the picker, on that
+// session's row.
+func TestEscFromSessionLaunch(t *testing.T) {
+	o := fakeOpts(t)
+	o.SessionID = "ses_child"
+	h := newHarness(t, o, 80, 24)
+	require.NotNil(t, h.m.current())
+	h.key("esc")
+	require.Equal(t, pagePicker, h.m.page)
+	in, ok := h.m.picker.Selected()
+	require.True(t, ok)
+	require.Equal(t, "ses_child", in.ID)
+	require.Contains(t, h.plain(), "Oracle scenario run")
+}
+
+// The header keeps the session's title: the id is shortened first.
+func TestHeaderKeepsTitle(t *testing.T) {
+	s := newFakeStore(t)
+	main := s.sess["ses_main"]
+	main.Info.ID = "ses_0123456789abcdefghijklmnopqrstuvwxyz"
+	main.Info.Title = "A long session title that fills the header"
+	s.infos[0] = main.Info
+	s.sess[main.Info.ID] = main
+	h := newHarness(t, Options{Stores: []sessions.Store{s}, SessionID: main.Info.ID}, 80, 24)
+	header := strings.SplitN(h.plain(), "\n", 2)[0]
+	require.Contains(t, header, "A long session title that fills the header")
+	require.Contains(t, header, "ses_0123…")
+	require.Contains(t, header, "opencode 1.18.33")
+}

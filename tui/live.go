@@ -199,8 +199,13 @@ func (p *picker) Refresh(infos []model.SessionInfo) {
 	if !ok {
 		return
 	}
+	p.SelectID(sel.ID)
+}
+
+// SelectID selects session id when it is shown.
+func (p *picker) SelectID(id string) {
 	for k, i := range p.shown {
-		if p.all[i].ID == sel.ID {
+		if p.all[i].ID == id {
 			p.sel = k
 			p.scroll()
 		}

@@ -26,6 +26,9 @@ func (m *Model) navigate(msg tea.Msg) tea.Cmd {
 			m.stack = m.stack[:len(m.stack)-1]
 		default:
 			m.page = pagePicker
+			if len(m.stack) > 0 {
+				m.picker.SelectID(m.stack[0].data.sess.Info.ID)
+			}
 		}
 	case pushMsg:
 		msg.v.SetSize(m.width, m.bodyHeight())
