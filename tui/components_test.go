@@ -221,3 +221,27 @@ func TestHeaderKeepsTitle(t *testing.T) {
 	require.Contains(t, header, "ses_0123…")
 	require.Contains(t, header, "opencode 1.18.33")
 }
+
+// Compare aligns texts of any size: equal lines side by side, a changed
+// line beside its replacement, inserted lines alone; past the 4M cells
+// the old table gave up at, still aligned.
+func TestDiffLinesAligns(t *testing.T) {
+	rows := diffLines([]string{"a", "b", "c", "d"}, []string{"a", "B", "c", "x", "d"})
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s|%s|%t", r.left, r.right, r.same))
+	}
+	require.Equal(t, []string{"a|a|true", "b|B|false", "c|c|true", "|x|false", "d|d|true"}, got)
+	var a, b []string
+	for i := range 3000 {
+		a = append(a, fmt.Sprint(i))
+		if i != 1500 {
+			b = append(b, fmt.Sprint(i))
+		}
+	}
+	rows = diffLines(a, b)
+	require.Len(t, rows, 3000)
+	require.False(t, rows[1500].same)
+	require.True(t, rows[1500].hasL && !rows[1500].hasR)
+	require.True(t, rows[2999].same, "the lines after the deletion stay aligned")
+}
