@@ -245,3 +245,35 @@ func TestDiffLinesAligns(t *testing.T) {
 	require.True(t, rows[1500].hasL && !rows[1500].hasR)
 	require.True(t, rows[2999].same, "the lines after the deletion stay aligned")
 }
+
+// ] and [ jump between the Pipeline's stages.
+func TestPipelineStageKeys(t *testing.T) {
+	h := openMain(t, 80, 24)
+	h.selectCall("call_seq")
+	h.key("6", "l")
+	v := h.m.current()
+	require.Len(t, v.stages, 5)
+	tv := &v.views[panePipeline]
+	require.Equal(t, 0, tv.yOff)
+	h.key("]")
+	require.Equal(t, v.stages[1], tv.yOff)
+	require.Contains(t, h.plain(), "━━ 2 model-visible text ━━")
+	h.key("]")
+	require.Equal(t, v.stages[2], tv.yOff)
+	h.key("[")
+	require.Equal(t, v.stages[1], tv.yOff)
+}
+
+// After a resize the current search match stays on screen.
+func TestResizeKeepsMatch(t *testing.T) {
+	h := openMain(t, 120, 40)
+	h.selectCall("call_seq")
+	h.key("l", "/", "type:2900", "enter")
+	tv := &h.m.current().views[paneSees]
+	require.NotEmpty(t, tv.matches)
+	line := tv.matches[tv.cur].line
+	require.True(t, line >= tv.yOff && line < tv.yOff+tv.height)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
+	require.True(t, line >= tv.yOff && line < tv.yOff+tv.height, "match line %d, view %d+%d", line, tv.yOff, tv.height)
+	require.Contains(t, h.plain(), "2900")
+}

@@ -37,6 +37,8 @@ type KeyMap struct {
 	Inputs    key.Binding // the models' inputs: declared, text-only, all
 	OtherPipe key.Binding // Compare: the same tool in the other pipeline
 	Zoom      key.Binding // the focused pane full width, and back
+	NextStage key.Binding // Pipeline: the next stage
+	PrevStage key.Binding
 	Wrap      key.Binding // Compare: wrap long lines
 	Left      key.Binding
 	Right     key.Binding
@@ -80,6 +82,8 @@ func DefaultKeyMap() KeyMap {
 		Inputs:    b(k("I"), h("I", "inputs")),
 		OtherPipe: b(k("V"), h("V", "v1↔v2")),
 		Zoom:      b(k("+", "z"), h("+", "zoom pane")),
+		NextStage: b(k("]"), h("]/[", "stage (Pipeline)")),
+		PrevStage: b(k("[")),
 		Wrap:      b(k("w"), h("w", "wrap (Compare)")),
 		Left:      b(k("left", "h"), h("←/→", "scroll sideways")),
 		Right:     b(k("right", "l")),

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"correx/model"
 	"correx/render"
@@ -135,6 +136,11 @@ var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessio
 		return
 	}
 	text, heads, notes, marks, head := v.pipelineContent(s.ci, s.sess, s.low, step, res, ready)
+	v.stages = v.stages[:0]
+	for l := range heads {
+		v.stages = append(v.stages, l)
+	}
+	slices.Sort(v.stages)
 	v.headers[s.p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
 	v.views[s.p].lineStyle = pipeLineStyle(v.st, heads, notes)
 	v.views[s.p].SetContent(text, nil, marks, false)

@@ -57,8 +57,9 @@ type sessionView struct {
 	needDetail *detailKey
 
 	width, height int
-	listW         int  // 0 when zoomed
-	zoomed        bool // the pane has the whole width (+)
+	listW         int   // 0 when zoomed
+	zoomed        bool  // the pane has the whole width (+)
+	stages        []int // the Pipeline's stage heading lines, in order
 
 	searching bool
 	search    lineInput

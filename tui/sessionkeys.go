@@ -141,6 +141,9 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Zoom):
 		v.toggleZoom()
 		return nil
+	case v.pane == panePipeline && key.Matches(msg, k.NextStage, k.PrevStage):
+		v.jumpStage(key.Matches(msg, k.NextStage))
+		return nil
 	case key.Matches(msg, k.Search):
 		v.searching = true
 		v.search.value = ""
@@ -172,6 +175,24 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 		tv.Right()
 	}
 	return nil
+}
+
+// jumpStage puts the Pipeline's next (or previous) stage at the top.
+func (v *sessionView) jumpStage(next bool) {
+	tv := &v.views[panePipeline]
+	to := -1
+	for _, l := range v.stages {
+		if next && l > tv.yOff && to < 0 {
+			to = l
+		}
+		if !next && l < tv.yOff {
+			to = l
+		}
+	}
+	if to >= 0 {
+		tv.yOff = to
+		tv.clamp()
+	}
 }
 
 // focusList moves the focus to the call list, showing it again when the
@@ -326,11 +347,11 @@ func (v *sessionView) ShortHelp() []key.Binding {
 	if v.focus == focusList {
 		open := k.Open
 		if ok && r.child != nil {
-			open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "into subagent"))
+			open = hint(k.Open, "into subagent")
 		}
 		keys = append(keys, open)
 	}
-	keys = append(keys, key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")))
+	keys = append(keys, hint(k.NextPane, "pane"))
 	opencode := v.data.sess.Info.Agent == "" || v.data.sess.Info.Agent == model.AgentOpencode
 	if opencode && v.pane == paneCompare {
 		keys = append(keys, k.OtherPipe) // what Compare is for, in opencode
@@ -342,23 +363,34 @@ func (v *sessionView) ShortHelp() []key.Binding {
 	}
 	keys = append(keys, k.Search)
 	if v.focus == focusPane {
-		keys = append(keys, k.Zoom, k.Copy)
-		if v.pane == paneCompare {
-			keys = append(keys, k.Wrap)
-		}
+		keys = append(keys, hint(k.Zoom, "zoom"), hint(k.Copy, "copy"))
 	}
-	keys = append(keys, k.Back, k.Help, k.Provider)
+	keys = append(keys, k.Back, k.Help)
+	switch {
+	case v.focus != focusPane:
+	case v.pane == paneCompare:
+		keys = append(keys, hint(k.Wrap, "wrap"))
+	case v.pane == panePipeline:
+		keys = append(keys, hint(k.NextStage, "stage"))
+	}
+	keys = append(keys, k.Provider)
 	if opencode {
 		keys = append(keys, k.Lowering)
 	}
 	return keys
 }
 
+// hint is b as the hint bar shows it: its short description.
+func hint(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
 func (v *sessionView) FullHelp() [][]key.Binding {
 	k := v.a.keys
 	return [][]key.Binding{
 		moveKeys(k),
-		{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane, k.Zoom, k.Wrap},
+		{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane, k.Zoom, k.Wrap, k.NextStage},
 		{k.Provider, k.Provider2, k.Lowering, k.Inputs, k.OtherPipe},
 		{k.Search, k.Next, k.Copy, k.Spill, k.Pager},
 	}
