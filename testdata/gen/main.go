@@ -274,4 +274,3 @@ func lines(size int, mk func(i int) string) string {
 func (g *gen) logLine(i int) string {
 	return fmt.Sprintf("%s:%d: %s %s %s (%d ms)", g.file(), 1+g.rng.IntN(900), g.word(), g.word(), g.word(), g.rng.IntN(1000))
 }
-
