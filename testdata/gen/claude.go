@@ -62,13 +62,10 @@ func (g *gen) claudeTemplates(ids map[string]string) *claudeTemplates {
 		}
 		switch typ {
 		case "assistant":
-			m := l.sub("message")
-			var blocks []json.RawMessage
-			_ = json.Unmarshal(m.vals["content"], &blocks)
-			if len(blocks) != 1 {
+			b := onlyBlock(l)
+			if b == nil {
 				continue
 			}
-			b := parseObj(blocks[0])
 			switch b.str("type") {
 			case "thinking":
 				t.thinking = first(t.thinking, l)
@@ -80,13 +77,8 @@ func (g *gen) claudeTemplates(ids map[string]string) *claudeTemplates {
 				t.uses[b.str("name")] = first(t.uses[b.str("name")], b)
 			}
 		case "user":
-			var blocks []json.RawMessage
-			_ = json.Unmarshal(l.sub("message").vals["content"], &blocks)
-			if len(blocks) != 1 {
-				continue
-			}
-			b := parseObj(blocks[0])
-			if b.str("type") != "tool_result" {
+			b := onlyBlock(l)
+			if b == nil || b.str("type") != "tool_result" {
 				continue
 			}
 			key := toolOf[b.str("tool_use_id")]
@@ -233,19 +225,19 @@ func (g *gen) claudeAssistant(w *jsonl, t *claudeTemplates, parent, reqID string
 		lines = append(lines, l)
 	}
 	if last {
-		add(t.text, parseObj(firstBlock(t.text)).set("text", "Done: the build passes and the call sites are fixed."))
+		add(t.text, onlyBlock(t.text).set("text", "Done: the build passes and the call sites are fixed."))
 	} else {
 		if g.rng.IntN(2) == 0 {
-			tb := parseObj(firstBlock(t.thinking))
+			tb := onlyBlock(t.thinking)
 			add(t.thinking, tb.set("thinking", "I should look at more of the "+g.word()+" code.").set("signature", g.alnum(120, base62+"+/")))
 		}
 		if g.rng.IntN(3) == 0 {
-			add(t.text, parseObj(firstBlock(t.text)).set("text", "Next I will look at more of the code."))
+			add(t.text, onlyBlock(t.text).set("text", "Next I will look at more of the code."))
 		}
 		g.claudeUses = g.claudeUses[:0]
 		for _, p := range ps {
 			u := g.claudeUse(t, p)
-			add(t.toolUse, parseObj(firstBlock(t.toolUse)).set("id", u.id).set("name", u.name).set("input", u.input))
+			add(t.toolUse, onlyBlock(t.toolUse).set("id", u.id).set("name", u.name).set("input", u.input))
 			g.claudeUses = append(g.claudeUses, u)
 		}
 	}
@@ -265,10 +257,14 @@ func (g *gen) claudeAssistant(w *jsonl, t *claudeTemplates, parent, reqID string
 	return parent
 }
 
-func firstBlock(l *obj) []byte {
+// onlyBlock is the content block of a line whose message has one, else nil.
+func onlyBlock(l *obj) *obj {
 	var blocks []json.RawMessage
 	_ = json.Unmarshal(l.sub("message").vals["content"], &blocks)
-	return blocks[0]
+	if len(blocks) != 1 {
+		return nil
+	}
+	return parseObj(blocks[0])
 }
 
 // claudeUse draws one call: its tool_use input and its output.
@@ -402,9 +398,7 @@ func (g *gen) claudeResult(t *claudeTemplates, u claudeUse) (*obj, *obj) {
 		}
 	}
 	l := t.results[key].clone()
-	var blocks []json.RawMessage
-	_ = json.Unmarshal(l.sub("message").vals["content"], &blocks)
-	block := parseObj(blocks[0]).set("tool_use_id", u.id)
+	block := onlyBlock(l).set("tool_use_id", u.id)
 	if content != "" {
 		block.set("content", content)
 	}

@@ -161,7 +161,7 @@ func (g *gen) codex(calls int, total int64) error {
 				p.edit("item", func(it *obj) { it.set("id", id).set("summary_text", []string{text}) })
 			})
 			w.put(t.lines["response_item/reasoning"], func(p *obj) {
-				p.set("id", id).set("summary", []map[string]string{{"type": "summary_text", "text": text}}).set("encrypted_content", "gAAAAA"+g.alnum(200, base62+"-_"))
+				p.set("id", id).set("summary", []*obj{kv("type", "summary_text", "text", text)}).set("encrypted_content", "gAAAAA"+g.alnum(200, base62+"-_"))
 			})
 		}
 		if g.rng.IntN(3) == 0 {
@@ -183,7 +183,7 @@ func (g *gen) codex(calls int, total int64) error {
 				})
 			} else {
 				c.cmd = g.codexCommand(c.p, c.o)
-				args := marshal(map[string]string{"cmd": c.cmd, "workdir": worktree})
+				args := marshal(kv("cmd", c.cmd, "workdir", worktree))
 				w.put(t.lines["response_item/function_call"], func(pl *obj) {
 					pl.set("id", "fc_"+g.alnum(48, "0123456789abcdef")).set("arguments", args).set("call_id", c.id)
 				})
@@ -213,7 +213,7 @@ func (g *gen) codex(calls int, total int64) error {
 			w.put(t.lines["event_msg/item_completed/CommandExecution"], func(p *obj) {
 				p.edit("item", func(it *obj) {
 					it.set("id", c.id).set("process_id", fmt.Sprint(1000+g.rng.IntN(60000))).set("command", []string{"/bin/bash", "-lc", c.cmd})
-					it.set("parsed_cmd", []map[string]string{{"type": "unknown", "cmd": c.cmd}}).set("aggregated_output", agg).set("exit_code", exit)
+					it.set("parsed_cmd", []*obj{kv("type", "unknown", "cmd", c.cmd)}).set("aggregated_output", agg).set("exit_code", exit)
 				})
 				p.set("started_at_ms", start).set("completed_at_ms", g.clock)
 			})
@@ -275,7 +275,7 @@ func (g *gen) codexPatch(w *codexWriter, t *codexTemplates, id string, p plan, o
 	stdout := "Success. Updated the following files:\nM " + rel + "\n"
 	w.put(t.lines["event_msg/item_completed/FileChange/update"], func(pl *obj) {
 		pl.edit("item", func(it *obj) {
-			it.set("id", id).set("changes", map[string]any{o.path: map[string]any{"type": "update", "unified_diff": fmt.Sprintf("@@ -1,3 +1,3 @@\n package x\n-%s\n+%s2\n }\n", o.pattern, o.pattern), "move_path": nil}})
+			it.set("id", id).set("changes", kv(o.path, kv("type", "update", "unified_diff", fmt.Sprintf("@@ -1,3 +1,3 @@\n package x\n-%s\n+%s2\n }\n", o.pattern, o.pattern), "move_path", nil)))
 			it.set("stdout", stdout)
 		})
 		pl.set("started_at_ms", start).set("completed_at_ms", g.clock)
@@ -291,10 +291,10 @@ func (g *gen) codexPatch(w *codexWriter, t *codexTemplates, id string, p plan, o
 func (g *gen) codexText(w *codexWriter, t *codexTemplates, text string) {
 	id := "msg_" + g.alnum(48, "0123456789abcdef")
 	w.put(t.lines["event_msg/item_completed/AgentMessage"], func(p *obj) {
-		p.edit("item", func(it *obj) { it.set("id", id).set("content", []map[string]string{{"type": "Text", "text": text}}) })
+		p.edit("item", func(it *obj) { it.set("id", id).set("content", []*obj{kv("type", "Text", "text", text)}) })
 	})
 	w.put(t.lines["response_item/message"], func(p *obj) {
-		p.set("id", id).set("content", []map[string]any{{"type": "output_text", "text": text, "annotations": []any{}, "logprobs": []any{}}})
+		p.set("id", id).set("content", []*obj{kv("type", "output_text", "text", text, "annotations", []any{}, "logprobs", []any{})})
 	})
 	g.msgs++
 }

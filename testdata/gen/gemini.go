@@ -111,10 +111,8 @@ func (g *gen) gemini(calls int, total int64) error {
 		g.tick(300 + g.rng.IntN(700))
 		rec := t.model.clone().set("id", g.uuid()).set("timestamp", g.ts())
 		input += 200 + g.rng.IntN(3000)
-		var tk map[string]any
-		_ = json.Unmarshal(rec.vals["tokens"], &tk)
-		tk["input"], tk["total"] = input, input+50
-		rec.set("tokens", tk)
+		rec.edit("tokens", func(tk *obj) { tk.set("input", input).set("total", input+50) })
+		tk := rec.vals["tokens"]
 		if k == len(steps) {
 			w.put(t.text.clone().set("id", rec.str("id")).set("timestamp", g.ts()).set("tokens", tk))
 			updated()
@@ -127,7 +125,7 @@ func (g *gen) gemini(calls int, total int64) error {
 		}
 		rec.set("content", content)
 		if g.rng.IntN(2) == 0 {
-			rec.set("thoughts", []map[string]string{{"subject": "", "description": "I should look at more of the " + g.word() + " code.", "timestamp": g.ts()}})
+			rec.set("thoughts", []*obj{kv("subject", "", "description", "I should look at more of the "+g.word()+" code.", "timestamp", g.ts())})
 		} else {
 			rec.set("thoughts", []any{})
 		}
@@ -205,13 +203,13 @@ func (g *gen) geminiCall(t *geminiTemplates, p plan, idx int) *obj {
 		description = "'" + o.pattern + "' within ./"
 		var b strings.Builder
 		fmt.Fprintf(&b, "Found %d matches for pattern %q in path \".\":\n---", len(o.hits), o.pattern)
-		var matches []map[string]any
+		var matches []*obj
 		for _, h := range o.hits {
 			fmt.Fprintf(&b, "\nFile: %s\nL%d: %s\n---", h.file, h.line, h.text)
-			matches = append(matches, map[string]any{"filePath": h.file, "absolutePath": worktree + "/" + h.file, "lineNumber": h.line, "line": h.text})
+			matches = append(matches, kv("filePath", h.file, "absolutePath", worktree+"/"+h.file, "lineNumber", h.line, "line", h.text))
 		}
 		response["output"] = b.String()
-		display = map[string]any{"summary": fmt.Sprintf("Found %d matches", len(o.hits)), "matches": matches}
+		display = kv("summary", fmt.Sprintf("Found %d matches", len(o.hits)), "matches", matches)
 	case "glob":
 		name = "glob"
 		args = t.calls[name].sub("args").set("pattern", o.pattern)
@@ -245,7 +243,7 @@ func (g *gen) geminiCall(t *geminiTemplates, p plan, idx int) *obj {
 		g.count(p.err, len(tc.vals["result"]))
 		return tc
 	}
-	tc.set("result", []map[string]any{{"functionResponse": map[string]any{"id": id, "name": name, "response": response}}})
+	tc.set("result", []*obj{kv("functionResponse", kv("id", id, "name", name, "response", response))})
 	tc.set("resultDisplay", display).set("description", description)
 	g.count(p.err || o.exit != 0, len(response["output"])+len(response["error"]))
 	return tc

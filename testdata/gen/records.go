@@ -45,6 +45,15 @@ func parseObj(raw []byte) *obj {
 	return o
 }
 
+// kv is an object of the keys and values in order: kv("type", "text", "text", s).
+func kv(pairs ...any) *obj {
+	o := &obj{vals: map[string]json.RawMessage{}}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		o.set(pairs[i].(string), pairs[i+1])
+	}
+	return o
+}
+
 // clone is a deep copy (the values are raw JSON).
 func (o *obj) clone() *obj {
 	c := &obj{keys: append([]string(nil), o.keys...), vals: make(map[string]json.RawMessage, len(o.vals))}
