@@ -31,7 +31,7 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/gen").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	gen := func(out string, args ...string) string {
+	gen := func(t *testing.T, out string, args ...string) string {
 		cmd := exec.Command(bin, append([]string{"-out", out, "-quiet"}, args...)...)
 		b, err := cmd.Output()
 		if err != nil {
@@ -44,7 +44,7 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			out := filepath.Join(dir, agent)
 			args := []string{"-agent", agent, "-calls", fmt.Sprint(calls), "-mb", "2"}
-			id := gen(out, args...)
+			id := gen(t, out, args...)
 			st, err := sessions.Open(out)
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +95,7 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 				}
 			}
 			again := filepath.Join(dir, agent+"-again")
-			gen(again, args...)
+			gen(t, again, args...)
 			if a, b := treeHash(t, out), treeHash(t, again); a != b {
 				t.Error("the same flags wrote different bytes")
 			}
@@ -103,7 +103,7 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 	}
 	t.Run("opencode sessions", func(t *testing.T) {
 		out := filepath.Join(dir, "many")
-		gen(out, "-sessions", "30", "-calls", "3", "-mb", "0.01")
+		gen(t, out, "-sessions", "30", "-calls", "3", "-mb", "0.01")
 		st, err := sessions.Open(out)
 		if err != nil {
 			t.Fatal(err)

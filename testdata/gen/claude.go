@@ -24,7 +24,7 @@ import (
 )
 
 const (
-	claudeFixture   = "claude-code/anthropic/projects/-home-user-proj/32e57bf8-f980-492f-9700-2d786061b4d4.jsonl"
+	claudeFixture   = "claude-code/anthropic/projects/-home-user-proj/*.jsonl"
 	claudeProject   = "projects/-home-user-proj"
 	claudeHome      = "/home/user/.claude/"
 	claudeBashLimit = 30000 // BASH_MAX_OUTPUT_LENGTH's default
@@ -33,6 +33,7 @@ const (
 
 // claudeTemplates are the recorded lines the session is cloned from.
 type claudeTemplates struct {
+	id       string   // the recorded session's
 	prelude  [][]byte // up to and including the first api-request
 	firstReq *obj
 	thinking *obj // assistant lines, one block each
@@ -49,7 +50,9 @@ type claudeTemplates struct {
 func (g *gen) claudeTemplates(ids map[string]string) *claudeTemplates {
 	t := &claudeTemplates{results: map[string]*obj{}, uses: map[string]*obj{}}
 	toolOf := map[string]string{}
-	for _, raw := range g.fixture(claudeFixture) {
+	path, lines := g.fixture(claudeFixture)
+	t.id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	for _, raw := range lines {
 		raw = g.remap(ids, raw)
 		l := parseObj(raw)
 		typ := l.str("type")
@@ -144,7 +147,7 @@ func claudeHash(role string, blocks []json.RawMessage) string {
 func (g *gen) claude(calls int, total int64) error {
 	ids := map[string]string{}
 	t := g.claudeTemplates(ids)
-	g.sid = ids["32e57bf8-f980-492f-9700-2d786061b4d4"]
+	g.sid = ids[t.id]
 	g.setClock(t.firstReq.str("timestamp"))
 	w, err := createJSONL(filepath.Join(g.dir, claudeProject, g.sid+".jsonl"))
 	if err != nil {

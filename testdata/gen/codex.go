@@ -20,7 +20,7 @@ import (
 )
 
 const (
-	codexFixture = "codex/gpt-5.5/data/sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl"
+	codexFixture = "codex/gpt-5.5/data/sessions/*/*/*/rollout-*.jsonl"
 	codexTokens  = 10000   // the default max_output_tokens
 	codexBuffer  = 1 << 20 // the head and tail it keeps of an output
 	codexEdge    = 20000   // bytes kept on each side of a token truncation
@@ -30,6 +30,8 @@ const (
 // codexTemplates are the recorded lines the rollout is cloned from, by
 // what they are.
 type codexTemplates struct {
+	rel     string // the rollout's path under sessions/, with its id
+	id      string
 	prelude [][]byte
 	lines   map[string]*obj
 }
@@ -64,7 +66,10 @@ func codexKind(l *obj) string {
 func (g *gen) codexTemplates(ids map[string]string) *codexTemplates {
 	t := &codexTemplates{lines: map[string]*obj{}}
 	inPrelude := true
-	for _, raw := range g.fixture(codexFixture) {
+	path, lines := g.fixture(codexFixture)
+	// sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl, the id mapped as the records' are
+	defer func() { t.rel = string(g.remap(ids, []byte(path[strings.LastIndex(path, "/sessions/")+1:]))) }()
+	for _, raw := range lines {
 		raw = g.remap(ids, raw)
 		l := parseObj(raw)
 		k := codexKind(l)
@@ -129,10 +134,9 @@ func (w *codexWriter) put(tmpl *obj, f func(p *obj)) {
 func (g *gen) codex(calls int, total int64) error {
 	ids := map[string]string{}
 	t := g.codexTemplates(ids)
-	meta := parseObj(t.prelude[0]).sub("payload")
-	g.sid = meta.str("id")
+	g.sid = parseObj(t.prelude[0]).sub("payload").str("id")
 	g.setClock(parseObj(t.prelude[len(t.prelude)-1]).str("timestamp"))
-	j, err := createJSONL(filepath.Join(g.dir, "sessions/2026/11/30", "rollout-2026-11-30T04-13-24-"+g.sid+".jsonl"))
+	j, err := createJSONL(filepath.Join(g.dir, t.rel))
 	if err != nil {
 		return err
 	}

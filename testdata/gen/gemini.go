@@ -21,13 +21,14 @@ import (
 
 const (
 	geminiFixture = "gemini-cli/gemini-3.8-flash/data"
-	geminiChat    = "tmp/proj/chats/session-2026-11-30T04-13-9dc52e36.jsonl"
+	geminiChats   = "tmp/proj/chats/session-*.jsonl"
 	geminiTmp     = "/home/user/.gemini/tmp/proj/"
 	geminiHead    = 8000
 	geminiTail    = 32000
 )
 
 type geminiTemplates struct {
+	name       string // the chat file's name
 	prelude    [][]byte
 	model      *obj // a gemini record without toolCalls, with thoughts
 	text       *obj // the last gemini record: a text
@@ -38,7 +39,13 @@ type geminiTemplates struct {
 
 func (g *gen) geminiTemplates(ids map[string]string) *geminiTemplates {
 	t := &geminiTemplates{calls: map[string]*obj{}}
-	for i, raw := range g.fixture(filepath.Join(geminiFixture, geminiChat)) {
+	path, lines := g.fixture(filepath.Join(geminiFixture, geminiChats))
+	for i, raw := range lines {
+		if i == 0 {
+			// session-<time>-<first 8 of the id>.jsonl
+			id := parseObj(raw).str("sessionId")
+			t.name = strings.Replace(filepath.Base(path), "-"+id[:8]+".jsonl", "-"+string(g.remap(ids, []byte(id)))[:8]+".jsonl", 1)
+		}
 		raw = g.remap(ids, raw)
 		l := parseObj(raw)
 		if i < 4 {
@@ -95,7 +102,7 @@ func (g *gen) gemini(calls int, total int64) error {
 		return err
 	}
 	writeFile(filepath.Join(g.dir, "projects.json"), string(b))
-	w, err := createJSONL(filepath.Join(g.dir, "tmp/proj/chats", "session-2026-11-30T04-13-"+g.sid[:8]+".jsonl"))
+	w, err := createJSONL(filepath.Join(g.dir, "tmp/proj/chats", t.name))
 	if err != nil {
 		return err
 	}

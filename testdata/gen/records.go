@@ -108,19 +108,23 @@ func (o *obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// fixture reads the lines of a recorded JSON Lines file under -fixtures.
-func (g *gen) fixture(rel string) [][]byte {
-	b, err := os.ReadFile(filepath.Join(g.fixtures, rel))
-	if err != nil {
-		panic(fmt.Errorf("%v (run from the repository root or set -fixtures)", err))
+// fixture finds the one recorded JSON Lines file matching pattern under
+// -fixtures (recordings are redone; their names change) and reads its lines.
+func (g *gen) fixture(pattern string) (path string, lines [][]byte) {
+	files, _ := filepath.Glob(filepath.Join(g.fixtures, pattern))
+	if len(files) == 0 {
+		panic(fmt.Errorf("no %s in %s (run from the repository root or set -fixtures)", pattern, g.fixtures))
 	}
-	var out [][]byte
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		panic(err)
+	}
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		if len(bytes.TrimSpace(l)) > 0 {
-			out = append(out, l)
+			lines = append(lines, l)
 		}
 	}
-	return out
+	return files[0], lines
 }
 
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
