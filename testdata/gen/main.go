@@ -7,8 +7,9 @@
 // Flags:
 //
 //	-agent A     opencode (default), claude-code, codex or gemini-cli
-//	-out DIR     dir to write (required); what goes in it depends on the
-//	             agent (below). Files of an earlier run are replaced.
+//	-out DIR     dir to write (required; best a new one: opencode.db is
+//	             replaced, other files are written over); what goes in it
+//	             depends on the agent (below)
 //	-calls N     tool calls per session (default 5000)
 //	-mb M        total size of the tool outputs per session, in MiB
 //	             (default 250); most outputs are small (100 B–20 KB), about
@@ -91,7 +92,7 @@ func main() {
 		os.Exit(1)
 	}
 	if !*quiet {
-		fmt.Fprintf(os.Stderr, "wrote %s (%s): %d session(s), last %s, %d messages, %d tool calls per session (%d errors, %d truncated in all), %.1f MiB of tool output, largest %.1f MiB\n",
+		fmt.Fprintf(os.Stderr, "wrote %s (%s): %d session(s), last %s, %d messages, %d tool calls per session (%d errors, %d truncated in all), %.1f MiB of results as the model saw them, largest %.1f MiB\n",
 			*out, *agent, *sessions, g.sid, g.msgs, *calls, g.errors, g.truncated, float64(g.outBytes)/(1<<20), float64(g.largest)/(1<<20))
 	}
 	fmt.Println(g.sid)
