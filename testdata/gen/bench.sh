@@ -116,7 +116,11 @@ printf "%-12s %6s %6s %10s %10s %8s %14s %14s %14s  %-34s %s\n" agent calls disk
 row() {
 	local agent=$1 calls=$2 mb=$3 dir=$TMP/$1-$2 id max r anchor aw ar
 	echo "== $agent: $calls calls, $mb MiB" >&2
-	id=$("$TMP/gen" -agent "$agent" -calls "$calls" -mb "$mb" -out "$dir" -quiet)
+	if ! id=$("$TMP/gen" -agent "$agent" -calls "$calls" -mb "$mb" -out "$dir" -quiet 2>"$TMP/gen.err"); then
+		echo "   gen failed: $(head -1 "$TMP/gen.err")" >&2
+		printf "%-12s %6s  gen failed\n" "$agent" "$calls" >>"$ROWS"
+		return
+	fi
 	(cd tui && CORREX_BENCH_BIG=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkFirstFrame/big|BenchmarkKeypress/big' \
 		-test.count "$COUNT" -test.timeout 60m >"$TMP/bench.txt" 2>&1) || { echo "benchmarks failed:" >&2; tail -5 "$TMP/bench.txt" >&2; }
 	max=-
