@@ -68,7 +68,7 @@ func detectV2(text string) *model.Truncation {
 			SpillPath: text[m[2]:m[3]],
 		}
 	}
-	if strings.HasPrefix(text, v2ReadPageHead) {
+	if strings.HasPrefix(text, v2ReadPageHead) && json.Valid([]byte(text)) {
 		if m := v2ReadPageCut.FindStringIndex(text); m != nil {
 			return &model.Truncation{Kind: model.TruncV2ReadPage, Markers: []model.Span{{Start: m[0], End: m[1]}}}
 		}
