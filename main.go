@@ -603,6 +603,12 @@ func seenOf(t *model.Truncation) string {
 	for _, r := range t.Seen {
 		s += "\n  seen: " + seenRangeNote(r)
 	}
+	if t.Notice != nil {
+		s += "\n  notice, not in the result: " + t.Notice.Where
+		if t.Notice.Text != "" {
+			s += ": " + t.Notice.Text
+		}
+	}
 	switch {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound

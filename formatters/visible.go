@@ -88,7 +88,12 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 	if call.IsV2() {
 		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
 	} else {
-		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation { return detect(call.Tool, text) })
+		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation {
+			if t := detect(call.Tool, text); t != nil {
+				return t
+			}
+			return claudePartial(call, text)
+		})
 	}
 	if v.Truncation != nil {
 		v.Truncation.AgentFlagged = AgentFlagged(call)

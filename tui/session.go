@@ -396,6 +396,9 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	if vis.Why != "" {
 		lines = append(lines, st.BadgeWarn.Render("why: ")+inertString(vis.Why, st.Inert))
 	}
+	if t != nil && t.Notice != nil {
+		lines = append(lines, st.Label.Render("notice, not in the result: ")+inertString(t.Notice.Where, st.Inert)+st.Muted.Render(" · ")+inertString(t.Notice.Text, st.Inert))
+	}
 	if t != nil {
 		switch {
 		case t.SpillFound != "":
