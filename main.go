@@ -4,7 +4,7 @@
 //	correx [--source PATH] [--session ID]       the inspector (plain transcript when piped)
 //	correx ls [--source PATH] [--json]          sessions
 //	correx calls [--source PATH] --session ID [--json]
-//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L]
+//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L] [--provider P]
 //	correx wire [--source PATH] --session ID --provider P [--step N] [--text-only] [--lowering L]
 //	correx transcript [--source PATH] --session ID
 package main
@@ -97,8 +97,9 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
   correx ls [--source PATH] [--json]        list sessions
   correx calls --session ID [--json]        list a session's tool calls
-  correx show --session ID --call ID [--json] [--lowering L]
+  correx show --session ID --call ID [--json] [--lowering L] [--provider P]
                                             print a call's model-visible result, byte for byte
+                                            (as P received it; default the session's provider)
   correx wire --session ID --provider P [--step N] [--text-only] [--lowering L]
                                             print the conversation a provider received
                                             P: openai-chat, openai-responses, anthropic, gemini, bedrock
@@ -317,12 +318,18 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "provider?"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
 	if err != nil {
 		return err
+	}
+	var p render.Provider
+	if c.provider != "" {
+		if p, err = render.ParseProvider(c.provider); err != nil {
+			return fmt.Errorf("%w: show: %v", errUsage, err)
+		}
 	}
 	var (
 		s     *model.Session
@@ -346,8 +353,16 @@ func (c *cli) show(args []string) error {
 	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
 		return fmt.Errorf("session %s is a v2 session: opencode always lowers it natively (--lowering native)", s.Info.ID)
 	}
-	ref := model.CallRef{Call: found}
-	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info), formatters.WithLowering(lowering))
+	ref, _ := s.FindCall(found.CallID)
+	ref.Call = found
+	m := render.CarrierModel(s, ref.Message, render.SessionLowering(s.Info, lowering))
+	if p == "" {
+		p = render.Native(m.ProviderID, m.ModelID)
+	}
+	if p == "" && m.Lowering == model.LoweringNative && formatters.LoweringMatters(found) {
+		return fmt.Errorf("%w: show: call %s: under the native lowering its media stay in the result or not by provider, and the session's provider %q is not one correx knows: pass --provider", errUsage, found.CallID, m.ProviderID)
+	}
+	v := render.Visible(found, sessions.SpillsFor(s.Info), p, m)
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {

@@ -193,7 +193,7 @@ func (v *sessionView) refresh(conv convSource) {
 		return
 	}
 	r.data.touch(r.idx)
-	vis := ci.visFor(low)
+	vis := ci.visFor(low, v.provider)
 	switch p {
 	case paneCall:
 		key := rowKey(r)
