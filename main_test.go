@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,7 +184,7 @@ func TestPipedInspectorPrintsTranscript(t *testing.T) {
 	assert.Contains(t, out, "of 100000 lines")
 	// the recording prints \033[31m; it must come out inert
 	assert.NotContains(t, out, "\x1b")
-	assert.Contains(t, out, `\x1b[31mred`)
+	assert.Contains(t, out, "␛[31mred")
 }
 
 func TestErrorsNameTheThing(t *testing.T) {
@@ -231,6 +232,87 @@ func TestNoAgentDataOpensTheDemo(t *testing.T) {
 	assert.Contains(t, out, "(@explore subagent)")
 }
 
+// TestWireSaysWhatGeminiCLIDoesNotStore: the last request of a recorded
+// Gemini CLI run carried the thoughtSignatures the model streamed on the
+// run's live turns; `correx wire` leaves them out and says how many turns.
+func TestWireSaysWhatGeminiCLIDoesNotStore(t *testing.T) {
+	const dir = "testdata/gemini-cli/gemini-3.8-flash"
+	last, body := lastRequest(t, dir)
+	_, stderr, code := correx(t, "wire", "--source", dir+"/data", "--session", last.Session, "--provider", "gemini", "--step", "0")
+	require.Equal(t, 0, code, stderr)
+	// the resumed run's own model turns (the follow-up's first step) are
+	// the ones that went with streamed signatures
+	signed := 0
+	for _, c := range body["contents"].([]any) {
+		for _, p := range c.(map[string]any)["parts"].([]any) {
+			if sig, ok := p.(map[string]any)["thoughtSignature"].(string); ok && sig != "skip_thought_signature_validator" {
+				signed++
+			}
+		}
+	}
+	require.Greater(t, signed, 0)
+	// the recorder's model signs one part of each turn
+	assert.Contains(t, stderr, fmt.Sprintf("correx: note: %d model turn", signed))
+	assert.Contains(t, stderr, "of this run went with the thoughtSignatures the model streamed; Gemini CLI does not store them, so they are left out here")
+}
+
+// wire decides the model's inputs from opencode's config on the machine:
+// the local recording's global JSONC config (found through
+// $XDG_CONFIG_HOME) makes it text-only, and the conversation is the one
+// captured; --images overrides it, and the images come back.
+func TestWireReadsTheModelsConfig(t *testing.T) {
+	const local = "testdata/opencode/local"
+	abs, err := filepath.Abs(local)
+	require.NoError(t, err)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(abs, "root/home/user/.config"))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("OPENCODE_CONFIG", "")
+	t.Setenv("OPENCODE_CONFIG_CONTENT", "")
+	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	last, body := lastRequest(t, local)
+	var want []any
+	for _, m := range body["messages"].([]any) {
+		if m.(map[string]any)["role"] != "system" {
+			want = append(want, m)
+		}
+	}
+	out, stderr, code := correx(t, "wire", "--source", local+"/data", "--session", last.Session, "--provider", "openai-chat", "--json")
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Capabilities struct {
+			Decision, Source, Interleaved string
+			Assumed, Overridden           bool
+		}
+		Conversation []any
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "text-only", got.Capabilities.Decision)
+	assert.Equal(t, "reasoning_content", got.Capabilities.Interleaved)
+	assert.Contains(t, got.Capabilities.Source, "root/home/user/.config/opencode/opencode.jsonc")
+	assert.False(t, got.Capabilities.Assumed)
+	assert.Equal(t, want, got.Conversation)
+
+	out, _, code = correx(t, "wire", "--source", local+"/data", "--session", last.Session, "--provider", "openai-chat", "--images")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "ERROR: Cannot read image")
+	assert.Contains(t, out, `"image_url"`)
+
+	// show --json says the same of the call's model, and the override
+	var shown struct {
+		Capabilities struct {
+			Decision, Declared string
+			Overridden         bool
+		}
+	}
+	callID := body["messages"].([]any)[2].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"].(string)
+	out, stderr, code = correx(t, "show", "--source", local+"/data", "--session", last.Session, "--call", callID, "--json", "--images")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	assert.Equal(t, "all inputs", shown.Capabilities.Decision)
+	assert.Equal(t, "text-only", shown.Capabilities.Declared)
+	assert.True(t, shown.Capabilities.Overridden)
+}
+
 // A Claude Code request rebuilt from the transcript: `correx wire` warns on
 // stderr naming the transcript's file, and calls/show --json say it.
 func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
@@ -240,7 +322,8 @@ func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
 	file := filepath.Join(src, "projects", "-home-user-proj", sid+".jsonl")
 	_, stderr, code := correx(t, "wire", "--source", src, "--session", sid, "--provider", "anthropic", "--step", "2")
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "correx: warning: "+file+": no api-request records (Claude Code before 2.1 logs none): "+model.RebuiltLabel+"\n", stderr)
+	assert.Contains(t, stderr, "correx: warning: "+file+": no api-request records (Claude Code before 2.1 logs none): "+model.RebuiltLabel+"\n")
+	assert.Contains(t, stderr, "correx: wire: what is printed may be incomplete or not what the provider received", "the session's warnings are printed too")
 	_, stderr, code = correx(t, "wire", "--source", dir, "--session", sid, "--provider", "anthropic", "--step", "2")
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr, "as logged: no warning")

@@ -327,7 +327,9 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 }
 
 // numberedLines reads the line numbers of the first and last numbered
-// lines (opencode's "N: ", Claude Code's "N\t").
+// lines (opencode's "N: ", Claude Code's "N\t"); nil when they do not
+// count the piece's lines (numbers that skip or repeat: the lines of the
+// output it shows are then unknown).
 func numberedLines(s string, number *regexp.Regexp) *model.LineRange {
 	firstLine, lastLine := s, s
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -338,7 +340,7 @@ func numberedLines(s string, number *regexp.Regexp) *model.LineRange {
 	}
 	a, okA := lineNumber(firstLine, number)
 	b, okB := lineNumber(lastLine, number)
-	if !okA || !okB || b < a {
+	if !okA || !okB || b-a != strings.Count(s, "\n") {
 		return nil
 	}
 	return &model.LineRange{First: a, Last: b}
@@ -508,6 +510,8 @@ func unknownWhy(k model.TruncationKind) string {
 		return "v2's read page does not say how long the file is"
 	case k == model.TruncClaudeRefused:
 		return "Claude Code refused to read the file and kept nothing"
+	case k == model.TruncGeminiRead:
+		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
 	return "no spill file was recorded"
 }

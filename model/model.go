@@ -50,6 +50,10 @@ type SessionInfo struct {
 	Source   string   `json:"source"`
 	DataDir  string   `json:"-"`
 	Pipeline Pipeline `json:"pipeline,omitempty"`
+	// Damaged, when not empty, says which of the session's rows could not
+	// be read (damaged pages of the store): ToolCalls, Truncated and Errors
+	// then count only the rows that could (`correx ls --json`: null).
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // TruncatedBy says how Truncated was counted: "flagged" for opencode, whose

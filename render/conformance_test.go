@@ -8,6 +8,7 @@ import (
 
 	"correx/model"
 	"correx/render"
+	"correx/sessions"
 )
 
 // Conformance: for every request opencode made in a recorded run, correx's
@@ -27,18 +28,19 @@ func fixtureDirs(t *testing.T) []string {
 }
 
 // recordOpts reads what the recorder says about a flavour (record.json):
-// text_only, the model declared without image input, decides how images
-// are sent; lowering ("ai-sdk", "native" for OPENCODE_EXPERIMENTAL_NATIVE_LLM=1,
+// lowering ("ai-sdk", "native" for OPENCODE_EXPERIMENTAL_NATIVE_LLM=1,
 // "v2" for the v2 loop; absent means ai-sdk) which lowering built the
-// requests. v2 sessions are lowered natively by default.
-func recordOpts(t *testing.T, dir string) render.Model {
+// requests (v2 sessions are lowered natively by default); env, the
+// environment opencode ran with, which with the config files the recorder
+// kept in root/ is the machine the models' capabilities are decided on.
+func recordOpts(t *testing.T, dir string) (render.Model, sessions.Machine) {
 	var rec struct {
-		TextOnly bool   `json:"text_only"`
-		Lowering string `json:"lowering"`
+		Lowering string   `json:"lowering"`
+		Env      []string `json:"env"`
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "record.json"))
 	_ = json.Unmarshal(b, &rec)
-	m := render.Model{TextOnly: rec.TextOnly}
+	var m render.Model
 	switch rec.Lowering {
 	case "", "ai-sdk":
 		m.Lowering = model.LoweringAISDK
@@ -49,7 +51,18 @@ func recordOpts(t *testing.T, dir string) render.Model {
 	default:
 		t.Fatalf("%s: unknown lowering %q in record.json", dir, rec.Lowering)
 	}
-	return m
+	return m, sessions.FixtureMachine(filepath.Join(dir, "root"), rec.Env)
+}
+
+// withCaps is opts with the capabilities decided for sess on the
+// recording's machine.
+func withCaps(t *testing.T, opts render.Model, sess *model.Session, mc sessions.Machine) render.Model {
+	caps, warns := sessions.OpencodeCapabilities(sess, mc)
+	for _, w := range warns {
+		t.Errorf("session %s: %s", sess.Info.ID, w)
+	}
+	opts.Caps = caps
+	return opts
 }
 
 func TestConformance(t *testing.T) {
@@ -57,8 +70,8 @@ func TestConformance(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			st := openStore(t, dir)
 			loaded := map[string]*model.Session{}
-			opts := recordOpts(t, dir)
-			checked, results := 0, 0
+			opts, mc := recordOpts(t, dir)
+			checked, results, missedAll := 0, 0, 0
 			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
@@ -69,7 +82,8 @@ func TestConformance(t *testing.T) {
 				if opts.Lowering == "" && sess.Info.Pipeline != model.PipelineV2 {
 					t.Fatalf("%s: a v2 flavour whose session %s did not load as v2", e.File, e.Session)
 				}
-				got, err := rendered(t, sess, p, e.Step, opts)
+				m := withCaps(t, opts, sess, mc)
+				got, err := rendered(t, sess, p, e.Step, m)
 				if err != nil {
 					t.Errorf("%s: %v", e.File, err)
 					continue
@@ -77,10 +91,12 @@ func TestConformance(t *testing.T) {
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
 				}
+				missedAll += missesAssumingAllInputs(t, sess, p, e, m, want)
 				results += checkShow(t, e.File, p, sess, want, opts.Lowering)
 				checked++
 			}
-			t.Logf("%s: %d requests, %d tool results compared", filepath.Base(dir), checked, results)
+			t.Logf("%s: %d requests, %d tool results compared; the capabilities decided from root/ reproduce them, assuming all inputs would miss %d",
+				filepath.Base(dir), checked, results, missedAll)
 			if checked == 0 {
 				t.Fatal("no main request in the manifest")
 			}

@@ -13,7 +13,7 @@ import (
 // converters has to miss some of its requests.
 func TestLoweringDifferenceIsVisible(t *testing.T) {
 	for _, dir := range fixtureDirs(t) {
-		opts := recordOpts(t, dir)
+		opts, _ := recordOpts(t, dir)
 		if opts.Lowering != model.LoweringNative {
 			continue
 		}

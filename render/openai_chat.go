@@ -68,6 +68,9 @@ func chatAssistant(m msg, pl *placer, item int) Value {
 	if len(calls) > 0 {
 		o.Set("tool_calls", calls)
 	}
+	if f := m.interleaved; f != nil {
+		o.Set(f.name, f.text)
+	}
 	return withChatCache(o, m.cache)
 }
 

@@ -3,6 +3,7 @@ package render_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,6 +50,7 @@ func TestPlacementsEveryFixture(t *testing.T) {
 					}
 					outline = page.Session
 				}
+				caps, _ := sessions.OpencodeCapabilities(sess, sessions.FixtureMachine(filepath.Join(f.Dir, "root"), f.Record.Env))
 				steps := sess.AssistantSteps()
 				stepOf := map[int]int{}
 				for i, mi := range steps {
@@ -56,7 +58,7 @@ func TestPlacementsEveryFixture(t *testing.T) {
 				}
 				for _, low := range lowerings(sess.Info) {
 					for _, p := range render.Providers {
-						m := render.Model{Lowering: low, TextOnly: f.Record.TextOnly}
+						m := render.Model{Lowering: low, Caps: caps}
 						convs := map[int]*render.Rendered{}
 						for _, ref := range sess.ToolCalls() {
 							step := stepOf[ref.Message] + 1
@@ -151,7 +153,7 @@ func checkPlacement(t *testing.T, p render.Provider, sess *model.Session, ref mo
 		return false
 	}
 	cm := render.CarrierModel(sess, ref.Message, low)
-	cm.TextOnly = m.TextOnly
+	cm.Caps = m.Caps
 	vis := render.Visible(call, nil, p, cm)
 	for _, s := range pl.Results {
 		got, ok := resultText(p, entries(items, p, s, false))

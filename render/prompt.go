@@ -19,7 +19,13 @@ type msg struct {
 	role  string
 	parts []part
 	cache bool // message-level cache marker (opencode applyCaching)
+	// interleaved is set on an assistant message of a model declared with
+	// an interleaved reasoning field: its reasoning, joined, goes in that
+	// field (providerOptions.openaiCompatible, read by the Chat converter).
+	interleaved *interleavedField
 }
+
+type interleavedField struct{ name, text string }
 
 type partKind int
 
@@ -82,9 +88,12 @@ type outputItem struct {
 type Model struct {
 	ProviderID string
 	ModelID    string
-	// TextOnly is set for a model declared without image input: media in
-	// user messages become opencode's "ERROR: Cannot read image" text.
-	TextOnly bool
+	// Caps is what the session's models were declared to take (sessions
+	// decides it from opencode's config): a user message's media of a kind
+	// the step's model does not take becomes opencode's "ERROR: Cannot read
+	// …" text, and its reasoning goes in its interleaved field. The zero
+	// value assumes every input and no interleaved field.
+	Caps model.SessionCapabilities
 	// Lowering is the code that built the request: the AI SDK converters or
 	// opencode's native packages/llm protocols (native.go). "" means the
 	// session's default: native for v2 sessions, ai-sdk for v1.
@@ -120,12 +129,19 @@ func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 			out = append(out, assistantMsgs(sm, p, m, s.Info.Version)...)
 		}
 	}
-	out = unsupportedParts(out, m)
-	out = normalize(out, p, m)
 	if m.Lowering == model.LoweringNative {
+		// packages/llm takes the messages without ProviderTransform.message:
+		// no unsupportedParts, no interleaved field
+		out = normalize(out, p, m)
 		stringifyContent(out)
 		nativeCaching(out)
 		return out
+	}
+	caps := m.Caps.For(m.ProviderID, m.ModelID)
+	out = unsupportedParts(out, caps)
+	out = normalize(out, p, m)
+	if !isMistral(m) && caps.Interleaved != "" && caps.NPM != "@openrouter/ai-sdk-provider" {
+		interleave(out, caps.Interleaved)
 	}
 	if p == Anthropic || m.ProviderID == "anthropic" || strings.Contains(m.ModelID, "anthropic") || strings.Contains(m.ModelID, "claude") {
 		applyCaching(out, p, m.ProviderID)
@@ -311,27 +327,64 @@ func mediaInToolResults(p Provider, m Model, mime string) bool {
 	return false
 }
 
-// unsupportedParts replaces media a text-only model cannot take.
-func unsupportedParts(msgs []msg, m Model) []msg {
-	if !m.TextOnly {
-		return msgs
-	}
+// unsupportedParts is ProviderTransform's unsupportedParts: a user
+// message's file part of an input kind the model does not take becomes an
+// error text (named by its filename, else by its kind).
+func unsupportedParts(msgs []msg, caps model.Capabilities) []msg {
 	for i := range msgs {
 		if msgs[i].role != "user" {
 			continue
 		}
 		for j, pt := range msgs[i].parts {
-			if pt.kind != pFile || !strings.HasPrefix(pt.mime, "image/") {
+			kind := model.InputKindOf(pt.mime)
+			if pt.kind != pFile || kind == "" || caps.Takes(kind) {
 				continue
 			}
-			name := "image"
+			name := string(kind)
 			if pt.filename != "" {
 				name = `"` + pt.filename + `"`
 			}
-			msgs[i].parts[j] = part{kind: pText, text: "ERROR: Cannot read " + name + " (this model does not support image input). Inform the user.", of: pt.of}
+			msgs[i].parts[j] = part{kind: pText, text: "ERROR: Cannot read " + name + " (this model does not support " + string(kind) + " input). Inform the user.", of: pt.of}
 		}
 	}
 	return msgs
+}
+
+// interleave is the end of normalizeMessages for a model declared with an
+// interleaved reasoning field: an assistant message's reasoning parts are
+// taken out and their texts, joined ("" when none), go in the field.
+func interleave(msgs []msg, field string) {
+	for i := range msgs {
+		if msgs[i].role != "assistant" {
+			continue
+		}
+		var text strings.Builder
+		kept := msgs[i].parts[:0:0]
+		for _, pt := range msgs[i].parts {
+			if pt.kind == pReasoning {
+				text.WriteString(pt.text)
+				continue
+			}
+			kept = append(kept, pt)
+		}
+		msgs[i].parts = kept
+		msgs[i].interleaved = &interleavedField{name: field, text: text.String()}
+	}
+}
+
+// isMistral is normalizeMessages' test for its Mistral rules (after which
+// it returns, before the interleaved field).
+func isMistral(m Model) bool {
+	id := strings.ToLower(m.ModelID)
+	if m.ProviderID == "mistral" {
+		return true
+	}
+	for _, w := range []string{"mistral", "devstral", "codestral", "pixtral", "mixtral"} {
+		if strings.Contains(id, w) {
+			return true
+		}
+	}
+	return false
 }
 
 var claudeIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
@@ -360,7 +413,7 @@ func normalize(msgs []msg, p Provider, m Model) []msg {
 	switch {
 	case strings.Contains(m.ModelID, "claude"):
 		mapCallIDs(msgs, func(id string) string { return claudeIDChars.ReplaceAllString(id, "_") })
-	case m.ProviderID == "mistral" || strings.Contains(strings.ToLower(m.ModelID), "mistral"):
+	case isMistral(m):
 		mapCallIDs(msgs, mistralID)
 		// Mistral takes no user message right after tool results.
 		var out []msg

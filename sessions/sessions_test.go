@@ -128,9 +128,10 @@ func TestLoadMapsEveryField(t *testing.T) {
 			assert.Equal(t, model.StatusPending, e.Parts[5].Tool.Status)
 			assert.Equal(t, "{}", string(e.Parts[5].Tool.Input))
 
-			require.Len(t, sess.Warnings, 1, "%q", sess.Warnings)
-			assert.Contains(t, sess.Warnings[0], "prt_03e")
-			assert.Contains(t, sess.Warnings[0], `"hologram"`)
+			warnings := rowWarnings(sess.Warnings)
+			require.Len(t, warnings, 1, "%q", warnings)
+			assert.Contains(t, warnings[0], "prt_03e")
+			assert.Contains(t, warnings[0], `"hologram"`)
 		})
 	}
 }
@@ -458,6 +459,35 @@ func TestImmutableFallback(t *testing.T) {
 	assert.Contains(t, sess.Warnings[0], "immutable=1")
 }
 
+// TestWALWithoutItsFiles opens a WAL database that opencode left without
+// -wal and -shm: immutable, with a notice, and nothing created beside it;
+// once opencode runs again (both files exist) the store reopens read-only
+// and sees its commits.
+func TestWALWithoutItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "opencode.db")
+	writeDB(t, path, rootSession())
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	infos, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, infos, 1)
+	require.Len(t, Warnings(s), 1)
+	assert.Contains(t, Warnings(s)[0], "without its -wal and -shm files")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "only opencode.db")
+
+	writer := openTestDB(t, path) // opencode starts: -wal and -shm appear
+	defer writer.Close()
+	insertSession(t, writer, childSession())
+	infos, err = s.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, infos, 2, "the writer's commit, seen after the reopen")
+	assert.Empty(t, Warnings(s))
+}
+
 func TestStoreNeverWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	writeDB(t, path, rootSession(), childSession())
@@ -465,7 +495,7 @@ func TestStoreNeverWrites(t *testing.T) {
 	require.NoError(t, err)
 	s, err := openSQLite(path)
 	require.NoError(t, err)
-	_, err = s.db.Exec(`DELETE FROM part`)
+	_, err = s.c().db.Exec(`DELETE FROM part`)
 	require.Error(t, err, "the connection must refuse writes")
 	_, err = s.List(ctx)
 	require.NoError(t, err)

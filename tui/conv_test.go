@@ -57,7 +57,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 				require.NoError(t, err)
 				for _, mem := range []int64{0, 1 << 30} {
 					maxInMemoryJSON = mem
-					res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l)
+					res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{})
 					require.NoError(t, res.err)
 					got := res.json
 					if res.file != nil {
@@ -75,7 +75,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
 					require.Equal(t, int64(len(want)), res.size)
 				}
-				res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l)
+				res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{})
 				ids := stepCallIDs(full, step)
 				wantEx := excerpts(val, r.Places, ids, render.MarshalIndent)
 				for _, id := range ids {

@@ -37,6 +37,9 @@ type sessionData struct {
 	// kept for the most recently shown calls only (details).
 	lazy    sessions.Lazy
 	loading bool
+	// caps is what opencode's config says the session's models take, nil
+	// until read (caps.go)
+	caps    *capsState
 	next    int
 	details *detailCache
 	budget  int // of eagerBytes, what is left
@@ -163,6 +166,7 @@ func ownProvider(msg *model.Message) render.Provider {
 type listedMsg struct {
 	infos []model.SessionInfo
 	err   error
+	warns []string // the store's, after the list
 }
 
 type loadedMsg struct {
@@ -173,10 +177,12 @@ type loadedMsg struct {
 }
 
 type convKey struct {
-	sess *model.Session
-	p    render.Provider
-	step int
-	low  model.Lowering // "" for agents that build their own requests
+	sess   *model.Session
+	data   *sessionData // sess's, whose caps it is rendered with
+	p      render.Provider
+	step   int
+	low    model.Lowering     // "" for agents that build their own requests
+	inputs model.CapsOverride // the I override of the models' inputs
 }
 
 type convResult struct {
@@ -192,7 +198,10 @@ type convResult struct {
 	lazy bool
 	// excerpts of the calls whose results the request carries, by call id
 	excerpts map[string]excerpt
-	err      error
+	// note says what the rendering lacks that the agent sent (Gemini
+	// CLI's streamed thoughtSignatures), or ""
+	note string
+	err  error
 }
 
 type convMsg struct {
@@ -217,7 +226,7 @@ func listCmd(store sessions.Store) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		infos, err := store.List(ctx)
-		return listedMsg{infos: infos, err: err}
+		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store)}
 	}
 }
 
@@ -270,7 +279,7 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 // Update. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
-func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
+func convCmd(k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -278,10 +287,11 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy) tea.Cmd {
 			// one at a time: each may read every output of the session
 			convSem <- struct{}{}
 			defer func() { <-convSem }()
-			return convMsg{key: k, res: convSpool(ctx, k, &snap, l)}
+			return convMsg{key: k, res: convSpool(ctx, k, &snap, l, caps)}
 		}
-		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low})
+		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
+		res.note = render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(&snap, k.p, k.step))
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
@@ -316,8 +326,8 @@ var maxInMemoryJSON int64 = 4 << 20
 
 // convSpool renders a lazy session's conversation and writes its JSON to
 // a temporary file.
-func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy) convResult {
-	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low})
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities) convResult {
+	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 	if err != nil {
 		return convResult{err: err}
 	}

@@ -28,6 +28,7 @@ type KeyMap struct {
 	Provider  key.Binding
 	Provider2 key.Binding
 	Lowering  key.Binding // ai-sdk ↔ native for opencode v1 sessions
+	Inputs    key.Binding // the models' inputs: declared, text-only, all
 	OtherPipe key.Binding // Compare: the same tool in the other pipeline
 	Left      key.Binding
 	Right     key.Binding
@@ -66,6 +67,7 @@ func DefaultKeyMap() KeyMap {
 		Provider:  b(k("p"), h("p", "provider")),
 		Provider2: b(k("P"), h("P", "compare with")),
 		Lowering:  b(k("L"), h("L", "lowering")),
+		Inputs:    b(k("I"), h("I", "inputs")),
 		OtherPipe: b(k("V"), h("V", "v1↔v2")),
 		Left:      b(k("left", "h"), h("←/→", "scroll sideways")),
 		Right:     b(k("right", "l")),

@@ -471,11 +471,12 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	}
 	type side struct {
 		ci   *callInfo
+		data *sessionData
 		sess *model.Session
 	}
-	sides := []side{{ci, r.data.sess}}
+	sides := []side{{ci, r.data, r.data.sess}}
 	if oi != nil {
-		sides = append(sides, side{oi, o.sess})
+		sides = append(sides, side{oi, o, o.sess})
 	}
 	var texts [2]string
 	allReady := true
@@ -495,7 +496,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			texts[i] = b.String()
 			continue
 		}
-		k := convKey{sess: sd.sess, p: v.provider, step: step, low: low}
+		k := convKey{sess: sd.sess, data: sd.data, p: v.provider, step: step, low: low, inputs: v.inputs}
 		res, ready := conv(k)
 		switch {
 		case !ready:
@@ -515,7 +516,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		}
 		texts[i] = b.String()
 	}
-	key := fmt.Sprintf("x/%s/%p/%s/%s/%t", rowKey(r), o, v.provider, v.lowV1, allReady)
+	key := fmt.Sprintf("x/%s/%p/%s/%s/%s/%t", rowKey(r), o, v.provider, v.lowV1, v.inputs, allReady)
 	if v.loaded[p] == key {
 		return
 	}

@@ -53,6 +53,8 @@ type sessionView struct {
 	// lowV1 is the lowering chosen for v1 opencode sessions (L); the
 	// root sets it before every refresh.
 	lowV1 model.Lowering
+	// inputs is the override of the models' declared inputs (I)
+	inputs model.CapsOverride
 	// other, when set, makes Compare show the selected call beside the
 	// first call of the same tool in a session of the other opencode
 	// pipeline (V).
@@ -221,9 +223,10 @@ func (v *sessionView) refresh(conv convSource) {
 		if p == paneRequest {
 			key = fmt.Sprintf("%p/%s/%d/%s", sess, v.provider, step, low)
 		}
+		key += fmt.Sprintf("/%s/%t", v.inputs, r.data.caps != nil)
 		res, ready := convResult{}, step == 0
 		if step > 0 {
-			k := convKey{sess: sess, p: v.provider, step: step, low: low}
+			k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: low, inputs: v.inputs}
 			if res, ready = conv(k); !ready {
 				v.need = append(v.need, k)
 			}
@@ -234,14 +237,14 @@ func (v *sessionView) refresh(conv convSource) {
 		}
 		if p == panePipeline {
 			text, heads, notes, marks, head := v.pipelineContent(ci, sess, low, step, res, ready)
-			v.headers[p] = head
+			v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
 			v.views[p].lineStyle = pipeLineStyle(v.st, heads, notes)
 			v.views[p].SetContent(text, nil, marks, false)
 			v.raw[p], v.loaded[p] = text, key
 			break
 		}
 		text, head, empty := v.wireContent(p, ci, sess, low, step, res, ready)
-		v.headers[p] = head
+		v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
 		v.views[p].empty = empty
 		if p == paneRequest && ready && res.err == nil && res.file != nil {
 			v.views[p].SetFile(res.file, lexerByName("json"), false)
@@ -255,7 +258,7 @@ func (v *sessionView) refresh(conv convSource) {
 			break
 		}
 		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%s/%d/%s", rowKey(r), v.provider, v.compare, step, low)
+		key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.inputs, r.data.caps != nil)
 		var texts [2]string
 		var notes [2]string
 		allReady := true
@@ -264,7 +267,7 @@ func (v *sessionView) refresh(conv convSource) {
 				notes[i] = "no later request"
 				continue
 			}
-			k := convKey{sess: sess, p: prov, step: step, low: low}
+			k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.inputs}
 			res, ready := conv(k)
 			if !ready {
 				v.need = append(v.need, k)
@@ -302,7 +305,7 @@ func (v *sessionView) refresh(conv convSource) {
 				second += v.st.BadgeWarn.Render(fmt.Sprintf(" · %s: %s", []render.Provider{v.provider, v.compare}[i].Label(), n))
 			}
 		}
-		v.headers[p] = []string{head, second}
+		v.headers[p] = withLine([]string{head, second}, v.capsLine(r.data, ci.msg))
 		v.raw[p], v.loaded[p] = texts[0], key
 	}
 	v.layoutPane()
@@ -498,6 +501,9 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 	case !res.rendered:
 		head = append(head, st.BadgeWarn.Render(v.provider.Label()+" is not available yet (its renderer returned nothing)"))
 		return "", head, "(not available for this provider yet)"
+	}
+	if res.note != "" {
+		head = append(head, st.BadgeWarn.Render(inertString(res.note, st.Inert)))
 	}
 	if p == paneRequest {
 		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, humanBytes(int(res.size)))))

@@ -10,9 +10,11 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,17 +39,30 @@ type Options struct {
 	// Live re-reads the store every couple of seconds, so a session that
 	// is still being written updates on screen (live.go).
 	Live bool
+	// Context, when done, ends the TUI as quitting does (the caller's
+	// signals: the terminal closing sends SIGHUP, which Bubble Tea does
+	// not catch).
+	Context context.Context
+	// Machine is where opencode's config is read (zero: this machine).
+	Machine sessions.Machine
 }
 
-// Run runs the TUI on the terminal until the user quits. NO_COLOR (any
-// non-empty value) turns colour off.
+// Run runs the TUI on the terminal until the user quits or opts.Context
+// is done. NO_COLOR (any non-empty value) turns colour off. However it
+// ends, it removes its spool files and gives the terminal its window
+// title back (pushed before, popped after: Bubble Tea only clears it).
 func Run(opts Options) error {
 	var popts []tea.ProgramOption
 	if os.Getenv("NO_COLOR") != "" {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
+	if opts.Context != nil {
+		popts = append(popts, tea.WithContext(opts.Context))
+	}
+	defer closeSpools()
+	os.Stdout.WriteString(ansi.WindowOp(22, 0)) // push the window and icon titles
+	defer os.Stdout.WriteString(ansi.WindowOp(23, 0))
 	_, err := tea.NewProgram(New(opts), popts...).Run()
-	closeSpools()
 	return err
 }
 
@@ -92,6 +107,11 @@ type Model struct {
 	// lowering is the lowering shown for opencode v1 sessions (L); v2
 	// sessions are always native, other agents have none.
 	lowering model.Lowering
+	// inputs overrides the declared inputs of opencode models (I); machine
+	// is where their config is read
+	inputs      model.CapsOverride
+	machine     sessions.Machine
+	capsPending map[*sessionData]bool
 
 	convs    map[convKey]convResult
 	convAge  []convKey // convs' keys, oldest first (maxConvs are kept)
@@ -110,18 +130,23 @@ type Model struct {
 func New(opts Options) Model {
 	st := NewStyles(true)
 	m := Model{
-		opts:     opts,
-		st:       st,
-		keys:     DefaultKeyMap(),
-		help:     help.New(),
-		now:      time.Now,
-		convs:    map[convKey]convResult{},
-		pending:  map[convKey]bool{},
-		details:  map[detailKey]bool{},
-		warnings: append([]string(nil), opts.Warnings...),
-		width:    80,
-		height:   24,
-		lowering: model.LoweringAISDK,
+		opts:        opts,
+		st:          st,
+		keys:        DefaultKeyMap(),
+		help:        help.New(),
+		now:         time.Now,
+		convs:       map[convKey]convResult{},
+		pending:     map[convKey]bool{},
+		details:     map[detailKey]bool{},
+		warnings:    append([]string(nil), opts.Warnings...),
+		width:       80,
+		height:      24,
+		lowering:    model.LoweringAISDK,
+		machine:     opts.Machine,
+		capsPending: map[*sessionData]bool{},
+	}
+	if m.machine.Env == nil && m.machine.Root == "" {
+		m.machine = sessions.ThisMachine()
 	}
 	m.help.Styles = st.Help
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner))
@@ -133,7 +158,7 @@ func New(opts Options) Model {
 		m.store = sessions.Combine(opts.Stores...)
 	}
 	for _, s := range opts.Stores {
-		m.warnings = append(m.warnings, sessions.Warnings(s)...)
+		m.addWarnings(sessions.Warnings(s)...)
 	}
 	m.picker = newPicker(st, time.Now)
 	if opts.SessionID != "" {
@@ -154,6 +179,16 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, loadCmd(m.store, m.opts.SessionID))
 	}
 	return tea.Batch(cmds...)
+}
+
+// addWarnings adds the warnings not listed yet: a store's notices come
+// again with every session and page it loads.
+func (m *Model) addWarnings(ws ...string) {
+	for _, w := range ws {
+		if !slices.Contains(m.warnings, w) {
+			m.warnings = append(m.warnings, w)
+		}
+	}
 }
 
 func (m *Model) busy() bool { return m.loading > 0 || len(m.pending) > 0 || len(m.details) > 0 }
@@ -225,14 +260,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
 		}
+		m.addWarnings(msg.warns...)
 	case loadedMsg:
 		m.loading = max(m.loading-1, 0)
 		if msg.err != nil {
 			m.fail("could not open session: " + msg.err.Error())
 			break
 		}
-		m.warnings = append(m.warnings, msg.warns...)
-		m.warnings = append(m.warnings, msg.data.sess.Warnings...)
+		m.addWarnings(msg.warns...)
+		m.addWarnings(msg.data.sess.Warnings...)
 		v := newSessionView(m.st, msg.data)
 		v.SetSize(m.width, m.bodyHeight())
 		m.stack = []*sessionView{v}
@@ -249,6 +285,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.warn("could not read the call's output: " + msg.err.Error())
 		}
+	case capsMsg:
+		delete(m.capsPending, msg.data)
+		msg.data.caps = msg.state
+		m.warnings = append(m.warnings, msg.state.warns...)
 	case convMsg:
 		delete(m.pending, msg.key)
 		if _, ok := m.convs[msg.key]; !ok {
@@ -309,7 +349,7 @@ func (m *Model) sync() []tea.Cmd {
 	if v == nil {
 		return nil
 	}
-	v.lowV1 = m.lowering
+	v.lowV1, v.inputs = m.lowering, m.inputs
 	v.refresh(func(k convKey) (convResult, bool) {
 		r, ok := m.convs[k]
 		return r, ok
@@ -329,13 +369,21 @@ func (m *Model) sync() []tea.Cmd {
 		}
 	}
 	for _, k := range v.need {
+		if k.data != nil && needsCaps(k.data) {
+			// rendered once the models' capabilities are read
+			if !m.capsPending[k.data] {
+				m.capsPending[k.data] = true
+				cmds = append(cmds, capsCmd(m.machine, k.data, k.sess.Info, sessions.SessionModels(k.sess)))
+			}
+			continue
+		}
 		if !m.pending[k] {
 			m.pending[k] = true
 			var l sessions.Lazy
 			if v.data.sess == k.sess {
 				l = v.data.lazy
 			}
-			cmds = append(cmds, convCmd(k, *k.sess, l))
+			cmds = append(cmds, convCmd(k, *k.sess, l, capsFor(k.data, k.inputs)))
 		}
 	}
 	return cmds
@@ -368,8 +416,8 @@ func (m *Model) addPage(msg pageMsg) tea.Cmd {
 	}
 	d.budget -= msg.used
 	d.addPage(msg.page, msg.children, msg.pre)
-	m.warnings = append(m.warnings, msg.warns...)
-	m.warnings = append(m.warnings, msg.page.Session.Warnings...)
+	m.addWarnings(msg.warns...)
+	m.addWarnings(msg.page.Session.Warnings...)
 	for _, v := range m.stack {
 		if v.data == d {
 			v.list.SetRows(buildRows(d, 0))
@@ -571,6 +619,9 @@ func (m *Model) sessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Lowering):
 		m.toggleLowering(v)
+		return nil
+	case key.Matches(msg, k.Inputs):
+		m.toggleInputs(v)
 		return nil
 	case key.Matches(msg, k.OtherPipe):
 		return m.otherPipeline(v)
@@ -1079,7 +1130,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{
 			move,
 			{k.Open, k.FocusPane, k.Left, k.NextPane, k.PrevPane, k.JumpPane},
-			{k.Provider, k.Provider2, k.Lowering, k.OtherPipe},
+			{k.Provider, k.Provider2, k.Lowering, k.Inputs, k.OtherPipe},
 			{k.Search, k.Next, k.Copy, k.Spill, k.Pager},
 			global,
 		}

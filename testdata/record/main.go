@@ -29,6 +29,7 @@ type flavour struct {
 	Wire       string // chat, anthropic, gemini, responses, bedrock
 	Legacy     bool   // 1.1.x JSON storage
 	Lowering   string // "" (the AI SDK), "native" (OPENCODE_EXPERIMENTAL_NATIVE_LLM=1) or "v2" (opencode serve's v2 loop)
+	Scenario   string // "" (script.go) or "two" (scenario2.go)
 }
 
 func (f flavour) model() string { return f.ProviderID + "/" + f.ModelID }
@@ -49,6 +50,8 @@ var allFlavours = []flavour{
 	{Name: "responses-native", Version: currentVersion, ProviderID: "openai", ModelID: "gpt-5", Wire: "responses", Lowering: "native"},
 	{Name: "v2", Version: currentVersion, ProviderID: "oracle-openai", ModelID: "oracle-model", Wire: "chat", Lowering: "v2"},
 	{Name: "v2-anthropic", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Lowering: "v2"},
+	{Name: "local", Version: currentVersion, ProviderID: "oracle-local", ModelID: "oracle-local-model", Wire: "chat", Scenario: "two"},
+	{Name: "anthropic-2", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Scenario: "two"},
 }
 
 // options are the command-line flags.
@@ -66,6 +69,7 @@ func main() {
 		outDir      = flag.String("out", "testdata/opencode", "where the fixtures go (one folder per flavour)")
 		cacheDir    = flag.String("cache", defaultCacheDir(), "where opencode is installed with npm, and run logs are kept")
 		timeout     = flag.Duration("timeout", 6*time.Minute, "time limit for one opencode run")
+		rebuild     = flag.Bool("rebuild-root", false, "only write root/ of existing fixtures from their record.json (scenario2.go: rebuildRoot)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -77,6 +81,14 @@ func main() {
 		fatalf("%v", err)
 	}
 	opt.flavours = fl
+	if *rebuild {
+		for _, f := range fl {
+			if err := rebuildRoot(opt.outDir, f); err != nil {
+				fatalf("%s: %v", f.Name, err)
+			}
+		}
+		return
+	}
 	if _, err := os.Stat("go.mod"); err != nil {
 		fatalf("run this from the repository root (no go.mod here)")
 	}

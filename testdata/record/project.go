@@ -102,6 +102,10 @@ func projectFiles() map[string][]byte {
 func pixelPNG() []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, 1, 1))
 	img.Set(0, 0, color.NRGBA{R: 0xd0, G: 0x40, B: 0x20, A: 0xff})
+	return encodePNG(img)
+}
+
+func encodePNG(img image.Image) []byte {
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
 		panic(err)
@@ -168,7 +172,10 @@ func setupProject(l layout, files map[string][]byte, dirs ...string) error {
 // setupHome is setupProject with opencode's config (opencode.json, and a
 // skill for 1.1.x).
 func setupHome(l layout, f flavour, baseURL string) error {
-	if err := setupProject(l, projectFiles()); err != nil {
+	if err := setupProject(l, f.scenarioFiles()); err != nil {
+		return err
+	}
+	if err := setupScenarioConfig(l, f, baseURL); err != nil {
 		return err
 	}
 	cfg := opencodeConfig(f, baseURL)
@@ -218,7 +225,10 @@ func opencodeConfig(f flavour, baseURL string) map[string]any {
 				"modalities": textOnly, "limit": limit,
 			}},
 		}}
-	case "anthropic", "anthropic-native", "v2-anthropic":
+	case "local":
+		// declared in the global config (scenario2.go), not here
+		return cfg
+	case "anthropic", "anthropic-native", "v2-anthropic", "anthropic-2":
 		provider = map[string]any{"anthropic": map[string]any{
 			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": "sk-ant-oracle-fake-key"},
 		}}

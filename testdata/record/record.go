@@ -30,6 +30,9 @@ func opencodeEnv(l layout, f flavour) []string {
 	if f.Legacy {
 		env = append(env, "OPENCODE_DISABLE_MODELS_FETCH=1")
 	}
+	if f.Name == "local" {
+		env = append(env, "ORACLE_LOCAL_KEY=sk-local-fake-key")
+	}
 	if f.Name == "bedrock" {
 		env = append(env,
 			"AWS_ACCESS_KEY_ID=AKIAORACLEFAKEKEY000",
@@ -60,6 +63,7 @@ func recordFlavour(opt options, f flavour) (err error) {
 		return err
 	}
 	mainScript, exploreScript := scripts(f, l.Proj, prov.baseURL())
+	mainPrompt, followUpPrompt, explorePrompt := f.prompts()
 	prov.setScripts(mainScript, exploreScript)
 	logDir := filepath.Join(opt.cacheDir, "logs", f.Name)
 	_ = os.RemoveAll(logDir)
@@ -133,6 +137,9 @@ func recordFlavour(opt options, f flavour) (err error) {
 			return fmt.Errorf("copying opencode.db: %w", err)
 		}
 	}
+	if err := saveConfigChain(l, stage); err != nil {
+		return fmt.Errorf("copying the config files: %w", err)
+	}
 	spills, _ := filepath.Glob(filepath.Join(l.opencodeData(), "tool-output", "tool_*"))
 	if len(spills) > 0 {
 		if err := os.MkdirAll(filepath.Join(stage, "data", "tool-output"), 0o755); err != nil {
@@ -191,8 +198,9 @@ func recordFlavour(opt options, f flavour) (err error) {
 		"wire":             f.Wire,
 		"lowering":         f.lowering(),
 		// text_only: the model is declared without image input, which changes
-		// how opencode sends images (correx wire --text-only).
-		"text_only":     f.Name == "openai" || f.Name == "legacy",
+		// how opencode sends images. correx's tests read it from the config
+		// files stored in root/, not from here.
+		"text_only":     f.Name == "openai" || f.Name == "legacy" || f.Name == "local",
 		"date":          time.Now().UTC().Format(time.RFC3339),
 		"recorder":      "go run ./testdata/record -flavour " + f.Name,
 		"home":          l.Home,

@@ -77,6 +77,9 @@ func c(name string, args rawJSON) call { return call{Name: name, Args: string(ar
 // scripts returns the scripted turns for the main conversation and for the
 // explore subagent. Turn N of a conversation is answered by element N.
 func scripts(f flavour, proj, pageURL string) (steps, explore []step) {
+	if f.Scenario == "two" {
+		return scripts2(f, proj, pageURL)
+	}
 	p := func(rel string) string {
 		if rel == "" {
 			return proj
@@ -211,13 +214,13 @@ func scripts(f flavour, proj, pageURL string) (steps, explore []step) {
 func scriptFor(firstUser string, main, explore []step) (string, []step) {
 	t := strings.TrimSpace(firstUser)
 	switch {
-	case t == mainPrompt:
+	case t == mainPrompt, t == mainPrompt2:
 		return "main", main
-	case t == explorePrompt:
+	case t == explorePrompt, strings.Contains(t, explorePrompt2):
 		return "explore", explore
 	case strings.Contains(t, explorePrompt):
 		return "explore", explore
-	case strings.Contains(t, mainPrompt):
+	case strings.Contains(t, mainPrompt), strings.Contains(t, mainPrompt2):
 		return "main", main
 	}
 	return "", nil

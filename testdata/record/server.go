@@ -95,6 +95,10 @@ func (p *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write(bigPage())
 		return
+	case r.Method == http.MethodGet && r.URL.Path == "/rows-page.txt":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(rowsPage())
+		return
 	case r.Method != http.MethodPost:
 		p.problem("unexpected %s %s", r.Method, r.URL.RequestURI())
 		http.NotFound(w, r)

@@ -228,6 +228,9 @@ func recordV2(opt options, f flavour) (err error) {
 	if err := backupDB(filepath.Join(l.opencodeData(), "opencode.db"), dbCopy); err != nil {
 		return fmt.Errorf("copying opencode.db: %w", err)
 	}
+	if err := saveConfigChain(l, stage); err != nil {
+		return fmt.Errorf("copying the config files: %w", err)
+	}
 	spills, _ := filepath.Glob(filepath.Join(l.opencodeData(), "tool-output", "tool_*"))
 	if len(spills) > 0 {
 		if err := os.MkdirAll(filepath.Join(stage, "data", "tool-output"), 0o755); err != nil {
