@@ -99,9 +99,11 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
   correx ls [--source PATH] [--json]        list sessions
   correx calls --session ID [--json]        list a session's tool calls
-  correx show --session ID --call ID [--json] [--lowering L] [--provider P]
+  correx show --session ID --call ID [--json] [--lowering L] [--provider P] [--allow-outside-spill]
                                             print a call's model-visible result, byte for byte
-                                            (as P received it; default the session's provider)
+                                            (as P received it; default the session's provider;
+                                            --allow-outside-spill: measure a spill file the
+                                            transcript names outside the agent's spill folder)
   correx wire --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
                                             print the conversation a provider received
                                             (--json: {"capabilities", "conversation"}); the
@@ -130,6 +132,7 @@ type cli struct {
 	lowering                        string
 	step                            int
 	asJSON, textOnly, images        bool
+	allowOutsideSpill               bool
 }
 
 // flags parses a command's flags; want names the ones it takes.
@@ -154,6 +157,8 @@ func (c *cli) flags(name string, args []string, want ...string) error {
 			fs.BoolVar(&c.images, "images", false, "")
 		case "lowering":
 			fs.StringVar(&c.lowering, "lowering", "", "")
+		case "allow-outside-spill":
+			fs.BoolVar(&c.allowOutsideSpill, "allow-outside-spill", false, "")
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -338,6 +343,9 @@ type showJSON struct {
 	// Capabilities: what the model of the call's step takes (opencode)
 	Capabilities *capsJSON `json:"capabilities,omitempty"`
 	Rebuilt      string    `json:"request_rebuilt,omitempty"` // as in callRow
+	// SpillProblem says why the spill found is not read: outside the
+	// agent's spill folder, not a regular file, permission denied.
+	SpillProblem string `json:"spill_problem,omitempty"`
 }
 
 // rebuiltNote says why the request of step was rebuilt from the
@@ -355,7 +363,7 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only", "provider?"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only", "allow-outside-spill", "provider?"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
@@ -407,7 +415,9 @@ func (c *cli) show(args []string) error {
 	if p == "" && m.Lowering == model.LoweringNative && formatters.LoweringMatters(found) {
 		return fmt.Errorf("%w: show: call %s: under the native lowering its media stay in the result or not by provider, and the session's provider %q is not one correx knows: pass --provider", errUsage, found.CallID, m.ProviderID)
 	}
-	v := render.Visible(found, sessions.SpillsFor(s.Info), p, m)
+	spills := sessions.SpillsFor(s.Info)
+	spills.AllowOutside = c.allowOutsideSpill
+	v := render.Visible(found, spills, p, m)
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {
@@ -422,6 +432,9 @@ func (c *cli) show(args []string) error {
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
 		Rebuilt:   rebuiltNote(s, step+1),
+	}
+	if t := v.Truncation; t != nil && t.SpillFound != "" {
+		out.SpillProblem = spills.SpillProblem(t.SpillFound)
 	}
 	if owner != nil && s.Info.Agent == model.AgentOpencode {
 		one := &model.Session{Info: s.Info, Messages: []model.Message{*owner}}
@@ -644,8 +657,18 @@ func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id st
 		if err := inert.WriteText(w, v.Text); err != nil {
 			return err
 		}
-		_, err := io.WriteString(w, "\n")
-		return err
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		for _, c := range v.Result.Content {
+			switch c.Type {
+			case model.ContentFile:
+				fmt.Fprintf(w, "+ file: %s\n", inert.Cell(c.Mime))
+			case model.ContentToolRef:
+				fmt.Fprintf(w, "+ tool reference: %s (the Anthropic API puts the tool's definition here; that text is not recorded)\n", inert.Cell(c.Name))
+			}
+		}
+		return nil
 	})
 }
 

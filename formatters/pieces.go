@@ -17,6 +17,12 @@ type SpillReader interface {
 	ReadSpill(path string, off int64, n int) ([]byte, error)
 }
 
+// SpillProblem says why a spill file FindSpill found is not read (it gave
+// lines or bytes -1), e.g. "outside opencode's spill folder: PATH".
+type SpillProblem interface {
+	SpillProblem(path string) string
+}
+
 // shape is what a truncation rule keeps of the output: its start (head),
 // its end (tail), and whether it cuts inside lines (by characters or
 // bytes) or between them.
@@ -30,6 +36,7 @@ var shapes = map[model.TruncationKind]shape{
 	model.TruncClaudePersisted: {head: true},                            // the preview is cut back to a newline
 	model.TruncClaudeMiddle:    {head: true, tail: true, charCut: true},
 	model.TruncClaudeLines:     {head: true},
+	model.TruncClaudeGlob:      {head: true},
 	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},
 	model.TruncCodexChars:      {head: true, tail: true, charCut: true},
 	model.TruncCodexLines:      {head: true, tail: true},
@@ -66,6 +73,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		if path, lines, size, ok := spill.FindSpill(t.SpillPath); ok {
 			t.SpillFound = path
 			full.lines, full.bytes, full.why = &lines, &size, ""
+			if lines < 0 || size < 0 { // found, not read
+				full.lines, full.bytes, full.why = nil, nil, "the spill file was not read"
+				if p, ok := spill.(SpillProblem); ok {
+					full.why = p.SpillProblem(path)
+				}
+			}
 		} else {
 			full.why = "the spill file is gone (expected at " + t.SpillPath + ")"
 		}
@@ -471,6 +484,18 @@ func fullFromFooters(t *model.Truncation, text string) fullSize {
 			}
 		}
 		f.why = "a directory listing has no size in bytes"
+		return f
+	}
+	if t.Kind == model.TruncClaudeGlob {
+		if m := claudeGlobCap.FindStringSubmatch(text); m != nil && m[1] != "" {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				f.lines = &n // one file a line
+			}
+		}
+		f.why = "Claude Code's Glob counts files, not bytes"
+		if f.lines == nil {
+			f.why = "Claude Code's Glob stopped without counting every match"
+		}
 		return f
 	}
 	if !isRead(t.Kind) {

@@ -23,14 +23,15 @@ package sessions
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,42 +75,44 @@ func openClaudeFile(path string) (Store, error) {
 }
 
 // openClaudeDir opens a config dir (projects/ inside), a projects dir or a
-// project dir of Claude Code transcripts; ok is false when dir holds none.
-func openClaudeDir(dir string) (Store, bool) {
+// project dir of Claude Code transcripts; ok is false when dir holds none,
+// and problem then names a .jsonl file that could not be read.
+func openClaudeDir(dir string) (s Store, ok bool, problem error) {
 	for _, d := range []string{filepath.Join(dir, "projects"), dir} {
-		if hasClaudeTranscripts(d) {
-			return newClaudeStore(dir, []string{d}), true
+		found, err := hasClaudeTranscripts(d)
+		if found {
+			return newClaudeStore(dir, []string{d}), true, nil
 		}
+		problem = cmp.Or(problem, err)
 	}
-	return nil, false
+	return nil, false, problem
 }
 
 // hasClaudeTranscripts says whether dir holds *.jsonl files whose first
-// line looks like Claude Code's, directly or one level down.
-func hasClaudeTranscripts(dir string) bool {
+// line looks like Claude Code's, directly or one level down; problem is
+// the first such file that could not be read.
+func hasClaudeTranscripts(dir string) (found bool, problem error) {
 	for _, pat := range []string{"*.jsonl", "*/*.jsonl"} {
 		files, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, f := range files {
-			if looksClaude(f) {
-				return true
+			ok, err := looksClaude(f)
+			if ok {
+				return true, nil
 			}
+			problem = cmp.Or(problem, err)
 		}
 	}
-	return false
+	return false, problem
 }
 
 // looksClaude reads the first line of a file for Claude Code's fields.
-func looksClaude(path string) bool {
-	f, err := os.Open(path)
+func looksClaude(path string) (bool, error) {
+	head, err := readHead(path, 4096)
 	if err != nil {
-		return false
+		return false, err
 	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
 	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) &&
-		(bytes.Contains(head, []byte(`"sessionId"`)) || bytes.Contains(head, []byte(`"leafUuid"`)) || bytes.Contains(head, []byte(`"parentUuid"`)))
+		(bytes.Contains(head, []byte(`"sessionId"`)) || bytes.Contains(head, []byte(`"leafUuid"`)) || bytes.Contains(head, []byte(`"parentUuid"`))), nil
 }
 
 func newClaudeStore(path string, roots []string) *claudeStore {
@@ -167,7 +170,7 @@ func (s *claudeStore) transcriptFiles() []string {
 func (s *claudeStore) load(file string) ([]*model.Session, error) {
 	st, err := os.Stat(file)
 	if err != nil {
-		return nil, err
+		return nil, fileErr(file, err)
 	}
 	s.mu.Lock()
 	c := s.cache[file]
@@ -188,6 +191,7 @@ func (s *claudeStore) load(file string) ([]*model.Session, error) {
 func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	var infos []model.SessionInfo
 	var warns []string
+	var problems []error
 	files := map[string]string{}
 	byID := map[string]*model.Session{}
 	for _, f := range s.transcriptFiles() {
@@ -195,8 +199,12 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 			return nil, err
 		}
 		list, err := s.load(f)
+		if err == nil && len(list[0].Messages) == 0 && len(list[0].Warnings) > 0 {
+			err = notSession(f, "line "+strings.TrimPrefix(list[0].Warnings[0], f+":"))
+		}
 		if err != nil {
-			warns = append(warns, fmt.Sprintf("%s: %v", f, err))
+			warns = append(warns, skipped(err))
+			problems = append(problems, err)
 			continue
 		}
 		for _, sess := range list {
@@ -215,7 +223,7 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	}
 	s.setIndex(files, warns)
 	sortInfos(infos)
-	return infos, nil
+	return infos, noSessionRead(len(infos), problems)
 }
 
 func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, error) {
@@ -362,7 +370,7 @@ func readClaudeTranscript(file, root string) ([]*model.Session, error) {
 	base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 	r.main = r.newSession(base)
 	r.warnAt = lineWarner(&r.warn, file)
-	if err := readJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }); err != nil {
+	if err := readJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }, r.warnAt); err != nil {
 		return nil, err
 	}
 	out := []*model.Session{r.main}
@@ -411,8 +419,11 @@ func (r *ccReader) spawnInfo(base string) {
 	if !strings.HasPrefix(base, "agent-") {
 		return
 	}
-	b, err := os.ReadFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
+	b, err := readFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.main.Warnings = append(r.main.Warnings, err.Error())
+		}
 		return
 	}
 	var meta struct {
@@ -615,6 +626,9 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 				}
 			case "tool_result":
 				r.result(sess, st, l, b)
+				for _, k := range ccUnknownBlocks(b.Content) {
+					r.warnAt(lineNo, "tool_result %s: a %q block correx does not read, left out of the result", b.ToolUseID, k)
+				}
 			}
 		}
 	}
@@ -740,6 +754,8 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 				switch b.Type {
 				case "text":
 					v.Content = append(v.Content, model.ToolContent{Type: model.ContentText, Text: b.Text})
+				case "tool_reference":
+					v.Content = append(v.Content, model.ToolContent{Type: model.ContentToolRef, Name: b.ToolName})
 				default:
 					if f := ccBlockFile(b); f != nil {
 						v.Content = append(v.Content, model.ToolContent{Type: model.ContentFile, URI: f.URL, Mime: f.Mime})
@@ -754,6 +770,26 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 		return &model.ToolResultValue{Type: model.ResultError, Text: s}
 	}
 	return &model.ToolResultValue{Type: model.ResultText, Text: s}
+}
+
+// ccUnknownBlocks is the types of a tool_result content's blocks that
+// claudeResultValue leaves out.
+func ccUnknownBlocks(content json.RawMessage) []string {
+	if len(content) == 0 || content[0] != '[' {
+		return nil
+	}
+	var blocks []model.AnthropicBlock
+	_ = json.Unmarshal(content, &blocks)
+	var out []string
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text" || b.Type == "tool_reference":
+		case (b.Type == "image" || b.Type == "document") && ccBlockFile(b) != nil:
+		default:
+			out = append(out, b.Type)
+		}
+	}
+	return out
 }
 
 // ccBlockFile is an image or document block as a file (base64 sources as a
@@ -1013,10 +1049,14 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		}
 	}
 	req := &model.LoggedRequest{Provider: "anthropic", Rebuilt: why}
+	var msgs []*ccRun
 	for _, run := range st.runs {
 		if run.line > from && run.line < line && len(run.blocks) > 0 {
-			req.Messages = append(req.Messages, run.message(len(run.blocks), st.sentBlock))
+			msgs = ccJoinStreamed(msgs, run)
 		}
+	}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, m.message(len(m.blocks), st.sentBlock))
 	}
 	if n := len(req.Messages); n > 0 {
 		var last struct {
@@ -1026,6 +1066,26 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		req.Cache = []model.CacheMark{{Message: n - 1, Block: len(last.Content) - 1, Value: json.RawMessage(`{"type":"ephemeral"}`)}}
 	}
 	return req
+}
+
+// ccJoinStreamed adds run to the messages of a rebuilt request. Claude Code
+// runs a call while the model still streams the next ones, so an assistant
+// message's lines (one message.id) can be split by the lines of the
+// results that arrived meanwhile; it sends them as one assistant message
+// followed by one user message of all those results, in the order they
+// arrived.
+func ccJoinStreamed(msgs []*ccRun, run *ccRun) []*ccRun {
+	n := len(msgs)
+	if n >= 2 && run.role == "assistant" && run.msgID != "" && msgs[n-1].role == "user" &&
+		msgs[n-2].role == "assistant" && msgs[n-2].msgID == run.msgID {
+		msgs[n-2].blocks = append(msgs[n-2].blocks, run.blocks...)
+		return msgs
+	}
+	if n >= 1 && run.role == "user" && msgs[n-1].role == "user" {
+		msgs[n-1].blocks = append(msgs[n-1].blocks, run.blocks...)
+		return msgs
+	}
+	return append(msgs, &ccRun{role: run.role, msgID: run.msgID, blocks: append([]json.RawMessage(nil), run.blocks...)})
 }
 
 // sentBlock is a transcript block as Claude Code sends it: a tool_result

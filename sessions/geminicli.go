@@ -93,6 +93,7 @@ func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	var warnings []string
 	byID := map[string]string{}
 	var infos []model.SessionInfo
+	var problems []error
 	// a resumed legacy .json is rewritten as .jsonl beside it: the .jsonl wins
 	sort.SliceStable(files, func(i, j int) bool {
 		return strings.HasSuffix(files[i], ".jsonl") && !strings.HasSuffix(files[j], ".jsonl")
@@ -105,7 +106,8 @@ func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		}
 		sess, err := readGeminiChat(f)
 		if err != nil {
-			warnings = append(warnings, "skipped "+err.Error())
+			warnings = append(warnings, skipped(err))
+			problems = append(problems, err)
 			continue
 		}
 		l := geminiListed{info: sess.Info, file: f}
@@ -142,7 +144,7 @@ func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	}
 	s.setIndex(byID, warnings)
 	sortInfos(infos)
-	return infos, nil
+	return infos, noSessionRead(len(infos), problems)
 }
 
 // geminiListed is a chat file List read: its session and message ids.
@@ -369,7 +371,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 		}
 	}
 	if strings.HasSuffix(path, ".json") {
-		b, err := os.ReadFile(path)
+		b, err := readFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +379,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 			Messages []json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("%s: not a Gemini CLI session file: %v", path, err)
+			return nil, notSession(path, "not JSON: "+err.Error())
 		}
 		run = 1
 		setMeta(1, b)
@@ -386,11 +388,11 @@ func readGeminiChat(path string) (*model.Session, error) {
 				list = append(list, e)
 			}
 		}
-	} else if err := readJSONL(path, line); err != nil {
+	} else if err := readJSONL(path, line, warnf); err != nil {
 		return nil, err
 	}
 	if !meta {
-		return nil, fmt.Errorf("%s: no sessionId: not a Gemini CLI chat file", path)
+		return nil, notSession(path, "no sessionId: not a Gemini CLI chat")
 	}
 	sess.Info.Updated = updated
 	for _, e := range list {
@@ -597,7 +599,7 @@ func finishGeminiInfo(sess *model.Session) {
 	if sess.Info.Directory == "" {
 		sess.Info.Directory = geminiProjectRoot(sess)
 	}
-	spill := Spills{DataDir: sess.Info.DataDir}
+	spill := SpillsFor(sess.Info)
 	for _, r := range sess.ToolCalls() {
 		sess.Info.ToolCalls++
 		if r.Call.Status == model.StatusError {
@@ -614,7 +616,7 @@ func finishGeminiInfo(sess *model.Session) {
 // the first workspace directory of the session context the CLI sent.
 func geminiProjectRoot(sess *model.Session) string {
 	slug := filepath.Base(sess.Info.DataDir)
-	if b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
+	if b, err := readFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
 		var doc struct {
 			Projects map[string]string `json:"projects"`
 		}

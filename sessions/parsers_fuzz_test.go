@@ -372,7 +372,8 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := fuzzFile(t, dir, "f.jsonl", data)
 		var got, want []line
-		if err := readJSONL(path, func(n int, l []byte, last bool) { got = append(got, line{n, string(l), last}) }); err != nil {
+		warnf := func(n int, format string, args ...any) { t.Fatalf("line %d: "+format, append([]any{n}, args...)...) }
+		if err := readJSONL(path, func(n int, l []byte, last bool) { got = append(got, line{n, string(l), last}) }, warnf); err != nil {
 			t.Fatal(err)
 		}
 		split := bytes.Split(data, []byte("\n"))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/url"
 	"os"
@@ -41,7 +40,8 @@ type sqliteStore struct {
 
 	mu           sync.Mutex
 	openWarnings []string   // from the open: an immutable fallback
-	waitingWAL   string     // opened immutable for want of -wal/-shm: the note saying so
+	waitingWAL   bool       // opened immutable for want of -wal/-shm
+	walNote      string     // while waitingWAL: what that open does not see, if anything
 	listWarnings []string   // from the last List: rows it could not read
 	retired      []*sqlConn // pools replaced by a reopen, closed by Close
 }
@@ -94,7 +94,7 @@ func openSQLite(path string) (*sqliteStore, error) {
 	}
 	s := &sqliteStore{path: abs}
 	immutable, note := walFilesMissing(abs)
-	s.waitingWAL = note
+	s.waitingWAL, s.walNote = immutable, note
 	db, tables, err := connect(abs, immutable)
 	if err != nil && !immutable && canRetryImmutable(err) {
 		first := err
@@ -126,7 +126,7 @@ func openSQLite(path string) (*sqliteStore, error) {
 func (s *sqliteStore) reopenIfWAL() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.waitingWAL == "" {
+	if !s.waitingWAL {
 		return
 	}
 	if _, err := os.Lstat(s.path + "-wal"); err != nil {
@@ -141,24 +141,21 @@ func (s *sqliteStore) reopenIfWAL() {
 	}
 	blobs, _ := openBlobReader(s.path, false)
 	s.retired = append(s.retired, s.conn.Swap(&sqlConn{db: db, blobs: blobs}))
-	s.waitingWAL = ""
+	s.waitingWAL, s.walNote = false, ""
 }
 
 // walFilesMissing tells whether path is a WAL-mode database whose -wal or
 // -shm file is missing (as opencode leaves them when it is not running):
 // opening it even read-only would make SQLite create both in the agent's
-// folder and leave them there, so it is opened with immutable=1 instead;
-// note says so, and what that hides.
+// folder and leave them there, so it is opened with immutable=1 instead.
+// note says what that hides: nothing when there is no -wal content (opencode
+// checkpointed and removed it on exit, so the file is complete, and the
+// store reopens normally once opencode starts again), the -wal's commits
+// when only the -shm is missing.
 func walFilesMissing(path string) (immutable bool, note string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, ""
-	}
-	var head [20]byte
-	_, err = io.ReadFull(f, head[:])
-	f.Close()
+	head, err := readHead(path, 20)
 	// bytes 18 and 19 of the header: the write and read versions, 2 for WAL
-	if err != nil || (head[18] != 2 && head[19] != 2) {
+	if err != nil || len(head) < 20 || (head[18] != 2 && head[19] != 2) {
 		return false, ""
 	}
 	wal, walErr := os.Lstat(path + "-wal")
@@ -169,7 +166,7 @@ func walFilesMissing(path string) (immutable bool, note string) {
 	case walErr == nil && wal.Size() > 0:
 		return true, fmt.Sprintf("%s: WAL database without its -shm file: opened with immutable=1 so that SQLite creates nothing beside it; the %d bytes of commits in its -wal file are not read (sessions show as of the last checkpoint), nor what opencode writes while correx runs", path, wal.Size())
 	}
-	return true, fmt.Sprintf("%s: WAL database without its -wal and -shm files (opencode is not running): opened with immutable=1 so that SQLite creates nothing beside it; what opencode writes while correx runs is not seen", path)
+	return true, ""
 }
 
 // connect opens the pool and reads the table names, which proves the
@@ -236,8 +233,8 @@ func (s *sqliteStore) Warnings() []string {
 // session carries; s.mu is held.
 func (s *sqliteStore) sessionWarnings() []string {
 	w := append([]string(nil), s.openWarnings...)
-	if s.waitingWAL != "" {
-		w = append(w, s.waitingWAL)
+	if s.walNote != "" {
+		w = append(w, s.walNote)
 	}
 	return w
 }

@@ -117,19 +117,7 @@ func visibles(c *model.ToolCall, spills formatters.SpillFinder, m render.Model) 
 }
 
 // agentName is an agent's display name.
-func agentName(a model.Agent) string {
-	switch a {
-	case model.AgentOpencode, "":
-		return "opencode"
-	case model.AgentClaudeCode:
-		return "Claude Code"
-	case model.AgentCodex:
-		return "Codex"
-	case model.AgentGeminiCLI:
-		return "Gemini CLI"
-	}
-	return string(a)
-}
+func agentName(a model.Agent) string { return a.Name() }
 
 // agentLabel is the picker's agent column: the agent, and for opencode
 // the pipeline ("opencode v2").
@@ -210,10 +198,11 @@ type convMsg struct {
 }
 
 type spillMsg struct {
-	path string
-	file *fileLines
-	cut  int64 // bytes not indexed (file larger than the cap)
-	err  error
+	path  string
+	file  *fileLines
+	cut   int64 // bytes not indexed (file larger than the cap)
+	err   error
+	pager bool // from spillPagerCmd: the file was checked for $PAGER
 }
 
 type pagerDoneMsg struct{ err error }
@@ -438,18 +427,6 @@ func otherCmd(store sessions.Store, cands []model.SessionInfo, tool string) tea.
 			return otherMsg{data: first, tool: tool}
 		}
 		return otherMsg{tool: tool, err: lastErr}
-	}
-}
-
-// maxSpillBytes caps how much of a spill file is indexed (8 bytes a line).
-const maxSpillBytes = 256 << 20
-
-// spillCmd indexes a spill file by line; the viewer reads the lines on
-// screen from it.
-func spillCmd(path string) tea.Cmd {
-	return func() tea.Msg {
-		fl, cut, err := indexFile(path, maxSpillBytes)
-		return spillMsg{path: path, file: fl, cut: cut, err: err}
 	}
 }
 

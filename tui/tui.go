@@ -103,6 +103,9 @@ type Model struct {
 	stack    []*sessionView
 	spill    *spillView
 	showHelp bool
+	// spillAsked is the spill outside its agent's spill folder the user
+	// was asked about: o (or O) again opens it.
+	spillAsked string
 
 	// lowering is the lowering shown for opencode v1 sessions (L); v2
 	// sessions are always native, other agents have none.
@@ -313,12 +316,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case fileSearchMsg:
 		m.applySearch(msg)
 	case spillMsg:
-		if m.spill != nil && m.spill.path == msg.path && m.spill.loading {
-			m.spill.SetFile(msg.file, msg.cut, msg.err)
-		} else if msg.file != nil {
-			msg.file.Close() // the viewer was closed meanwhile
-		}
-		m.loading = max(m.loading-1, 0)
+		m.spillOpened(msg)
 	case liveTickMsg, liveMsg:
 		cmds = append(cmds, m.live(msg))
 	case pagerDoneMsg:
@@ -855,8 +853,11 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 		m.warn(fmt.Sprintf("no spill file: a %s truncation keeps no full output", t.Kind))
 		return nil
 	}
+	spills := sessions.SpillsFor(v.data.sess.Info)
+	spills.AllowOutside = m.spillAsked == t.SpillFound // asked, and o pressed again
+	m.spillAsked = ""
 	if pager {
-		return pagerCmd(t.SpillFound)
+		return spillPagerCmd(spills, t.SpillFound)
 	}
 	if m.spill != nil {
 		m.spill.Close()
@@ -864,7 +865,7 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 	m.spill = newSpillView(m.st, ci.call().Tool, t)
 	m.spill.SetSize(m.width, m.bodyHeight())
 	m.loading++
-	return spillCmd(t.SpillFound)
+	return spillCmd(spills, t.SpillFound)
 }
 
 // copyPane copies a pane's text, or its file fl when it has one, to the
