@@ -339,24 +339,23 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of the first and last numbered
-// lines (opencode's "N: ", Claude Code's "N\t"); nil when they do not
-// count the piece's lines (numbers that skip or repeat: the lines of the
-// output it shows are then unknown).
+// numberedLines reads the line numbers of a piece's numbered lines
+// (opencode's "N: ", Claude Code's "N\t"); nil unless every line carries
+// the number one past the line before (numbers that skip or repeat, or a
+// line without one: the lines of the output it shows are then unknown).
 func numberedLines(s string, number *regexp.Regexp) *model.LineRange {
-	firstLine, lastLine := s, s
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		firstLine = s[:i]
+	var first, want int
+	for i, line := range strings.Split(s, "\n") {
+		n, ok := lineNumber(line, number)
+		if !ok || (i > 0 && n != want) {
+			return nil
+		}
+		if i == 0 {
+			first = n
+		}
+		want = n + 1
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		lastLine = s[i+1:]
-	}
-	a, okA := lineNumber(firstLine, number)
-	b, okB := lineNumber(lastLine, number)
-	if !okA || !okB || b-a != strings.Count(s, "\n") {
-		return nil
-	}
-	return &model.LineRange{First: a, Last: b}
+	return &model.LineRange{First: first, Last: want - 1}
 }
 
 func lineNumber(line string, number *regexp.Regexp) (int, bool) {
