@@ -188,7 +188,7 @@ func (v *sessionView) refresh(conv convSource) {
 		return
 	}
 	r.data.touch(r.idx)
-	panes[p].load(v, selected{p: p, r: r, ci: ci, sess: sess, low: low, vis: ci.visFor(low), conv: conv})
+	panes[p].load(v, selected{p: p, r: r, ci: ci, sess: sess, low: low, vis: ci.visFor(low, v.provider), conv: conv})
 	v.layoutPane()
 }
 
@@ -286,6 +286,9 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	}
 	if vis.Why != "" {
 		lines = append(lines, st.BadgeWarn.Render("why: ")+inertString(vis.Why, st.Inert))
+	}
+	if t != nil && t.Notice != nil {
+		lines = append(lines, st.Label.Render("notice, not in the result: ")+inertString(t.Notice.Where, st.Inert)+st.Muted.Render(" · ")+inertString(t.Notice.Text, st.Inert))
 	}
 	if t != nil {
 		switch {
