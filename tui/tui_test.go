@@ -352,8 +352,9 @@ func TestHelpFollowsFocus(t *testing.T) {
 	require.Contains(t, h.plain(), "enter open")
 	h.selectCall("call_task")
 	require.Contains(t, h.plain(), "enter into subagent")
+	require.NotContains(t, h.plain(), "y copy")
 	h.key("l")
-	require.Contains(t, h.plain(), "y copy pane")
+	require.Contains(t, h.plain(), "y copy") // the hint bar's short form of "copy pane"
 	h.key("?")
 	require.Contains(t, h.plain(), "compare with")
 }
