@@ -90,7 +90,7 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		gaps = append(gaps, model.Span{Start: last, End: len(text)})
 	}
 	t.Seen, t.Added = []model.SeenRange{}, []model.AddedPiece{}
-	pieces := carveAdded(t, text, gaps, appended)
+	pieces := carveAdded(t, text, gaps, appended, spill)
 	sh := shapes[t.Kind]
 	for i, p := range pieces {
 		r := model.SeenRange{Text: p}
@@ -141,7 +141,7 @@ func ends(sh shape, markers []model.Span, pieces []model.Span, i int) (head, tai
 
 // carveAdded takes the added pieces out of the gaps and returns what is
 // left: the pieces of the output.
-func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended int) []model.Span {
+func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended int, spill SpillFinder) []model.Span {
 	add := func(start, end int, what string) {
 		if end > start {
 			t.Added = append(t.Added, model.AddedPiece{Span: model.Span{Start: start, End: end}, What: what})
@@ -223,6 +223,10 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(g.Start+m[0], g.End, "bash's <shell_metadata> notes")
 				g.End = g.Start + m[0]
 			}
+			if text[g.Start:g.End] == bashNoOutput && emptyTail(t, spill) {
+				add(g.Start, g.End, "bash's placeholder for an empty tail")
+				g.End = g.Start
+			}
 		case t.Kind == model.TruncV2ReadPage:
 			// the JSON around the content string
 			if c := v2PageContent(text[g.Start:g.End]); c != nil {
@@ -255,6 +259,28 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 	}
 	t.Added = merged
 	return pieces
+}
+
+// bashNoOutput is what opencode's shell tool shows for an empty text
+// (shell.ts: `if(!B)B="(no output)"`): after a cut, when the output's last
+// line alone is over the byte cap and ends with a newline, the tail it
+// keeps is the empty line after it.
+const bashNoOutput = "(no output)"
+
+// emptyTail says whether a bash tail "(no output)" is that placeholder:
+// the spill file, found and readable, does not end with those bytes. When
+// it cannot be read the text is taken as the output's tail (unplaced).
+func emptyTail(t *model.Truncation, spill SpillFinder) bool {
+	rd, ok := spill.(SpillReader)
+	if !ok || t.SpillFound == "" || t.FullBytes == nil {
+		return false
+	}
+	n, size := len(bashNoOutput), *t.FullBytes
+	if size < n {
+		return true
+	}
+	b, err := rd.ReadSpill(t.SpillFound, int64(size-n), n)
+	return err == nil && string(b) != bashNoOutput
 }
 
 // v2PageContent finds the content string's characters (inside its
