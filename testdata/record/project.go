@@ -246,7 +246,7 @@ func opencodeConfig(f flavour, baseURL string) map[string]any {
 				"modalities": withImage, "limit": limit,
 			}},
 		}}
-	case "probe-claude", "probe-mistral":
+	case "probe-claude", "probe-mistral", "probe-legacy":
 		provider = probeConfig(f, baseURL)
 	case "gemini", "probe-gemini":
 		provider = map[string]any{f.ProviderID: map[string]any{

@@ -258,7 +258,11 @@ func analyze(wire string, doc map[string]any) conversation {
 			case "user":
 				addUser(texts(mm["content"], "text"))
 			case "assistant":
-				cv.assistants++
+				// not the "Done." opencode puts between tool results and a
+				// user message for Mistral models: no step of the script
+				if mm["content"] != "Done." || mm["tool_calls"] != nil {
+					cv.assistants++
+				}
 			}
 		}
 	case "gemini":
