@@ -18,13 +18,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"correx/formatters"
+	"correx/internal/inert"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -97,8 +99,10 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
   correx ls [--source PATH] [--json]        list sessions
   correx calls --session ID [--json]        list a session's tool calls
-  correx show --session ID --call ID [--json] [--lowering L]
+  correx show --session ID --call ID [--json] [--lowering L] [--allow-outside-spill]
                                             print a call's model-visible result, byte for byte
+                                            (--allow-outside-spill: measure a spill file the
+                                            transcript names outside the agent's spill folder)
   correx wire --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
                                             print the conversation a provider received
                                             (--json: {"capabilities", "conversation"}); the
@@ -121,11 +125,13 @@ $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, ~/.gemini).
 
 type cli struct {
 	out, errOut io.Writer
+	warned      map[string]bool // the warnings printed so far
 	// flags shared by the commands
 	source, session, call, provider string
 	lowering                        string
 	step                            int
 	asJSON, textOnly, images        bool
+	allowOutsideSpill               bool
 }
 
 // flags parses a command's flags; want names the ones it takes.
@@ -150,6 +156,8 @@ func (c *cli) flags(name string, args []string, want ...string) error {
 			fs.BoolVar(&c.images, "images", false, "")
 		case "lowering":
 			fs.StringVar(&c.lowering, "lowering", "", "")
+		case "allow-outside-spill":
+			fs.BoolVar(&c.allowOutsideSpill, "allow-outside-spill", false, "")
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -186,13 +194,20 @@ func (c *cli) open() (sessions.Store, error) {
 	return sessions.Combine(stores...), nil
 }
 
-func (c *cli) load() (*model.Session, error) {
-	st, err := c.open()
-	if err != nil {
-		return nil, err
+// warn prints on stderr each warning not printed before, one inert line
+// each: what the store could not read and left out, or why what is shown
+// may be out of date.
+func (c *cli) warn(ws ...string) {
+	for _, w := range ws {
+		if c.warned[w] {
+			continue
+		}
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[w] = true
+		fmt.Fprintf(c.errOut, "correx: warning: %s\n", inert.Cell(w))
 	}
-	defer st.Close()
-	return st.Load(context.Background(), c.session)
 }
 
 func (c *cli) ls(args []string) error {
@@ -204,35 +219,55 @@ func (c *cli) ls(args []string) error {
 		return err
 	}
 	defer st.Close()
-	return listSessions(c.out, st, c.asJSON)
+	return c.listSessions(st, c.asJSON)
 }
 
-func listSessions(out io.Writer, st sessions.Store, asJSON bool) error {
+// listSessions prints the sessions st lists; when some of its stores
+// could not be listed, the others' sessions, with a warning.
+func (c *cli) listSessions(st sessions.Store, asJSON bool) error {
+	out := c.out
 	list, err := st.List(context.Background())
+	c.warn(sessions.Warnings(st)...)
 	if err != nil {
-		return err
+		if len(list) == 0 {
+			return err
+		}
+		c.warn(err.Error())
 	}
 	if asJSON {
 		rows := make([]sessionRow, len(list))
 		for i, s := range list {
-			rows[i] = sessionRow{s, s.TruncatedBy()}
+			rows[i] = newSessionRow(s)
 		}
 		return writeJSON(out, rows)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMSGS\tCALLS\tTRUNC\tERRORS\tPARENT\tTITLE\tDIRECTORY")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d %s\t%d\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime),
-			s.Messages, s.ToolCalls, s.Truncated, s.TruncatedBy(), s.Errors, dash(s.ParentID), inert(s.Title), inert(s.Directory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s %s\t%s\t%s\t%s\t%s\n", inert.Cell(s.ID), s.Updated.Local().Format(time.DateTime),
+			s.Messages, atLeast(s.ToolCalls, s), atLeast(s.Truncated, s), s.TruncatedBy(), atLeast(s.Errors, s), inert.Cell(dash(s.ParentID)), inert.Cell(s.Title), inert.Cell(s.Directory))
 	}
 	return w.Flush()
 }
 
 // sessionRow is one session of `correx ls --json`: truncated_calls counted
 // as truncated_by says ("flagged" by the agent, or "detected" by correx).
+// A session that damage left partly unread has its counts null (these
+// fields hide SessionInfo's), and damaged says what was lost.
 type sessionRow struct {
 	model.SessionInfo
 	TruncatedBy string `json:"truncated_by"`
+	ToolCalls   *int   `json:"tool_calls"`
+	Truncated   *int   `json:"truncated_calls"`
+	Errors      *int   `json:"errors"`
+}
+
+func newSessionRow(s model.SessionInfo) sessionRow {
+	r := sessionRow{SessionInfo: s, TruncatedBy: s.TruncatedBy()}
+	if s.Damaged == "" {
+		r.ToolCalls, r.Truncated, r.Errors = &s.ToolCalls, &s.Truncated, &s.Errors
+	}
+	return r
 }
 
 // callRow is one line of `correx calls --json`.
@@ -286,7 +321,8 @@ func (c *cli) calls(args []string) error {
 		if r.AgentFlagged != nil {
 			flagged = map[bool]string{true: "yes", false: "no"}[*r.AgentFlagged]
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, r.CallID, r.Tool, r.Status, r.Result, r.Bytes, trunc, flagged, inert(oneLine(r.Title)))
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Step, inert.Cell(r.CallID), inert.Cell(r.Tool),
+			inert.Cell(string(r.Status)), inert.Cell(string(r.Result)), r.Bytes, trunc, flagged, inert.Cell(r.Title))
 	}
 	return w.Flush()
 }
@@ -306,6 +342,9 @@ type showJSON struct {
 	// Capabilities: what the model of the call's step takes (opencode)
 	Capabilities *capsJSON `json:"capabilities,omitempty"`
 	Rebuilt      string    `json:"request_rebuilt,omitempty"` // as in callRow
+	// SpillProblem says why the spill found is not read: outside the
+	// agent's spill folder, not a regular file, permission denied.
+	SpillProblem string `json:"spill_problem,omitempty"`
 }
 
 // rebuiltNote says why the request of step was rebuilt from the
@@ -323,7 +362,7 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only", "allow-outside-spill"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
@@ -352,17 +391,22 @@ func (c *cli) show(args []string) error {
 		return err
 	}
 	if s == nil || found == nil {
+		if n := len(c.warned); n > 0 {
+			return fmt.Errorf("call %q not found in session %s; it may be among what the %d warning(s) above name as left out", c.call, c.session, n)
+		}
 		return fmt.Errorf("call %q not found in session %s", c.call, c.session)
 	}
 	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
 		return fmt.Errorf("session %s is a v2 session: opencode always lowers it natively (--lowering native)", s.Info.ID)
 	}
 	ref := model.CallRef{Call: found}
-	v := formatters.Visible(ref.Call, sessions.SpillsFor(s.Info), formatters.WithLowering(lowering))
+	spills := sessions.SpillsFor(s.Info)
+	spills.AllowOutside = c.allowOutsideSpill
+	v := formatters.Visible(ref.Call, spills, formatters.WithLowering(lowering))
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {
-			text = inert(text) // bytes exact when piped, never raw escapes on a terminal
+			text = inert.Text(text) // bytes exact when piped, never raw controls on a terminal
 		}
 		_, err := io.WriteString(c.out, text)
 		return err
@@ -373,6 +417,9 @@ func (c *cli) show(args []string) error {
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
 		Rebuilt:   rebuiltNote(s, step+1),
+	}
+	if t := v.Truncation; t != nil && t.SpillFound != "" {
+		out.SpillProblem = spills.SpillProblem(t.SpillFound)
 	}
 	if owner != nil && s.Info.Agent == model.AgentOpencode {
 		one := &model.Session{Info: s.Info, Messages: []model.Message{*owner}}
@@ -458,6 +505,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.warn(page.Session.Warnings...)
 		if err := begin(page.Session); err != nil {
 			return err
 		}
@@ -473,12 +521,16 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.warn(s.Warnings...)
 		if err := begin(s); err != nil {
 			return err
 		}
 		conv, err := render.Conversation(s, p, c.step, m)
 		if err != nil {
 			return err
+		}
+		if note := render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(s, p, c.step)); note != "" {
+			fmt.Fprintln(c.errOut, "correx: note:", note)
 		}
 		step := c.step
 		if step == 0 {
@@ -495,7 +547,13 @@ func (c *cli) wire(args []string) error {
 		w.WriteString("\n}")
 	}
 	w.WriteString("\n")
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if n := len(c.warned); n > 0 {
+		fmt.Fprintf(c.errOut, "correx: wire: what is printed may be incomplete or not what the provider received: see the %d warning(s) above\n", n)
+	}
+	return nil
 }
 
 func (c *cli) transcript(args []string) error {
@@ -507,7 +565,7 @@ func (c *cli) transcript(args []string) error {
 		return err
 	}
 	defer st.Close()
-	return writeTranscript(c.out, st, c.session)
+	return writeTranscript(c.out, c.warn, st, c.session)
 }
 
 // inspect is correx without a command: the inspector on a terminal;
@@ -518,9 +576,18 @@ func (c *cli) inspect(args []string) error {
 		return err
 	}
 	opts := tui.Options{SessionID: c.session}
+	demo := c.source == "" && len(sessions.Discover()) == 0
+	if demo || isTerminal(c.out) {
+		// the terminal closing (SIGHUP), kill and ctrl+c end correx through
+		// its returns, so that its deferred clean-ups run: the demo's copy,
+		// the TUI's spool files and window title
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+		opts.Context = ctx
+	}
 	var st sessions.Store
 	var err error
-	if c.source == "" && len(sessions.Discover()) == 0 {
+	if demo {
 		var cleanup func()
 		st, cleanup, err = openDemo()
 		if err != nil {
@@ -537,9 +604,9 @@ func (c *cli) inspect(args []string) error {
 	defer st.Close()
 	if !isTerminal(c.out) {
 		if c.session == "" {
-			return listSessions(c.out, st, false)
+			return c.listSessions(st, false)
 		}
-		return writeTranscript(c.out, st, c.session)
+		return writeTranscript(c.out, c.warn, st, c.session)
 	}
 	opts.Stores = []sessions.Store{st}
 	opts.Live = !opts.Demo
@@ -548,12 +615,12 @@ func (c *cli) inspect(args []string) error {
 }
 
 // writeTranscript prints a session's calls and model-visible results as
-// plain text, with truncation notes.
-func writeTranscript(w io.Writer, st sessions.Store, id string) error {
+// plain text, with truncation notes and the warnings (also given to warn).
+func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id string) error {
 	var last *model.Session
-	return walk(st, id, func(s *model.Session, step int, pt *model.Part) error {
+	return walk(st, id, warn, func(s *model.Session, step int, pt *model.Part) error {
 		if last == nil {
-			fmt.Fprintf(w, "session %s: %s\n", s.Info.ID, inert(s.Info.Title))
+			fmt.Fprintf(w, "session %s: %s\n", inert.Cell(s.Info.ID), inert.Cell(s.Info.Title))
 		}
 		if s != last { // a new page: its warnings
 			for _, warn := range s.Warnings {
@@ -563,15 +630,16 @@ func writeTranscript(w io.Writer, st sessions.Store, id string) error {
 		}
 		call := pt.Tool
 		v := formatters.Visible(call, sessions.SpillsFor(s.Info))
-		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step, call.Tool, call.CallID, call.Status, v.Result.Type)
-		fmt.Fprintf(w, "input: %s\n", inert(string(rawOrEmpty(call.Input))))
+		fmt.Fprintf(w, "\n── step %d · %s %s · %s · %s\n", step, inert.Cell(call.Tool), inert.Cell(call.CallID),
+			inert.Cell(string(call.Status)), inert.Cell(string(v.Result.Type)))
+		fmt.Fprintf(w, "input: %s\n", inert.Text(string(rawOrEmpty(call.Input))))
 		if v.Why != "" {
-			fmt.Fprintf(w, "note: %s\n", v.Why)
+			fmt.Fprintf(w, "note: %s\n", inert.Cell(v.Why))
 		}
 		if t := v.Truncation; t != nil {
-			fmt.Fprintf(w, "truncated (%s): %s\n", t.Kind, seenOf(t))
+			fmt.Fprintf(w, "truncated (%s): %s\n", inert.Cell(string(t.Kind)), inert.Cell(seenOf(t)))
 		}
-		if err := writeInert(w, v.Text); err != nil {
+		if err := inert.WriteText(w, v.Text); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, "\n")
@@ -593,10 +661,12 @@ func (c *cli) walk(fn func(s *model.Session, step int, pt *model.Part) error) er
 		return err
 	}
 	defer st.Close()
-	return walk(st, c.session, fn)
+	return walk(st, c.session, c.warn, fn)
 }
 
-func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *model.Part) error) error {
+// walk gives warn the warnings of every page, and of every call whose
+// left-out output could not be read (the call is then left out).
+func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.Session, step int, pt *model.Part) error) error {
 	ctx := context.Background()
 	l := sessions.LazyFor(st, id)
 	if l == nil {
@@ -604,7 +674,8 @@ func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *
 		if err != nil {
 			return err
 		}
-		_, err = walkMessages(s, 0, nil, fn)
+		warn(s.Warnings...)
+		_, err = walkMessages(s, 0, nil, warn, fn)
 		return err
 	}
 	full := func(pt *model.Part) (*model.ToolCall, error) { return l.LoadOutput(ctx, id, pt.ID) }
@@ -614,7 +685,8 @@ func walk(st sessions.Store, id string, fn func(s *model.Session, step int, pt *
 		if err != nil {
 			return err
 		}
-		if steps, err = walkMessages(p.Session, steps, full, fn); err != nil || !p.More {
+		warn(p.Session.Warnings...)
+		if steps, err = walkMessages(p.Session, steps, full, warn, fn); err != nil || !p.More {
 			return err
 		}
 		from = p.From + len(p.Session.Messages)
@@ -627,7 +699,7 @@ const walkPage = 256
 // walkMessages calls fn for the tool parts of s's messages; steps counts
 // the assistant messages before them. full, when not nil, reads an output
 // the outline left out; it is dropped once fn has seen it.
-func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), fn func(*model.Session, int, *model.Part) error) (int, error) {
+func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), warn func(...string), fn func(*model.Session, int, *model.Part) error) (int, error) {
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
 		if m.Role == model.RoleAssistant {
@@ -640,7 +712,8 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 			if pt.Tool.Elided && full != nil {
 				call, err := full(&pt)
 				if err != nil {
-					return steps, err
+					warn(fmt.Sprintf("call %s (part %s) left out: %v", pt.Tool.CallID, pt.ID, err))
+					continue
 				}
 				pt.Tool = call
 			}
@@ -702,46 +775,9 @@ func seenRangeNote(r model.SeenRange) string {
 	return s
 }
 
-// inert makes control characters visible so that nothing in a transcript
-// can drive the terminal: ESC and other C0/C1 controls except newline and
-// tab are written as \xNN (and bytes that are not UTF-8 as U+FFFD).
-func inert(s string) string {
-	var b strings.Builder
-	writeInert(&b, s)
-	return b.String()
-}
-
-// writeInert writes inert(s) to w without building it: the runs of s that
-// need no change are written as they are.
-func writeInert(w io.Writer, s string) error {
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		var sub string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			sub = "\uFFFD"
-		case (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			sub = fmt.Sprintf(`\x%02x`, r)
-		default:
-			i += size
-			continue
-		}
-		if _, err := io.WriteString(w, s[start:i]); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, sub); err != nil {
-			return err
-		}
-		i += size
-		start = i
-	}
-	_, err := io.WriteString(w, s[start:])
-	return err
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a character device (a terminal); a
+// variable so that tests can stand in a terminal.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -750,7 +786,14 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+// atLeast is a count of a session's rows, "N+" when damage left some
+// unread (a warning says which).
+func atLeast(n int, s model.SessionInfo) string {
+	if s.Damaged != "" {
+		return fmt.Sprintf("%d+", n)
+	}
+	return fmt.Sprint(n)
+}
 
 func dash(s string) string {
 	if s == "" {

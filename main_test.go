@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,7 +184,7 @@ func TestPipedInspectorPrintsTranscript(t *testing.T) {
 	assert.Contains(t, out, "of 100000 lines")
 	// the recording prints \033[31m; it must come out inert
 	assert.NotContains(t, out, "\x1b")
-	assert.Contains(t, out, `\x1b[31mred`)
+	assert.Contains(t, out, "␛[31mred")
 }
 
 func TestErrorsNameTheThing(t *testing.T) {
@@ -229,6 +230,30 @@ func TestNoAgentDataOpensTheDemo(t *testing.T) {
 	assert.Contains(t, out, "built-in demo")
 	assert.Contains(t, out, "Oracle scenario run")
 	assert.Contains(t, out, "(@explore subagent)")
+}
+
+// TestWireSaysWhatGeminiCLIDoesNotStore: the last request of a recorded
+// Gemini CLI run carried the thoughtSignatures the model streamed on the
+// run's live turns; `correx wire` leaves them out and says how many turns.
+func TestWireSaysWhatGeminiCLIDoesNotStore(t *testing.T) {
+	const dir = "testdata/gemini-cli/gemini-3.8-flash"
+	last, body := lastRequest(t, dir)
+	_, stderr, code := correx(t, "wire", "--source", dir+"/data", "--session", last.Session, "--provider", "gemini", "--step", "0")
+	require.Equal(t, 0, code, stderr)
+	// the resumed run's own model turns (the follow-up's first step) are
+	// the ones that went with streamed signatures
+	signed := 0
+	for _, c := range body["contents"].([]any) {
+		for _, p := range c.(map[string]any)["parts"].([]any) {
+			if sig, ok := p.(map[string]any)["thoughtSignature"].(string); ok && sig != "skip_thought_signature_validator" {
+				signed++
+			}
+		}
+	}
+	require.Greater(t, signed, 0)
+	// the recorder's model signs one part of each turn
+	assert.Contains(t, stderr, fmt.Sprintf("correx: note: %d model turn", signed))
+	assert.Contains(t, stderr, "of this run went with the thoughtSignatures the model streamed; Gemini CLI does not store them, so they are left out here")
 }
 
 // wire decides the model's inputs from opencode's config on the machine:
@@ -297,7 +322,8 @@ func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
 	file := filepath.Join(src, "projects", "-home-user-proj", sid+".jsonl")
 	_, stderr, code := correx(t, "wire", "--source", src, "--session", sid, "--provider", "anthropic", "--step", "2")
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "correx: warning: "+file+": no api-request records (Claude Code before 2.1 logs none): "+model.RebuiltLabel+"\n", stderr)
+	assert.Contains(t, stderr, "correx: warning: "+file+": no api-request records (Claude Code before 2.1 logs none): "+model.RebuiltLabel+"\n")
+	assert.Contains(t, stderr, "correx: wire: what is printed may be incomplete or not what the provider received", "the session's warnings are printed too")
 	_, stderr, code = correx(t, "wire", "--source", dir, "--session", sid, "--provider", "anthropic", "--step", "2")
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr, "as logged: no warning")

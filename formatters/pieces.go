@@ -17,6 +17,12 @@ type SpillReader interface {
 	ReadSpill(path string, off int64, n int) ([]byte, error)
 }
 
+// SpillProblem says why a spill file FindSpill found is not read (it gave
+// lines or bytes -1), e.g. "outside opencode's spill folder: PATH".
+type SpillProblem interface {
+	SpillProblem(path string) string
+}
+
 // shape is what a truncation rule keeps of the output: its start (head),
 // its end (tail), and whether it cuts inside lines (by characters or
 // bytes) or between them.
@@ -66,6 +72,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		if path, lines, size, ok := spill.FindSpill(t.SpillPath); ok {
 			t.SpillFound = path
 			full.lines, full.bytes, full.why = &lines, &size, ""
+			if lines < 0 || size < 0 { // found, not read
+				full.lines, full.bytes, full.why = nil, nil, "the spill file was not read"
+				if p, ok := spill.(SpillProblem); ok {
+					full.why = p.SpillProblem(path)
+				}
+			}
 		} else {
 			full.why = "the spill file is gone (expected at " + t.SpillPath + ")"
 		}
@@ -343,7 +355,9 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of the first and last "N: " lines.
+// numberedLines reads the line numbers of the first and last "N: " lines;
+// nil when they do not count the piece's lines (numbers that skip or
+// repeat: the lines of the output it shows are then unknown).
 func numberedLines(s string) *model.LineRange {
 	firstLine, lastLine := s, s
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -354,7 +368,7 @@ func numberedLines(s string) *model.LineRange {
 	}
 	a, okA := lineNumber(firstLine)
 	b, okB := lineNumber(lastLine)
-	if !okA || !okB || b < a {
+	if !okA || !okB || b-a != strings.Count(s, "\n") {
 		return nil
 	}
 	return &model.LineRange{First: a, Last: b}
@@ -520,6 +534,8 @@ func unknownWhy(k model.TruncationKind) string {
 		return "v2's read page does not say how long the file is"
 	case k == model.TruncClaudeRefused:
 		return "Claude Code refused to read the file and kept nothing"
+	case k == model.TruncGeminiRead:
+		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
 	return "no spill file was recorded"
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"correx/formatters"
+	"correx/internal/props"
 	"correx/model"
 )
 
@@ -143,7 +144,7 @@ func TestTruncationPiecesFromTemplates(t *testing.T) {
 				}
 				return
 			}
-			checkFacts(t, c.name, c.text, tr, read)
+			props.CheckFacts(t, c.name, c.text, tr, read)
 		})
 	}
 }

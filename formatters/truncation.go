@@ -250,6 +250,11 @@ var (
 	geminiNormal    = marker{regexp.MustCompile(`^\[Message Normalized: Tool output exceeded size limit\]\n`), "[Message Normalized: Tool output exceeded size limit]"}
 	geminiSavedTo   = marker{regexp.MustCompile(`\n\nFull output saved to: ([^\n]+)`), "\n\nFull output saved to: "}
 	geminiStrategic = "\n\n--- Strategic Significance of Truncated Content ---\n"
+	// read_file: the header is written whenever lines were left out or one
+	// was cut to 2,000 characters (its total counts the empty piece after
+	// a final newline: "of 3001 total lines" for 3,000 lines)
+	geminiReadHeader = marker{regexp.MustCompile(`^\nIMPORTANT: The file content has been truncated\.\nStatus: Showing lines \d+-\d+ of \d+ total lines\.\nAction: [^\n]*\n\n--- FILE CONTENT \(truncated\) ---\n`), "IMPORTANT: The file content has been truncated."}
+	geminiLineCut    = "... [truncated]"
 	// geminiDistilledCut joins the head and tail a distillation keeps
 	geminiDistilledCut = "\n...\n"
 )
@@ -276,6 +281,18 @@ func detectCLI(text string) *model.Truncation {
 			if mid := strings.Index(text[m[1]:sv[0]], geminiDistilledCut); mid >= 0 {
 				t.Markers = append(t.Markers, model.Span{Start: m[1] + mid, End: m[1] + mid + len(geminiDistilledCut)})
 			}
+		}
+		return t
+	}
+	if m := geminiReadHeader.FindStringIndex(text); m != nil {
+		t := &model.Truncation{Kind: model.TruncGeminiRead, Markers: []model.Span{{Start: m[0], End: m[1]}}}
+		for off := m[1]; ; {
+			i := strings.Index(text[off:], geminiLineCut)
+			if i < 0 {
+				break
+			}
+			t.Markers = append(t.Markers, model.Span{Start: off + i, End: off + i + len(geminiLineCut)})
+			off += i + len(geminiLineCut)
 		}
 		return t
 	}

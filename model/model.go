@@ -21,6 +21,22 @@ const (
 	AgentGeminiCLI  Agent = "gemini-cli"
 )
 
+// Name is the agent's display name ("" is opencode: sessions from before
+// agents were told apart).
+func (a Agent) Name() string {
+	switch a {
+	case AgentOpencode, "":
+		return "opencode"
+	case AgentClaudeCode:
+		return "Claude Code"
+	case AgentCodex:
+		return "Codex"
+	case AgentGeminiCLI:
+		return "Gemini CLI"
+	}
+	return string(a)
+}
+
 // Pipeline names which of an agent's result pipelines stored a session
 // (opencode has the v1 message/part loop and the v2 session_message loop).
 type Pipeline string
@@ -50,6 +66,10 @@ type SessionInfo struct {
 	Source   string   `json:"source"`
 	DataDir  string   `json:"-"`
 	Pipeline Pipeline `json:"pipeline,omitempty"`
+	// Damaged, when not empty, says which of the session's rows could not
+	// be read (damaged pages of the store): ToolCalls, Truncated and Errors
+	// then count only the rows that could (`correx ls --json`: null).
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // TruncatedBy says how Truncated was counted: "flagged" for opencode, whose

@@ -99,6 +99,7 @@ const (
 	// Gemini CLI
 	TruncGeminiSpill     TruncationKind = "gemini-spill"     // "Output too large. Showing first H and last T characters…"
 	TruncGeminiDistilled TruncationKind = "gemini-distilled" // "[Message Normalized: Tool output exceeded size limit]"
+	TruncGeminiRead      TruncationKind = "gemini-read"      // read_file's "IMPORTANT: The file content has been truncated." header, lines cut "... [truncated]"
 )
 
 // Span is a byte range [Start, End) in a text.

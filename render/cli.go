@@ -9,6 +9,8 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"correx/formatters"
@@ -72,6 +74,9 @@ type gcContent struct {
 	role  string
 	parts []Obj
 	live  bool // a model turn of the run that sends: its thoughtSignatures are not stored
+	// unnamed: the stored id of a part sent without one (a subagent's
+	// call), by part index, for the placer
+	unnamed map[int]string
 }
 
 type gcVersionRec struct {
@@ -81,81 +86,175 @@ type gcVersionRec struct {
 }
 
 type gcRec struct {
-	Type      string          `json:"type"`
-	Content   json.RawMessage `json:"content"`
+	Type     string          `json:"type"`
+	Content  json.RawMessage `json:"content"`
+	Thoughts []struct {
+		Subject     string `json:"subject"`
+		Description string `json:"description"`
+	} `json:"thoughts"`
 	ToolCalls []struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
+		ID     string          `json:"id"`
+		Name   string          `json:"name"`
+		Args   json.RawMessage `json:"args"`
+		Result json.RawMessage `json:"result"`
 	} `json:"toolCalls"`
 }
 
-// geminiCLIContents rebuilds `contents` as Gemini CLI 0.61.0 does:
+// geminiCLIContents rebuilds `contents` as Gemini CLI 0.61.0 does, for the
+// run that made the request (the run that wrote the step's record):
 //
-//   - the run that made the request (the run that wrote the step's record)
-//     uses each earlier record in the version that run had: a record it
-//     wrote live gives the text and the function calls (thoughts are not
-//     sent); a record a resume's `$set` rewrote gives its stored parts with
-//     the thoughts stripped and, if it had any, the sentinel signature on
-//     its first function call (stripThoughts); records the run never had
-//     (a later resume's `<id>_response` copies) are left out;
-//   - consecutive contents of one role are merged (so a resumed history
-//     sends every earlier function response twice);
+//   - a resumed run sends the session context it wrote, then the history
+//     it loaded: convertSessionToClientHistory of the records as the file
+//     stood when it began (gcConvert: a model record with its calls' results
+//     after it, which a resume's rewrite gives each call for its whole
+//     batch, and the stored `<id>_response` and user records again);
+//   - then every record the run wrote itself: a user record's parts, a
+//     model record written live as its text and function calls (thoughts
+//     are not sent);
+//   - a rewritten model record's thoughts are stripped and its first call
+//     gets the sentinel signature (stripThoughts);
+//   - consecutive contents of one role are merged (so each resume sends
+//     the earlier function responses again);
 //   - from the last user text on, the first function call of each model
 //     turn without a signature gets the sentinel
 //     (ensureActiveLoopHasThoughtSignatures);
 //   - the stored "<tool>__" prefix is stripped from call and response ids
-//     (stripToolCallIdPrefixes).
+//     (stripToolCallIdPrefixes);
+//   - a subagent's live calls have no id when the model gave none (the
+//     local executor's "<agent id>#<turn>-<index>" is the stored id only).
 //
 // The signatures the model streamed are kept in memory only: a live model
 // turn is rendered without them.
 func geminiCLIContents(s *model.Session, upto int, pl *placer) []Value {
+	out := []Value{}
+	for _, c := range gcHistory(s, upto) {
+		parts := []Value{}
+		for _, p := range c.parts {
+			p = gcStripPrefix(p)
+			gcPlace(p, c.unnamed[len(parts)], len(out), len(parts), pl)
+			parts = append(parts, p)
+		}
+		out = append(out, Obj{{"role", c.role}, {"parts", parts}})
+	}
+	return out
+}
+
+// GeminiStreamedSignatures is the number of model turns that the request
+// of a Gemini CLI session's step (0: the last) sent on the Gemini wire
+// with the thoughtSignatures the model had streamed in that run: Gemini
+// CLI keeps those in memory only, so correx's rendering of these turns
+// lacks them. It is 0 for other sessions and providers.
+func GeminiStreamedSignatures(s *model.Session, p Provider, step int) int {
+	steps := s.AssistantSteps()
+	if s.Info.Agent != model.AgentGeminiCLI || p != Gemini || step < 0 || step > len(steps) || len(steps) == 0 {
+		return 0
+	}
+	if step == 0 {
+		step = len(steps)
+	}
+	n := 0
+	for _, c := range gcHistory(s, steps[step-1]) {
+		if c.live {
+			n++
+		}
+	}
+	return n
+}
+
+// GeminiStreamedSignaturesNote says what GeminiStreamedSignatures counts,
+// or "" for none.
+func GeminiStreamedSignaturesNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	turns := "model turns"
+	if n == 1 {
+		turns = "model turn"
+	}
+	return fmt.Sprintf("%d %s of this run went with the thoughtSignatures the model streamed; Gemini CLI does not store them, so they are left out here", n, turns)
+}
+
+// gcHistory is the request's contents before the ids lose their stored
+// prefix.
+func gcHistory(s *model.Session, upto int) []gcContent {
 	run := s.Messages[upto].Run
 	var hist []gcContent
+	if run > 1 {
+		// a resumed run: the session context it wrote, then the history
+		// it loaded (convertSessionToClientHistory of the records as the
+		// file stood when it began)
+		for _, sm := range s.Messages {
+			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.Record) {
+				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.Record).Content)})
+				break
+			}
+		}
+		for _, sm := range s.Messages {
+			if !gcInHistory(sm.Stored, run) {
+				continue
+			}
+			if v, ok := gcPick(sm.Stored, run-1); ok {
+				hist = append(hist, gcConvert(gcRecOf(v.Record))...)
+			}
+		}
+	}
 	for _, sm := range s.Messages[:upto] {
 		v, ok := gcPick(sm.Stored, run)
-		if !ok {
-			continue
+		if !ok || v.Run != run || run > 1 && v.Set {
+			continue // an earlier run's record, or a resume's rewrite
 		}
-		var r gcRec
-		if json.Unmarshal(v.Record, &r) != nil {
-			continue
-		}
-		role := "user"
-		if r.Type == "gemini" {
-			role = "model"
-		} else if r.Type != "user" {
-			continue
-		}
-		c := gcContent{role: role}
-		parts := gcParts(r.Content)
+		r := gcRecOf(v.Record)
 		switch {
-		case !v.Set && role == "model":
-			c.live = true
-			for _, p := range parts {
+		case r.Type == "user":
+			hist = append(hist, gcContent{role: "user", parts: gcParts(r.Content)})
+		case r.Type == "gemini" && v.Set:
+			hist = append(hist, gcContent{role: "model", parts: gcStripThoughts(gcParts(r.Content), true)})
+		case r.Type == "gemini":
+			// written live: the text and calls, as the model streamed
+			// them (thoughts are not sent)
+			c := gcContent{role: "model", live: true}
+			for _, p := range gcParts(r.Content) {
 				if _, thought := p.Get("thought"); !thought {
 					c.parts = append(c.parts, p)
 				}
 			}
 			for _, tc := range r.ToolCalls {
-				c.parts = append(c.parts, Obj{{"functionCall", Obj{{"id", tc.ID}, {"args", inputValue(tc.Args)}, {"name", tc.Name}}}})
+				fc := Obj{{"id", tc.ID}, {"args", inputValue(tc.Args)}, {"name", tc.Name}}
+				if strings.HasPrefix(tc.ID, s.Info.ID+"#") {
+					// a subagent's executor keeps the call as the model
+					// sent it and names it "<agent id>#<turn>-<index>"
+					// only when the model gave no id
+					fc = fc[1:]
+					if c.unnamed == nil {
+						c.unnamed = map[int]string{}
+					}
+					c.unnamed[len(c.parts)] = tc.ID
+				}
+				c.parts = append(c.parts, Obj{{"functionCall", fc}})
 			}
-		case v.Set:
-			c.parts = gcStripThoughts(parts, role == "model")
-		default:
-			c.parts = parts
+			hist = append(hist, c)
 		}
-		if len(c.parts) == 0 {
-			continue
-		}
-		hist = append(hist, c)
 	}
+	nonEmpty := hist[:0]
+	for _, c := range hist {
+		if len(c.parts) > 0 {
+			nonEmpty = append(nonEmpty, c)
+		}
+	}
+	hist = nonEmpty
 	// coalesceConsecutiveRoles
 	var merged []gcContent
 	for _, c := range hist {
 		if n := len(merged); n > 0 && merged[n-1].role == c.role {
-			merged[n-1].parts = append(merged[n-1].parts, c.parts...)
-			merged[n-1].live = merged[n-1].live || c.live
+			m := &merged[n-1]
+			for j, id := range c.unnamed {
+				if m.unnamed == nil {
+					m.unnamed = map[int]string{}
+				}
+				m.unnamed[len(m.parts)+j] = id
+			}
+			m.parts = append(m.parts, c.parts...)
+			m.live = m.live || c.live
 			continue
 		}
 		merged = append(merged, c)
@@ -174,15 +273,109 @@ func geminiCLIContents(s *model.Session, upto int, pl *placer) []Value {
 		}
 		gcSignFirstCall(merged[i].parts)
 	}
-	out := []Value{}
-	for _, c := range merged {
-		parts := []Value{}
-		for _, p := range c.parts {
-			p = gcStripPrefix(p)
-			gcPlace(p, len(out), len(parts), pl)
-			parts = append(parts, p)
+	return merged
+}
+
+func gcRecOf(raw json.RawMessage) gcRec {
+	var r gcRec
+	_ = json.Unmarshal(raw, &r)
+	return r
+}
+
+// gcContext says whether a record is the session context Gemini CLI puts
+// first in a run's history.
+func gcContext(raw json.RawMessage) bool {
+	r := gcRecOf(raw)
+	return r.Type == "user" && strings.HasPrefix(strings.TrimSpace(gcText(gcParts(r.Content))), "<session_context>")
+}
+
+// gcText is partListUnionToString: the texts, and a placeholder for every
+// other part (so a user record of function responses is not empty).
+func gcText(parts []Obj) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if v, ok := p.Get("text"); ok {
+			var t string
+			_ = json.Unmarshal(rawOf(v), &t)
+			b.WriteString(t)
+		} else {
+			b.WriteString("[part]")
 		}
-		out = append(out, Obj{{"role", c.role}, {"parts", parts}})
+	}
+	return b.String()
+}
+
+// gcInHistory says whether a record was in the history that run loaded
+// when it resumed the session.
+func gcInHistory(stored []json.RawMessage, run int) bool {
+	for _, raw := range stored {
+		var h struct {
+			History []int `json:"history"`
+		}
+		if json.Unmarshal(raw, &h) == nil && slices.Contains(h.History, run) {
+			return true
+		}
+	}
+	return false
+}
+
+// gcConvert is Gemini CLI's convertSessionToClientHistory for one record:
+// a user record's parts (not a slash command, a session context or a hook
+// context); a model record's content parts when they hold a call or a
+// thought, else its thoughts, text and toolCalls as calls; then a user
+// content of its toolCalls' results (each result's parts as stored, so a
+// result that holds its whole batch sends the batch again).
+func gcConvert(r gcRec) []gcContent {
+	parts := gcParts(r.Content)
+	switch r.Type {
+	case "user":
+		t := strings.TrimSpace(gcText(parts))
+		if t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
+			strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>") {
+			return nil
+		}
+		return []gcContent{{role: "user", parts: parts}}
+	case "gemini":
+	default:
+		return nil
+	}
+	var model []Obj
+	if gcAny(parts, "functionCall") || gcAny(parts, "thought") {
+		model = parts
+	} else {
+		for _, th := range r.Thoughts {
+			t := th.Description
+			if th.Subject != "" {
+				t = "**" + th.Subject + "** " + th.Description
+			}
+			model = append(model, Obj{{"text", t}, {"thought", true}})
+		}
+		model = append(model, parts...)
+		for _, tc := range r.ToolCalls {
+			model = append(model, Obj{{"functionCall", Obj{{"id", tc.ID}, {"name", tc.Name}, {"args", inputValue(tc.Args)}}}})
+		}
+	}
+	if len(model) == 0 {
+		return nil
+	}
+	out := []gcContent{{role: "model", parts: gcStripThoughts(model, true)}}
+	var resp []Obj
+	for _, tc := range r.ToolCalls {
+		var str string
+		switch {
+		case len(tc.Result) == 0 || string(tc.Result) == "null":
+		case json.Unmarshal(tc.Result, &str) == nil:
+			resp = append(resp, Obj{{"functionResponse", Obj{{"id", tc.ID}, {"name", tc.Name}, {"response", Obj{{"output", str}}}}}})
+		case strings.HasPrefix(strings.TrimSpace(string(tc.Result)), "["):
+			resp = append(resp, gcParts(tc.Result)...)
+		default:
+			if o, ok := orderedObj(tc.Result); ok {
+				resp = append(resp, o)
+			}
+		}
+	}
+	if len(resp) > 0 {
+		out = append(out, gcContent{role: "user", parts: resp})
 	}
 	return out
 }
@@ -194,7 +387,7 @@ func gcPick(stored []json.RawMessage, run int) (gcVersionRec, bool) {
 	ok := false
 	for _, raw := range stored {
 		var v gcVersionRec
-		if json.Unmarshal(raw, &v) != nil || v.Run > run {
+		if json.Unmarshal(raw, &v) != nil || v.Run > run || len(v.Record) == 0 {
 			continue
 		}
 		if !ok || v.Run >= best.Run {
@@ -294,8 +487,9 @@ func gcSignFirstCall(parts []Obj) {
 }
 
 // gcPlace records a function call or response, entry j of content item,
-// by its id on the wire (the loader's CallID, sessions.GeminiWireID).
-func gcPlace(p Obj, item, j int, pl *placer) {
+// by its id on the wire (the loader's CallID, sessions.GeminiWireID), or
+// unnamed, the stored id of a call sent without one.
+func gcPlace(p Obj, unnamed string, item, j int, pl *placer) {
 	for _, f := range p {
 		if f.Key != "functionCall" && f.Key != "functionResponse" {
 			continue
@@ -304,6 +498,9 @@ func gcPlace(p Obj, item, j int, pl *placer) {
 			ID string `json:"id"`
 		}
 		if b, err := Marshal(f.Val); err == nil && json.Unmarshal(b, &inner) == nil {
+			if inner.ID == "" {
+				inner.ID = unnamed
+			}
 			if f.Key == "functionCall" {
 				pl.call(inner.ID, item, j)
 			} else {

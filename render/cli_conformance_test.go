@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -56,7 +57,13 @@ func TestCLIConformance(t *testing.T) {
 					continue
 				}
 				if p == render.Gemini {
-					opaque += dropOpaqueSignatures(got, want)
+					// correx says how many turns lack their streamed
+					// signatures: every dropped one is in such a turn
+					dropped, turns := dropOpaqueSignatures(got, want)
+					if n := render.GeminiStreamedSignatures(sess, p, e.Step); turns > n || dropped > 0 && render.GeminiStreamedSignaturesNote(n) == "" {
+						t.Errorf("%s: %d streamed signatures left out in %d turns, but correx names %d turns", e.File, dropped, turns, n)
+					}
+					opaque += dropped
 				}
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
@@ -85,26 +92,63 @@ func TestCLIConformance(t *testing.T) {
 	}
 }
 
+// TestCLIStoredVsSent reads the recorder's check of every CLI fixture
+// (record.json "stored_vs_sent"): each tool result the agent stored was
+// found, equal, in the first request after it and in every later one of
+// its session; "final" counts a subagent's complete_task, which ends its
+// loop and is never sent.
+func TestCLIStoredVsSent(t *testing.T) {
+	for _, dir := range cliFixtureDirs(t) {
+		var rec struct {
+			Check *struct {
+				Results   int `json:"results"`
+				SentNext  int `json:"sent_next"`
+				ResentAll int `json:"resent_all"`
+				Final     int `json:"final"`
+			} `json:"stored_vs_sent"`
+			Problems []string `json:"problems"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "record.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &rec)
+		}
+		switch c := rec.Check; {
+		case err != nil:
+			t.Errorf("%s: %v", dir, err)
+		case c == nil || c.Results == 0:
+			t.Errorf("%s: record.json has no stored_vs_sent check", dir)
+		case c.SentNext+c.Final != c.Results || c.ResentAll != c.SentNext || len(rec.Problems) > 0:
+			t.Errorf("%s: stored vs sent %+v, problems %q", dir, *c, rec.Problems)
+		default:
+			t.Logf("%s: %d results sent as stored and re-sent unchanged, %d final", filepath.Base(dir), c.SentNext, c.Final)
+		}
+	}
+}
+
 // dropOpaqueSignatures removes from the captured Gemini contents the
 // thoughtSignatures the model streamed in the live run, which Gemini CLI
-// keeps in memory only (correx renders the part without one). Sentinel
-// signatures Gemini CLI adds itself are compared.
-func dropOpaqueSignatures(got, want any) int {
+// keeps in memory only (correx renders the part without one), and returns
+// how many it removed and from how many contents. Sentinel signatures
+// Gemini CLI adds itself are compared.
+func dropOpaqueSignatures(got, want any) (dropped, contents int) {
 	g, _ := got.([]any)
 	w, _ := want.([]any)
-	n := 0
 	for i := 0; i < min(len(g), len(w)); i++ {
 		gp := blocks(g[i].(map[string]any)["parts"])
 		wp := blocks(w[i].(map[string]any)["parts"])
+		before := dropped
 		for j := 0; j < min(len(gp), len(wp)); j++ {
 			sig, ok := wp[j]["thoughtSignature"].(string)
 			if _, has := gp[j]["thoughtSignature"]; ok && !has && sig != "skip_thought_signature_validator" {
 				delete(wp[j], "thoughtSignature")
-				n++
+				dropped++
 			}
 		}
+		if dropped > before {
+			contents++
+		}
 	}
-	return n
+	return dropped, contents
 }
 
 // checkCLIShow compares each tool result on the agent's own wire with

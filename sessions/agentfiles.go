@@ -4,12 +4,9 @@ package sessions
 // Code, Codex CLI, Gemini CLI) share.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -69,33 +66,32 @@ func (x *fileIndex) fileOf(ctx context.Context, id, source string, list func(con
 	return f, nil
 }
 
-// readJSONL calls fn for every non-blank line of a file, trimmed, with its
-// 1-based number; last is true for a final line without newline (one
-// perhaps still being written).
-func readJSONL(path string, fn func(n int, line []byte, last bool)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			fn(n, t, errors.Is(err, io.EOF))
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-}
-
 // lineWarner returns a warnf that appends "path:n: message" to *ws.
 func lineWarner(ws *[]string, path string) func(n int, format string, args ...any) {
 	return func(n int, format string, args ...any) {
 		*ws = append(*ws, fmt.Sprintf("%s:%d: ", path, n)+fmt.Sprintf(format, args...))
 	}
+}
+
+// skipped is the warning for a file a List skipped: a FileError says it
+// all ("permission denied: FILE"), another error is prefixed "skipped".
+func skipped(err error) string {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return err.Error()
+	}
+	return "skipped " + err.Error()
+}
+
+// noSessionRead is the error of a List that found session files but read
+// no session from any: the first file's problem, so that an unreadable
+// store is not shown as an empty one. It is nil when a session was read.
+func noSessionRead(sessions int, problems []error) error {
+	if sessions > 0 || len(problems) == 0 {
+		return nil
+	}
+	if len(problems) == 1 {
+		return problems[0]
+	}
+	return fmt.Errorf("%w (and %d more files with problems)", problems[0], len(problems)-1)
 }

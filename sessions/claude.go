@@ -23,14 +23,15 @@ package sessions
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,42 +75,44 @@ func openClaudeFile(path string) (Store, error) {
 }
 
 // openClaudeDir opens a config dir (projects/ inside), a projects dir or a
-// project dir of Claude Code transcripts; ok is false when dir holds none.
-func openClaudeDir(dir string) (Store, bool) {
+// project dir of Claude Code transcripts; ok is false when dir holds none,
+// and problem then names a .jsonl file that could not be read.
+func openClaudeDir(dir string) (s Store, ok bool, problem error) {
 	for _, d := range []string{filepath.Join(dir, "projects"), dir} {
-		if hasClaudeTranscripts(d) {
-			return newClaudeStore(dir, []string{d}), true
+		found, err := hasClaudeTranscripts(d)
+		if found {
+			return newClaudeStore(dir, []string{d}), true, nil
 		}
+		problem = cmp.Or(problem, err)
 	}
-	return nil, false
+	return nil, false, problem
 }
 
 // hasClaudeTranscripts says whether dir holds *.jsonl files whose first
-// line looks like Claude Code's, directly or one level down.
-func hasClaudeTranscripts(dir string) bool {
+// line looks like Claude Code's, directly or one level down; problem is
+// the first such file that could not be read.
+func hasClaudeTranscripts(dir string) (found bool, problem error) {
 	for _, pat := range []string{"*.jsonl", "*/*.jsonl"} {
 		files, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, f := range files {
-			if looksClaude(f) {
-				return true
+			ok, err := looksClaude(f)
+			if ok {
+				return true, nil
 			}
+			problem = cmp.Or(problem, err)
 		}
 	}
-	return false
+	return false, problem
 }
 
 // looksClaude reads the first line of a file for Claude Code's fields.
-func looksClaude(path string) bool {
-	f, err := os.Open(path)
+func looksClaude(path string) (bool, error) {
+	head, err := readHead(path, 4096)
 	if err != nil {
-		return false
+		return false, err
 	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
 	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) &&
-		(bytes.Contains(head, []byte(`"sessionId"`)) || bytes.Contains(head, []byte(`"leafUuid"`)) || bytes.Contains(head, []byte(`"parentUuid"`)))
+		(bytes.Contains(head, []byte(`"sessionId"`)) || bytes.Contains(head, []byte(`"leafUuid"`)) || bytes.Contains(head, []byte(`"parentUuid"`))), nil
 }
 
 func newClaudeStore(path string, roots []string) *claudeStore {
@@ -167,7 +170,7 @@ func (s *claudeStore) transcriptFiles() []string {
 func (s *claudeStore) load(file string) ([]*model.Session, error) {
 	st, err := os.Stat(file)
 	if err != nil {
-		return nil, err
+		return nil, fileErr(file, err)
 	}
 	s.mu.Lock()
 	c := s.cache[file]
@@ -188,6 +191,7 @@ func (s *claudeStore) load(file string) ([]*model.Session, error) {
 func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	var infos []model.SessionInfo
 	var warns []string
+	var problems []error
 	files := map[string]string{}
 	byID := map[string]*model.Session{}
 	for _, f := range s.transcriptFiles() {
@@ -195,8 +199,12 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 			return nil, err
 		}
 		list, err := s.load(f)
+		if err == nil && len(list[0].Messages) == 0 && len(list[0].Warnings) > 0 {
+			err = notSession(f, "line "+strings.TrimPrefix(list[0].Warnings[0], f+":"))
+		}
 		if err != nil {
-			warns = append(warns, fmt.Sprintf("%s: %v", f, err))
+			warns = append(warns, skipped(err))
+			problems = append(problems, err)
 			continue
 		}
 		for _, sess := range list {
@@ -215,7 +223,7 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	}
 	s.setIndex(files, warns)
 	sortInfos(infos)
-	return infos, nil
+	return infos, noSessionRead(len(infos), problems)
 }
 
 func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, error) {
@@ -354,7 +362,7 @@ func readClaudeTranscript(file, root string) ([]*model.Session, error) {
 	base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 	r.main = r.newSession(base)
 	r.warnAt = lineWarner(&r.warn, file)
-	if err := readJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }); err != nil {
+	if err := readJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }, r.warnAt); err != nil {
 		return nil, err
 	}
 	out := []*model.Session{r.main}
@@ -403,8 +411,11 @@ func (r *ccReader) spawnInfo(base string) {
 	if !strings.HasPrefix(base, "agent-") {
 		return
 	}
-	b, err := os.ReadFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
+	b, err := readFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.main.Warnings = append(r.main.Warnings, err.Error())
+		}
 		return
 	}
 	var meta struct {

@@ -5,7 +5,6 @@ package sessions
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -31,14 +30,10 @@ func openCLIFile(path string) (Store, bool) {
 		s, _ := openCodex(path, true)
 		return s, true
 	}
-	f, err := os.Open(path)
+	head, err := readHead(path, 4096)
 	if err != nil {
 		return nil, false
 	}
-	head := make([]byte, 4096)
-	n, _ := f.Read(head)
-	f.Close()
-	head = head[:n]
 	if strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json") && bytes.Contains(head, []byte(`"sessionId"`)) {
 		return &geminiStore{path: path, file: true}, true // legacy single JSON
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +21,7 @@ const (
 	geminiFixture = "../testdata/gemini-cli/gemini-3.8-flash/data"
 )
 
+// loadOnly loads the one main session under path (subagents aside).
 func loadOnly(t *testing.T, path string) (Store, *model.Session) {
 	t.Helper()
 	st, err := Open(path)
@@ -31,10 +33,16 @@ func loadOnly(t *testing.T, path string) (Store, *model.Session) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 {
-		t.Fatalf("%s: %d sessions, want 1", path, len(infos))
+	var main []model.SessionInfo
+	for _, in := range infos {
+		if in.ParentID == "" {
+			main = append(main, in)
+		}
 	}
-	sess, err := st.Load(context.Background(), infos[0].ID)
+	if len(main) != 1 {
+		t.Fatalf("%s: %d main sessions, want 1", path, len(main))
+	}
+	sess, err := st.Load(context.Background(), main[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +77,8 @@ func TestCodexRollout(t *testing.T) {
 	if !strings.HasPrefix(in.Title, "Please run the correx oracle scenario for Codex") {
 		t.Errorf("title %q", in.Title)
 	}
-	if in.ToolCalls != 14 || in.Truncated != 2 || len(sess.AssistantSteps()) != 12 {
-		t.Errorf("%d calls, %d truncated, %d steps; want 14, 2, 12", in.ToolCalls, in.Truncated, len(sess.AssistantSteps()))
+	if in.ToolCalls != 16 || in.Truncated != 3 || len(sess.AssistantSteps()) != 13 {
+		t.Errorf("%d calls, %d truncated, %d steps; want 16, 3, 13", in.ToolCalls, in.Truncated, len(sess.AssistantSteps()))
 	}
 	if len(sess.Warnings) > 0 {
 		t.Errorf("warnings: %v", sess.Warnings)
@@ -101,18 +109,20 @@ func TestCodexRollout(t *testing.T) {
 		if v.Truncation != nil {
 			truncated++
 			tr := v.Truncation
+			// the warning, the 1 MiB buffer's "bytes omitted" or (under it)
+			// "Total output lines", and the middle cut
 			if tr.Kind != model.TruncCodexTokens || len(tr.Markers) != 3 || tr.FullBytes != nil {
 				t.Errorf("truncation %+v", tr)
 			}
 			for _, m := range tr.Markers {
 				mark := v.Text[m.Start:m.End]
-				if !strings.Contains(mark, "truncated") && !strings.Contains(mark, "omitted") {
+				if !strings.Contains(mark, "truncated") && !strings.Contains(mark, "omitted") && !strings.HasPrefix(mark, "Total output lines: ") {
 					t.Errorf("marker %q", mark)
 				}
 			}
 		}
 	}
-	if patches != 3 || truncated != 2 {
+	if patches != 3 || truncated != 3 {
 		t.Errorf("%d patches, %d truncated", patches, truncated)
 	}
 }
@@ -124,28 +134,44 @@ func TestGeminiChat(t *testing.T) {
 		t.Fatal("reading the chats changed them")
 	}
 	in := sess.Info
-	if in.Agent != model.AgentGeminiCLI || in.Directory != "/home/user/proj" || in.ToolCalls != 13 || in.Errors != 2 || in.Truncated != 1 {
+	// the shell spill and read_file's truncation of big.txt
+	if in.Agent != model.AgentGeminiCLI || in.Directory != "/home/user/proj" || in.ToolCalls != 16 || in.Errors != 2 || in.Truncated != 2 {
 		t.Errorf("info = %+v", in)
 	}
-	if steps := len(sess.AssistantSteps()); steps != 11 {
-		t.Errorf("%d steps, want 11", steps)
+	if steps := len(sess.AssistantSteps()); steps != 13 {
+		t.Errorf("%d steps, want 13", steps)
 	}
-	ref, ok := sess.FindCall("run_shell_command__run_shell_command_1796011006910_0")
-	if !ok {
-		// ids change with every recording: find the huge one by its input
+	// ids change with every recording: find the calls by their input
+	find := func(in string) model.CallRef {
 		for _, r := range sess.ToolCalls() {
-			if strings.Contains(string(r.Call.Input), "seq 1 200000") {
-				ref, ok = r, true
+			if strings.Contains(string(r.Call.Input), in) {
+				return r
 			}
 		}
+		t.Fatalf("no call with %s", in)
+		return model.CallRef{}
 	}
-	if !ok {
-		t.Fatal("no seq call")
-	}
+	ref := find("seq 1 10000")
 	v := formatters.Visible(ref.Call, SpillsFor(sess.Info))
 	tr := v.Truncation
-	if tr == nil || tr.Kind != model.TruncGeminiSpill || len(tr.Markers) != 2 || tr.SpillFound == "" || tr.FullBytes == nil || *tr.FullBytes < 1_288_000 {
+	if tr == nil || tr.Kind != model.TruncGeminiSpill || len(tr.Markers) != 2 || tr.SpillFound == "" || tr.FullBytes == nil || *tr.FullBytes < 48_894 { // seq 1 10000 and its wrapper
 		t.Fatalf("truncation %+v", tr)
+	}
+	big := formatters.Visible(find("big.txt").Call, SpillsFor(sess.Info))
+	if tr := big.Truncation; tr == nil || tr.Kind != model.TruncGeminiRead || !strings.Contains(big.Text[tr.Markers[0].Start:tr.Markers[0].End], "of 3001 total lines") {
+		t.Errorf("read_file big.txt: truncation %+v", tr)
+	}
+	// the subagent: its own chat under chats/<parent id>/, named by the
+	// invoke_agent call
+	agent := find(`"agent_name":"generalist"`).Call
+	st, err := Open(geminiFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	child, err := st.Load(context.Background(), agent.ChildSessionID)
+	if err != nil || child.Info.ParentID != in.ID || child.Info.ToolCalls != 2 {
+		t.Fatalf("subagent %q: %v %+v", agent.ChildSessionID, err, child)
 	}
 	if strings.HasPrefix(ref.Call.CallID, "run_shell_command__") {
 		t.Errorf("call id %q keeps the stored prefix", ref.Call.CallID)
@@ -186,6 +212,9 @@ func TestCodexBadLinesAndZstd(t *testing.T) {
 	rollouts, _ := filepath.Glob(codexFixture + "/sessions/*/*/*/rollout-*.jsonl")
 	home := t.TempDir()
 	dst := copyFixture(t, rollouts[0], home, "sessions/2026/01/02/"+filepath.Base(rollouts[0]))
+	_, clean := loadOnly(t, home)
+	b, _ := os.ReadFile(dst)
+	lines := strings.Count(string(b), "\n")
 	f, _ := os.OpenFile(dst, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("this is not json\n{\"timestamp\":\"2026-01-02T00:00:00Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"mess")
 	f.Close()
@@ -195,15 +224,15 @@ func TestCodexBadLinesAndZstd(t *testing.T) {
 	st, sess := loadOnly(t, home)
 	var bad, partial, zstd bool
 	for _, w := range append(Warnings(st), sess.Warnings...) {
-		bad = bad || strings.Contains(w, filepath.Base(dst)+":98: skipped a line that is not JSON")
-		partial = partial || strings.Contains(w, filepath.Base(dst)+":99: skipped")
+		bad = bad || strings.Contains(w, filepath.Base(dst)+":"+strconv.Itoa(lines+1)+": skipped a line that is not JSON")
+		partial = partial || strings.Contains(w, filepath.Base(dst)+":"+strconv.Itoa(lines+2)+": skipped")
 		zstd = zstd || strings.Contains(w, "zstd-compressed rollouts are not supported")
 	}
 	if !bad || !partial || !zstd {
 		t.Errorf("warnings (bad line %v, partial line %v, zst %v): %q", bad, partial, zstd, append(Warnings(st), sess.Warnings...))
 	}
-	if sess.Info.ToolCalls != 14 {
-		t.Errorf("%d calls after bad lines", sess.Info.ToolCalls)
+	if sess.Info.ToolCalls != clean.Info.ToolCalls {
+		t.Errorf("%d calls after bad lines, %d without", sess.Info.ToolCalls, clean.Info.ToolCalls)
 	}
 }
 
@@ -244,8 +273,9 @@ func TestGeminiLegacyJSON(t *testing.T) {
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, doc, 0o644)
 	_, sess := loadOnly(t, dir)
-	if sess.Info.ToolCalls != 12 || len(sess.AssistantSteps()) != 9 {
-		t.Errorf("%d calls, %d steps; want 12, 9", sess.Info.ToolCalls, len(sess.AssistantSteps()))
+	// the main run: all but the follow-up's call and two steps
+	if sess.Info.ToolCalls != 15 || len(sess.AssistantSteps()) != 11 {
+		t.Errorf("%d calls, %d steps; want 15, 11", sess.Info.ToolCalls, len(sess.AssistantSteps()))
 	}
 	for _, r := range sess.ToolCalls() {
 		if r.Call.Sent == nil {
@@ -287,6 +317,7 @@ func TestGeminiBadLines(t *testing.T) {
 	chats, _ := filepath.Glob(geminiFixture + "/tmp/*/chats/session-*.jsonl")
 	dir := t.TempDir()
 	dst := copyFixture(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
+	_, clean := loadOnly(t, dir)
 	b, _ := os.ReadFile(dst)
 	lines := strings.Count(string(b), "\n")
 	f, _ := os.OpenFile(dst, os.O_APPEND|os.O_WRONLY, 0)
@@ -303,7 +334,65 @@ func TestGeminiBadLines(t *testing.T) {
 			t.Errorf("no warning %q in %q", w, got)
 		}
 	}
-	if sess.Info.ToolCalls != 13 {
-		t.Errorf("%d calls after bad lines", sess.Info.ToolCalls)
+	if sess.Info.ToolCalls != clean.Info.ToolCalls {
+		t.Errorf("%d calls after bad lines, %d without", sess.Info.ToolCalls, clean.Info.ToolCalls)
 	}
+}
+
+const geminiSecondFixture = "../testdata/gemini-cli/gemini-3.8-flash-second/data"
+
+// TestGeminiResumeLayouts reads the layouts Gemini CLI 0.61.0 leaves when
+// `--resume` runs (recorded): a resume starts a chat file named for the
+// minute it starts in, writes its metadata line and session context there,
+// then goes on in the file it resumes with {"$set":{"sessionId"}} and a
+// `$set` of the whole history. In the same minute that is one file (a
+// second metadata line); in another minute a stub file beside it and, in
+// the resumed file, a run with no metadata line.
+func TestGeminiResumeLayouts(t *testing.T) {
+	runs := func(sess *model.Session) []int {
+		var out []int
+		for _, i := range sess.AssistantSteps() {
+			out = append(out, sess.Messages[i].Run)
+		}
+		return out
+	}
+	t.Run("same minute", func(t *testing.T) {
+		_, sess := loadOnly(t, geminiFixture)
+		want := "1 1 1 1 1 1 1 1 1 1 1 2 2"
+		if got := strings.Trim(fmt.Sprint(runs(sess)), "[]"); got != want {
+			t.Errorf("runs of the steps %s, want %s", got, want)
+		}
+	})
+	t.Run("another minute", func(t *testing.T) {
+		chats, _ := filepath.Glob(geminiSecondFixture + "/tmp/*/chats/session-*.jsonl")
+		if len(chats) < 2 {
+			t.Fatalf("chat files %v, want the conversation and a resume's stub", chats)
+		}
+		st, sess := loadOnly(t, geminiSecondFixture)
+		if len(Warnings(st)) > 0 || len(sess.Warnings) > 0 {
+			t.Errorf("warnings %v %v", Warnings(st), sess.Warnings)
+		}
+		if filepath.Base(sess.Info.Source) != filepath.Base(chats[0]) {
+			t.Errorf("read %s, want the file with the conversation %s", sess.Info.Source, chats[0])
+		}
+		// the second resume began in another minute: no metadata line of
+		// its own in the conversation file
+		want := "1 1 1 1 1 1 2 2 3 3"
+		if got := strings.Trim(fmt.Sprint(runs(sess)), "[]"); got != want {
+			t.Errorf("runs of the steps %s, want %s", got, want)
+		}
+	})
+	t.Run("a stub with a message of its own", func(t *testing.T) {
+		chats, _ := filepath.Glob(geminiSecondFixture + "/tmp/*/chats/session-*.jsonl")
+		dir := t.TempDir()
+		copyFixture(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
+		stub := copyFixture(t, chats[1], dir, "tmp/proj/chats/"+filepath.Base(chats[1]))
+		f, _ := os.OpenFile(stub, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"id":"only-in-the-stub","timestamp":"2026-12-01T20:25:00.000Z","type":"user","content":[{"text":"lost?"}]}` + "\n")
+		f.Close()
+		st, _ := loadOnly(t, dir)
+		if w := strings.Join(Warnings(st), "\n"); !strings.Contains(w, "skipped "+stub+": session ") {
+			t.Errorf("no warning for the stub with a message of its own: %q", w)
+		}
+	})
 }

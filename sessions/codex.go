@@ -99,13 +99,15 @@ func (s *codexStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	files, warnings := s.rollouts()
 	byID := map[string]string{}
 	var infos []model.SessionInfo
+	var problems []error
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		sess, err := readCodexRollout(f, s.dataDir())
 		if err != nil {
-			warnings = append(warnings, "skipped "+err.Error())
+			warnings = append(warnings, skipped(err))
+			problems = append(problems, err)
 			continue
 		}
 		if prev, dup := byID[sess.Info.ID]; dup {
@@ -117,7 +119,7 @@ func (s *codexStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	}
 	s.setIndex(byID, warnings)
 	sortInfos(infos)
-	return infos, nil
+	return infos, noSessionRead(len(infos), problems)
 }
 
 func (s *codexStore) dataDir() string {
@@ -316,13 +318,13 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 				}
 			}
 		}
-	})
+	}, warnf)
 	if err != nil {
 		return nil, err
 	}
 	closeStep()
 	if !meta {
-		return nil, fmt.Errorf("%s: no session_meta line: not a Codex rollout", path)
+		return nil, notSession(path, "no session_meta line: not a Codex rollout")
 	}
 	sess.Info.Updated = lastTS
 	finishCodexInfo(sess)

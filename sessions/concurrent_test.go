@@ -18,7 +18,9 @@ import (
 // one transaction per session with its messages and parts, plus updates of
 // existing sessions) while the store lists and loads in a loop. The writer
 // has no busy timeout, so a single moment where the reader held a lock it
-// needed fails the test; the reader must always see whole sessions.
+// needed fails the test; the reader must always see whole sessions, and
+// in the end every commit. It asserts outcomes, not rates: both sides run
+// for a second and at least minRounds rounds, however busy the machine.
 func TestReaderDoesNotBlockWriter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a second")
@@ -39,6 +41,7 @@ func TestReaderDoesNotBlockWriter(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
+	const minRounds = 3
 	var (
 		wg              sync.WaitGroup
 		written         atomic.Int64
@@ -53,7 +56,7 @@ func TestReaderDoesNotBlockWriter(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for i := 0; ctx.Err() == nil; i++ {
+		for i := 0; ctx.Err() == nil || i < minRounds; i++ {
 			start := time.Now()
 			tx, err := writer.Begin()
 			if err != nil {
@@ -91,7 +94,7 @@ func TestReaderDoesNotBlockWriter(t *testing.T) {
 		}
 	}()
 
-	for ctx.Err() == nil {
+	for ctx.Err() == nil || lists < minRounds {
 		infos, err := s.List(context.Background())
 		require.NoError(t, err)
 		lists++
@@ -120,7 +123,8 @@ func TestReaderDoesNotBlockWriter(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, writerErr, "the writer must never see SQLITE_BUSY")
 	assert.Empty(t, readerProblems)
-	assert.Greater(t, written.Load(), int64(20), "the writer made progress")
-	assert.Greater(t, lists, 5)
+	infos, err := s.List(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, infos, int(written.Load())+1, "every commit landed and is listed")
 	t.Logf("writes %d (slowest %dµs), lists %d, loads %d, sessions seen %d", written.Load(), maxWrite.Load(), lists, loads, lastSeen)
 }

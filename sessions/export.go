@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -44,7 +43,7 @@ type exportDoc struct {
 // gives an error with the line and column; one that is JSON of another shape
 // gives an error wrapping errNoExports.
 func readExport(path string) (*model.Session, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +109,7 @@ func openExportDir(dir string) (*exportStore, error) {
 	s := &exportStore{path: dir, dir: true}
 	infos, err := s.scan(context.Background())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open sessions: %w", err)
 	}
 	if len(infos) == 0 {
 		return nil, fmt.Errorf("%s: %w", dir, errNoExports)
@@ -134,6 +133,7 @@ func (s *exportStore) scan(ctx context.Context) ([]model.SessionInfo, error) {
 	files := map[string]string{}
 	var infos []model.SessionInfo
 	var warnings []string
+	var problems []error
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -144,7 +144,8 @@ func (s *exportStore) scan(ctx context.Context) ([]model.SessionInfo, error) {
 				return nil, fmt.Errorf("list %s: %w", s.path, err)
 			}
 			if !errors.Is(err, errNoExports) {
-				warnings = append(warnings, "skipped "+err.Error())
+				warnings = append(warnings, skipped(err))
+				problems = append(problems, err)
 			}
 			continue
 		}
@@ -160,7 +161,7 @@ func (s *exportStore) scan(ctx context.Context) ([]model.SessionInfo, error) {
 	s.files = files
 	s.warnings = warnings
 	s.mu.Unlock()
-	return infos, nil
+	return infos, noSessionRead(len(infos), problems)
 }
 
 func (s *exportStore) Path() string { return s.path }

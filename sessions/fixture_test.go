@@ -257,3 +257,16 @@ func writeLegacy(t testing.TB, root string, ss ...fxSession) {
 		}
 	}
 }
+
+// rowWarnings leaves out the notice of a WAL database opened immutable:
+// writeDB leaves its database without -wal and -shm, as opencode does
+// when it quits.
+func rowWarnings(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if !strings.Contains(w, "opened with immutable=1") {
+			out = append(out, w)
+		}
+	}
+	return out
+}

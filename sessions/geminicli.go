@@ -15,7 +15,15 @@ package sessions
 // Message.Stored holds, for render, the versions of each record that the
 // runs used: one JSON object per run {"run":N,"set":bool,"record":{…}},
 // set false for the record as that run wrote it live, true for the record
-// as a `$set messages` of that run (a resume) rewrote it.
+// as a `$set messages` of that run (a resume) rewrote it; and, for a record
+// in the history a resumed run loaded (the file as it stood when the run
+// began), {"history":[runs]}.
+//
+// A run begins at a metadata line, or at the {"$set":{"sessionId"}} a
+// resume writes into the file it resumes when messages were written since
+// the last metadata line: a resume first starts a chat file named for the
+// minute it starts in (its metadata and session context), which is the
+// resumed file itself in the same minute and a stub beside it in another.
 
 import (
 	"context"
@@ -85,31 +93,79 @@ func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	var warnings []string
 	byID := map[string]string{}
 	var infos []model.SessionInfo
+	var problems []error
 	// a resumed legacy .json is rewritten as .jsonl beside it: the .jsonl wins
 	sort.SliceStable(files, func(i, j int) bool {
 		return strings.HasSuffix(files[i], ".jsonl") && !strings.HasSuffix(files[j], ".jsonl")
 	})
+	kept := map[string]geminiListed{}
+	var order []string
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		sess, err := readGeminiChat(f)
 		if err != nil {
-			warnings = append(warnings, "skipped "+err.Error())
+			warnings = append(warnings, skipped(err))
+			problems = append(problems, err)
 			continue
 		}
-		if prev, dup := byID[sess.Info.ID]; dup {
-			if !strings.HasSuffix(f, ".json") {
-				warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", f, sess.Info.ID, prev))
-			}
+		l := geminiListed{info: sess.Info, file: f}
+		for _, m := range sess.Messages {
+			l.ids = append(l.ids, m.ID)
+		}
+		id := sess.Info.ID
+		prev, dup := kept[id]
+		if !dup {
+			kept[id] = l
+			order = append(order, id)
 			continue
 		}
-		byID[sess.Info.ID] = f
-		infos = append(infos, sess.Info)
+		if strings.HasSuffix(f, ".json") {
+			continue // a resumed legacy .json beside its .jsonl
+		}
+		// A resumed run in another minute than the file it resumes starts
+		// a chat file of its own, writes there only its session context
+		// and goes on in the resumed file: the file with the conversation
+		// is the session, and the other one is said only if it holds a
+		// message the session has not.
+		keep, drop := prev, l
+		if len(l.ids) > len(prev.ids) {
+			keep, drop = l, prev
+		}
+		kept[id] = keep
+		if !keep.hasAll(drop) {
+			warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", drop.file, id, keep.file))
+		}
+	}
+	for _, id := range order {
+		infos = append(infos, kept[id].info)
+		byID[id] = kept[id].file
 	}
 	s.setIndex(byID, warnings)
 	sortInfos(infos)
-	return infos, nil
+	return infos, noSessionRead(len(infos), problems)
+}
+
+// geminiListed is a chat file List read: its session and message ids.
+type geminiListed struct {
+	info model.SessionInfo
+	file string
+	ids  []string
+}
+
+// hasAll says whether every message of o is in l.
+func (l geminiListed) hasAll(o geminiListed) bool {
+	have := map[string]bool{}
+	for _, id := range l.ids {
+		have[id] = true
+	}
+	for _, id := range o.ids {
+		if !have[id] {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *geminiStore) Load(ctx context.Context, id string) (*model.Session, error) {
@@ -151,6 +207,7 @@ type gcToolCall struct {
 	Timestamp   string          `json:"timestamp"`
 	Description string          `json:"description"`
 	DisplayName string          `json:"displayName"`
+	AgentID     string          `json:"agentId"` // invoke_agent: the subagent's session
 }
 
 // gcEntry is one message of the list with its versions per run.
@@ -158,6 +215,7 @@ type gcEntry struct {
 	id       string
 	versions []gcVersion
 	firstRun int
+	history  []int // the resumed runs whose history held it
 }
 
 type gcVersion struct {
@@ -182,6 +240,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 		list    []*gcEntry
 		all     = map[string]*gcEntry{}
 		run     int
+		written bool // a message record was appended since the run began
 		meta    bool
 		updated time.Time
 	)
@@ -206,6 +265,10 @@ func readGeminiChat(path string) (*model.Session, error) {
 			meta = true
 			sess.Info.ID = m.SessionID
 			sess.Info.Created = cxTime(m.StartTime)
+			if m.Kind == "subagent" {
+				// chats/<parent session id>/<id>.jsonl
+				sess.Info.ParentID = filepath.Base(filepath.Dir(path))
+			}
 		}
 		if t := cxTime(m.LastUpdated); t.After(updated) {
 			updated = t
@@ -226,6 +289,17 @@ func readGeminiChat(path string) (*model.Session, error) {
 		e := entry(r.ID)
 		e.put(run, set, cxCompact(raw))
 		return e
+	}
+	// a run after the first resumed the file as it stood: the messages of
+	// the list then are its history
+	newRun := func() {
+		run++
+		written = false
+		if run > 1 {
+			for _, e := range list {
+				e.history = append(e.history, run)
+			}
+		}
 	}
 	line := func(n int, b []byte, _ bool) {
 		var top map[string]json.RawMessage
@@ -249,6 +323,12 @@ func readGeminiChat(path string) (*model.Session, error) {
 				warnf(n, "skipped a $set that is not an object")
 				return
 			}
+			// a resume writes {"$set":{"sessionId"}} into the file it
+			// resumes; when that run began in another minute, its metadata
+			// line went into a chat file of its own
+			if set["sessionId"] != nil && written {
+				newRun()
+			}
 			setMeta(n, top["$set"])
 			if msgs, ok := set["messages"]; ok {
 				var recs []json.RawMessage
@@ -256,15 +336,19 @@ func readGeminiChat(path string) (*model.Session, error) {
 					warnf(n, "skipped a $set of messages that is not a list")
 					return
 				}
+				// a Map by id, as Gemini CLI loads it: a repeated id keeps
+				// its first place and its last record
 				list = list[:0:0]
+				in := map[*gcEntry]bool{}
 				for _, r := range recs {
-					if e := record(n, r, true); e != nil {
+					if e := record(n, r, true); e != nil && !in[e] {
+						in[e] = true
 						list = append(list, e)
 					}
 				}
 			}
 		case top["sessionId"] != nil && top["id"] == nil:
-			run++
+			newRun()
 			setMeta(n, b)
 		case top["id"] != nil:
 			if run == 0 {
@@ -274,6 +358,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 			if e == nil {
 				return
 			}
+			written = true
 			found := false
 			for _, x := range list {
 				found = found || x == e
@@ -286,7 +371,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 		}
 	}
 	if strings.HasSuffix(path, ".json") {
-		b, err := os.ReadFile(path)
+		b, err := readFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +379,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 			Messages []json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("%s: not a Gemini CLI session file: %v", path, err)
+			return nil, notSession(path, "not JSON: "+err.Error())
 		}
 		run = 1
 		setMeta(1, b)
@@ -303,11 +388,11 @@ func readGeminiChat(path string) (*model.Session, error) {
 				list = append(list, e)
 			}
 		}
-	} else if err := readJSONL(path, line); err != nil {
+	} else if err := readJSONL(path, line, warnf); err != nil {
 		return nil, err
 	}
 	if !meta {
-		return nil, fmt.Errorf("%s: no sessionId: not a Gemini CLI chat file", path)
+		return nil, notSession(path, "no sessionId: not a Gemini CLI chat")
 	}
 	sess.Info.Updated = updated
 	for _, e := range list {
@@ -341,6 +426,10 @@ func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
 	m := model.Message{ID: e.id, Created: cxTime(r.Timestamp), Completed: cxTime(r.Timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
 		b, _ := json.Marshal(v)
+		m.Stored = append(m.Stored, b)
+	}
+	if len(e.history) > 0 {
+		b, _ := json.Marshal(map[string][]int{"history": e.history})
 		m.Stored = append(m.Stored, b)
 	}
 	switch r.Type {
@@ -407,7 +496,7 @@ func GeminiWireID(name, id string) string {
 func geminiToolCall(tc gcToolCall) *model.ToolCall {
 	call := &model.ToolCall{
 		CallID: GeminiWireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
-		Start: cxTime(tc.Timestamp), End: cxTime(tc.Timestamp),
+		Start: cxTime(tc.Timestamp), End: cxTime(tc.Timestamp), ChildSessionID: tc.AgentID,
 	}
 	switch tc.Status {
 	case "success":
@@ -510,7 +599,7 @@ func finishGeminiInfo(sess *model.Session) {
 	if sess.Info.Directory == "" {
 		sess.Info.Directory = geminiProjectRoot(sess)
 	}
-	spill := Spills{DataDir: sess.Info.DataDir}
+	spill := SpillsFor(sess.Info)
 	for _, r := range sess.ToolCalls() {
 		sess.Info.ToolCalls++
 		if r.Call.Status == model.StatusError {
@@ -527,7 +616,7 @@ func finishGeminiInfo(sess *model.Session) {
 // the first workspace directory of the session context the CLI sent.
 func geminiProjectRoot(sess *model.Session) string {
 	slug := filepath.Base(sess.Info.DataDir)
-	if b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
+	if b, err := readFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
 		var doc struct {
 			Projects map[string]string `json:"projects"`
 		}

@@ -63,7 +63,7 @@ func (s *legacyStore) sessionFiles() (map[string]string, error) {
 
 // readSession reads one session file.
 func (s *legacyStore) readSession(file string) (model.SessionInfo, error) {
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
 		return model.SessionInfo{}, err
 	}
@@ -134,9 +134,11 @@ func (s *legacyStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	}
 	var out []model.SessionInfo
 	var warnings []string
+	var problems []error
 	for i := range ids {
 		if errs[i] != nil {
-			warnings = append(warnings, "skipped "+errs[i].Error())
+			warnings = append(warnings, skipped(errs[i]))
+			problems = append(problems, errs[i])
 			continue
 		}
 		out = append(out, infos[i])
@@ -145,7 +147,7 @@ func (s *legacyStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	s.warnings = warnings
 	s.mu.Unlock()
 	sortInfos(out)
-	return out, nil
+	return out, noSessionRead(len(out), problems)
 }
 
 func (s *legacyStore) listOne(file string) (model.SessionInfo, error) {
@@ -158,7 +160,7 @@ func (s *legacyStore) listOne(file string) (model.SessionInfo, error) {
 	for _, m := range msgs {
 		dir := filepath.Join(s.root, "part", strings.TrimSuffix(m, ".json"))
 		for _, p := range jsonFiles(dir) {
-			data, err := os.ReadFile(filepath.Join(dir, p))
+			data, err := readFile(filepath.Join(dir, p))
 			if err != nil || !bytes.Contains(data, []byte(`"tool"`)) {
 				continue
 			}
@@ -213,9 +215,9 @@ func (s *legacyStore) Load(ctx context.Context, id string) (*model.Session, erro
 		}
 		path := filepath.Join(msgDir, name)
 		mid := strings.TrimSuffix(name, ".json")
-		data, err := os.ReadFile(path)
+		data, err := readFile(path)
 		if err != nil {
-			d.warnf("%s: %v, skipped", path, err)
+			d.warnf("%v, skipped", err)
 			continue
 		}
 		m, ok := d.message("", data, 0, path)
@@ -228,9 +230,9 @@ func (s *legacyStore) Load(ctx context.Context, id string) (*model.Session, erro
 		partDir := filepath.Join(s.root, "part", mid)
 		for _, pname := range jsonFiles(partDir) {
 			ppath := filepath.Join(partDir, pname)
-			pdata, err := os.ReadFile(ppath)
+			pdata, err := readFile(ppath)
 			if err != nil {
-				d.warnf("%s: %v, skipped", ppath, err)
+				d.warnf("%v, skipped", err)
 				continue
 			}
 			p, ok := d.part("", pdata, ppath)

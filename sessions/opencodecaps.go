@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -75,23 +74,7 @@ const (
 
 // read reads a machine file, only a regular one, at most limit bytes.
 func (m Machine) read(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(m.real(p))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("larger than %d MB", limit>>20)
-	}
-	return b, err
+	return readFileMax(m.real(p), limit)
 }
 
 // ocPaths are opencode's Global.Path and home on a machine.

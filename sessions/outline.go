@@ -108,14 +108,14 @@ SELECT id, message_id, octet_length(data),
             ELSE data END,
        octet_length(data) > ?1, rowid
 FROM part
-WHERE session_id = ?2 AND message_id IN (%s)
+WHERE session_id = ?2 AND %s
 ORDER BY message_id, id`
 
 // elidedRow elides a large part row read with blob I/O into dst, as
 // elideSQL does; buf is scratch space. It falls back to elideSQL in tx.
 func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, buf, dst []byte) (out, scratch []byte, err error) {
-	if s.blobs != nil && !partScanOff {
-		if buf, err = s.blobs.read(rowid, buf[:0]); err == nil {
+	if s.c().blobs != nil && !partScanOff {
+		if buf, err = s.c().blobs.read(rowid, buf[:0]); err == nil {
 			if out, ok := partElide(unsafe.String(unsafe.SliceData(buf), len(buf)), dst[:0]); ok {
 				return out, buf, nil
 			}
@@ -126,7 +126,8 @@ func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, bu
 }
 
 func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	s.reopenIfWAL()
+	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
 	}
@@ -157,7 +158,7 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				return nil, err
 			}
 			countCalls(&sess.Info, sess.Messages)
-			sess.Warnings = append(append([]string(nil), s.warnings...), d.warnings...)
+			sess.Warnings = append(s.openNotes(), d.warnings...)
 		}
 		return page, nil
 	}
@@ -206,28 +207,21 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 
 	orphans := map[string]int{}
 	if len(ids) > 0 {
-		q := fmt.Sprintf(outlinePartsSQL, strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","))
-		rows, err := tx.QueryContext(ctx, q, append([]any{elideBytes, id, s.blobMin()}, ids...)...)
-		if err != nil {
-			return nil, err
-		}
 		var buf, elided []byte // reused for the rows read with blob I/O
-		for rows.Next() {
+		// add puts a row of outlinePartsSQL into its message
+		add := func(rows *sql.Rows) (rowid int64, err error) {
 			var (
 				pid, mid string
 				size     int
 				data     sql.RawBytes
 				big      bool
-				rowid    int64
 			)
 			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid); err != nil {
-				rows.Close()
-				return nil, err
+				return 0, err
 			}
 			if big && data == nil {
 				if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
-					rows.Close()
-					return nil, err
+					return rowid, err
 				}
 				data = elided
 			}
@@ -238,11 +232,11 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 			mi, ok := index[mid]
 			if !ok {
 				orphans[mid]++
-				continue
+				return rowid, nil
 			}
 			p, ok := d.part(pid, data, "table part, row "+pid)
 			if !ok {
-				continue
+				return rowid, nil
 			}
 			if tc := p.Tool; tc != nil {
 				if elided {
@@ -252,32 +246,27 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				}
 			}
 			sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
+			return rowid, nil
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		mids := make([]string, len(ids))
+		for i, v := range ids {
+			mids[i] = v.(string)
+		}
+		q := fmt.Sprintf(outlinePartsSQL, "message_id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")")
+		w, _, err := readParts(ctx, tx, q, append([]any{elideBytes, id, s.blobMin()}, ids...),
+			fmt.Sprintf(outlinePartsSQL, "rowid = ?4"), []any{elideBytes, id, s.blobMin()}, mids, add)
+		d.warnings = append(d.warnings, w...)
+		if err != nil {
 			return nil, err
 		}
 	}
 	if !page.More {
 		// parts whose message is not in the table at all, as Load reports them
-		rows, err := tx.QueryContext(ctx, `
-SELECT message_id, count(*) FROM part
-WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?1)
-GROUP BY message_id`, id)
+		err := countOrphans(ctx, tx, id, orphans)
+		if isDamage(err) {
+			err = orphansFromIndexes(ctx, tx, id, d.warnf)
+		}
 		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var mid string
-			var n int
-			if err := rows.Scan(&mid, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			orphans[mid] += n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
@@ -285,10 +274,42 @@ GROUP BY message_id`, id)
 		d.warnf("table part: %d part(s) of message %s skipped: the message was not loaded", orphans[mid], mid)
 	}
 	if from == 0 {
-		sess.Warnings = append(sess.Warnings, s.warnings...)
+		sess.Warnings = append(sess.Warnings, s.openNotes()...)
 	}
 	sess.Warnings = append(sess.Warnings, d.warnings...)
 	return page, nil
+}
+
+// countOrphans adds to orphans, per message id, the part rows of session
+// id whose message is not in the message table.
+func countOrphans(ctx context.Context, tx *sql.Tx, id string, orphans map[string]int) error {
+	rows, err := tx.QueryContext(ctx, `
+SELECT message_id, count(*) FROM part
+WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?1)
+GROUP BY message_id`, id)
+	if err != nil {
+		return err
+	}
+	return eachRow(rows, func(rows *sql.Rows) error {
+		var mid string
+		var n int
+		if err := rows.Scan(&mid, &n); err != nil {
+			return err
+		}
+		orphans[mid] += n
+		return nil
+	})
+}
+
+// eachRow calls fn for every row of rows, then closes them.
+func eachRow(rows *sql.Rows, fn func(*sql.Rows) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
@@ -312,7 +333,7 @@ func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 func (s *sqliteStore) bigRow(ctx context.Context, sessionID, partID string) (rowid int64, big bool, err error) {
 	var size int64
 	var kind string
-	err = s.db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
+	err = s.c().db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
 	return rowid, err == nil && size > s.blobMin() && (kind == "text" || kind == "blob"), err
 }
 
@@ -339,7 +360,7 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 				}
 			}
 			*slot = partSlot{id: slot.id}
-		} else if data, err := s.blobs.read(rowid, nil); err == nil {
+		} else if data, err := s.c().blobs.read(rowid, nil); err == nil {
 			slot.decode(data)
 			return nil
 		}
@@ -349,12 +370,12 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 	partSlots.Store(key, slot)
 	defer partSlots.Delete(key)
 	var one sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
+	if err := s.c().db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
 		return err
 	}
 	// not TEXT nor BLOB: read it as database/sql converts it
 	var data []byte
-	if err := s.db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&data); err != nil {
+	if err := s.c().db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&data); err != nil {
 		return err
 	}
 	slot.decode(data)

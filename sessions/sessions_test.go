@@ -128,9 +128,10 @@ func TestLoadMapsEveryField(t *testing.T) {
 			assert.Equal(t, model.StatusPending, e.Parts[5].Tool.Status)
 			assert.Equal(t, "{}", string(e.Parts[5].Tool.Input))
 
-			require.Len(t, sess.Warnings, 1, "%q", sess.Warnings)
-			assert.Contains(t, sess.Warnings[0], "prt_03e")
-			assert.Contains(t, sess.Warnings[0], `"hologram"`)
+			warnings := rowWarnings(sess.Warnings)
+			require.Len(t, warnings, 1, "%q", warnings)
+			assert.Contains(t, warnings[0], "prt_03e")
+			assert.Contains(t, warnings[0], `"hologram"`)
 		})
 	}
 }
@@ -444,6 +445,7 @@ func TestImmutableFallback(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	writeDB(t, path, rootSession())
 	require.NoError(t, os.Symlink(filepath.Base(path)+"-shm", path+"-shm"))
+	require.NoError(t, os.WriteFile(path+"-wal", nil, 0o644)) // both there: the normal open is tried
 
 	s, err := Open(path)
 	require.NoError(t, err)
@@ -458,6 +460,66 @@ func TestImmutableFallback(t *testing.T) {
 	assert.Contains(t, sess.Warnings[0], "immutable=1")
 }
 
+// TestWALWithoutItsFiles opens a WAL database that opencode left without
+// -wal and -shm: immutable, and nothing created beside it; no notice, since
+// opencode checkpointed before removing them and the file is complete;
+// once opencode runs again (both files exist) the store reopens read-only
+// and sees its commits.
+func TestWALWithoutItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "opencode.db")
+	writeDB(t, path, rootSession())
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	infos, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, infos, 1)
+	assert.Empty(t, Warnings(s))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "only opencode.db")
+
+	writer := openTestDB(t, path) // opencode starts: -wal and -shm appear
+	defer writer.Close()
+	insertSession(t, writer, childSession())
+	infos, err = s.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, infos, 2, "the writer's commit, seen after the reopen")
+	assert.Empty(t, Warnings(s))
+}
+
+// TestWALWithoutItsShm opens a copy of a WAL database and its -wal, which
+// holds commits, without the -shm: immutable, and the notice says those
+// commits are not read.
+func TestWALWithoutItsShm(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "opencode.db")
+	writeDB(t, src, rootSession())
+	writer := openTestDB(t, src)
+	defer writer.Close()
+	insertSession(t, writer, childSession()) // stays in the -wal while writer is open
+	wal, err := os.ReadFile(src + "-wal")
+	require.NoError(t, err)
+	require.NotEmpty(t, wal)
+	db, err := os.ReadFile(src)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "opencode.db")
+	require.NoError(t, os.WriteFile(path, db, 0o644))
+	require.NoError(t, os.WriteFile(path+"-wal", wal, 0o644))
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, Warnings(s), 1)
+	assert.Contains(t, Warnings(s)[0], "commits in its -wal file are not read")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no -shm created")
+}
+
 func TestStoreNeverWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	writeDB(t, path, rootSession(), childSession())
@@ -465,7 +527,7 @@ func TestStoreNeverWrites(t *testing.T) {
 	require.NoError(t, err)
 	s, err := openSQLite(path)
 	require.NoError(t, err)
-	_, err = s.db.Exec(`DELETE FROM part`)
+	_, err = s.c().db.Exec(`DELETE FROM part`)
 	require.Error(t, err, "the connection must refuse writes")
 	_, err = s.List(ctx)
 	require.NoError(t, err)

@@ -107,7 +107,8 @@ func Open(path string) (Store, error) {
 	if isDir(filepath.Join(abs, "session")) && (isDir(filepath.Join(abs, "message")) || isDir(filepath.Join(abs, "part"))) {
 		return openLegacy(abs)
 	}
-	if s, ok := openClaudeDir(abs); ok {
+	s, ok, problem := openClaudeDir(abs)
+	if ok {
 		return s, nil
 	}
 	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
@@ -118,26 +119,25 @@ func Open(path string) (Store, error) {
 	} else if !errors.Is(err, errNoExports) {
 		return nil, err
 	}
+	if problem != nil {
+		return nil, fmt.Errorf("open sessions: %w", problem)
+	}
 	return nil, fmt.Errorf("open sessions: no agent sessions in %s (expected an opencode data dir, opencode.db, storage/session or export .json files; a Claude Code config or projects dir; a Codex home or sessions dir; a Gemini CLI home or chats dir)", abs)
 }
 
 // openFile opens a database or an export file, told apart by content.
 func openFile(path string) (Store, error) {
-	f, err := os.Open(path)
+	head, err := readHead(path, 32)
 	if err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
+	n := len(head)
 	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
-		f.Close()
 		return s, nil
 	}
 	if strings.HasSuffix(path, ".jsonl") {
 		return openClaudeFile(path)
 	}
-	head := make([]byte, 32)
-	n, _ := f.Read(head)
-	f.Close()
-	head = head[:n]
 	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
 		return openSQLite(path)
 	}
@@ -211,8 +211,10 @@ func Discover() (out []string) {
 		}
 	}
 	defer func() { // Claude Code's config dir, after opencode's stores
-		if d := ClaudeConfigDir(); d != "" && hasClaudeTranscripts(filepath.Join(d, "projects")) {
-			add(d)
+		if d := ClaudeConfigDir(); d != "" {
+			if found, problem := hasClaudeTranscripts(filepath.Join(d, "projects")); found || problem != nil {
+				add(d) // opening it names the problem
+			}
 		}
 	}()
 	for _, p := range cliLocations() { // Codex CLI, Gemini CLI

@@ -68,13 +68,13 @@ func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *s
 	if partScanOff {
 		return nil, nil, false
 	}
-	buf, err := s.blobs.read(rowid, nil)
+	buf, err := s.c().blobs.read(rowid, nil)
 	if err != nil {
 		return nil, nil, false
 	}
 	str := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p, ok := scanElided(str, nil, textOnly)
-	row = &scannedRow{blobs: s.blobs, rowid: rowid, size: len(buf)}
+	row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: len(buf)}
 	for _, f := range []struct {
 		sp  span
 		dst *span

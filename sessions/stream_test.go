@@ -73,7 +73,7 @@ func TestLoadStreamed(t *testing.T) {
 		if !ok {
 			continue // the legacy JSON storage
 		}
-		require.NotNil(t, s.blobs)
+		require.NotNil(t, s.c().blobs)
 		infos, err := st.List(ctx)
 		require.NoError(t, err)
 		for _, in := range infos {

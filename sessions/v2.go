@@ -220,7 +220,7 @@ func (d *decoder) v2Tool(it *storedV2Item, where string) *model.ToolCall {
 // like the v1 list. Rows
 // with malformed JSON count nothing.
 func (s *sqliteStore) v2Counts(ctx context.Context) (map[string][3]int, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	rows, err := s.c().db.QueryContext(ctx, `
 SELECT m.session_id, count(*),
        sum(coalesce(json_array_length(c.value, '$.state.outputPaths'), 0) > 0
            OR (json_extract(c.value, '$.state.status') = 'completed' AND json_extract(c.value, '$.state.structured.truncated') IS 1)),

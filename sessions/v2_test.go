@@ -58,8 +58,8 @@ func TestV2SessionLoads(t *testing.T) {
 	sess, err := s.Load(ctx, "ses_0")
 	require.NoError(t, err)
 	assert.Equal(t, model.PipelineV2, sess.Info.Pipeline)
-	require.Len(t, sess.Warnings, 1)
-	assert.Contains(t, sess.Warnings[0], "msg_bad")
+	require.Len(t, rowWarnings(sess.Warnings), 1)
+	assert.Contains(t, rowWarnings(sess.Warnings)[0], "msg_bad")
 	require.Len(t, sess.Messages, 2)
 	assert.Equal(t, [4]int{2, 3, 1, 1}, [4]int{sess.Info.Messages, sess.Info.ToolCalls, sess.Info.Truncated, sess.Info.Errors})
 

@@ -356,6 +356,25 @@ func TestPipelineInert(t *testing.T) {
 	checkFrame(t, raw, 120, 30)
 }
 
+// TestGeminiCLIWireSaysSignaturesLeftOut: the Wire and Request panes of a
+// Gemini CLI call say how many model turns of its request went with the
+// thoughtSignatures the model streamed, which Gemini CLI never stores.
+func TestGeminiCLIWireSaysSignaturesLeftOut(t *testing.T) {
+	h := openStores(t, 160, 40, "../testdata/gemini-cli/gemini-3.8-flash/data")
+	v := openSession(t, h, "Gemini CLI")
+	selectRow(t, h, func(ci *callInfo) bool { return ci.call().Tool == "read_file" })
+	for _, pane := range []string{"3", "4"} {
+		h.key(pane)
+		for v.provider.Label() != "Gemini" {
+			h.key("p")
+		}
+		require.Regexp(t, `\d+ model turns? of this run went with the thoughtSignatures the model streamed`, h.plain(), "pane %s", pane)
+	}
+	// the projections are correx's own: nothing left out to say
+	h.key("p")
+	require.NotContains(t, h.plain(), "thoughtSignatures")
+}
+
 // A Claude Code request rebuilt from the transcript (its log removed) is
 // labelled so in the Wire and Request panes, never "as sent".
 func TestClaudeRebuiltRequestLabel(t *testing.T) {

@@ -108,19 +108,7 @@ func visibles(c *model.ToolCall, spills formatters.SpillFinder) (model.Visible, 
 }
 
 // agentName is an agent's display name.
-func agentName(a model.Agent) string {
-	switch a {
-	case model.AgentOpencode, "":
-		return "opencode"
-	case model.AgentClaudeCode:
-		return "Claude Code"
-	case model.AgentCodex:
-		return "Codex"
-	case model.AgentGeminiCLI:
-		return "Gemini CLI"
-	}
-	return string(a)
-}
+func agentName(a model.Agent) string { return a.Name() }
 
 // agentLabel is the picker's agent column: the agent, and for opencode
 // the pipeline ("opencode v2").
@@ -157,6 +145,7 @@ func ownProvider(msg *model.Message) render.Provider {
 type listedMsg struct {
 	infos []model.SessionInfo
 	err   error
+	warns []string // the store's, after the list
 }
 
 type loadedMsg struct {
@@ -188,7 +177,10 @@ type convResult struct {
 	lazy bool
 	// excerpts of the calls whose results the request carries, by call id
 	excerpts map[string]excerpt
-	err      error
+	// note says what the rendering lacks that the agent sent (Gemini
+	// CLI's streamed thoughtSignatures), or ""
+	note string
+	err  error
 }
 
 type convMsg struct {
@@ -197,10 +189,11 @@ type convMsg struct {
 }
 
 type spillMsg struct {
-	path string
-	file *fileLines
-	cut  int64 // bytes not indexed (file larger than the cap)
-	err  error
+	path  string
+	file  *fileLines
+	cut   int64 // bytes not indexed (file larger than the cap)
+	err   error
+	pager bool // from spillPagerCmd: the file was checked for $PAGER
 }
 
 type pagerDoneMsg struct{ err error }
@@ -213,7 +206,7 @@ func listCmd(store sessions.Store) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		infos, err := store.List(ctx)
-		return listedMsg{infos: infos, err: err}
+		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store)}
 	}
 }
 
@@ -278,6 +271,7 @@ func convCmd(k convKey, snap model.Session, l sessions.Lazy, caps model.SessionC
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
+		res.note = render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(&snap, k.p, k.step))
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
@@ -424,18 +418,6 @@ func otherCmd(store sessions.Store, cands []model.SessionInfo, tool string) tea.
 			return otherMsg{data: first, tool: tool}
 		}
 		return otherMsg{tool: tool, err: lastErr}
-	}
-}
-
-// maxSpillBytes caps how much of a spill file is indexed (8 bytes a line).
-const maxSpillBytes = 256 << 20
-
-// spillCmd indexes a spill file by line; the viewer reads the lines on
-// screen from it.
-func spillCmd(path string) tea.Cmd {
-	return func() tea.Msg {
-		fl, cut, err := indexFile(path, maxSpillBytes)
-		return spillMsg{path: path, file: fl, cut: cut, err: err}
 	}
 }
 

@@ -1,46 +1,27 @@
 package tui
 
 import (
-	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"correx/internal/inert"
 )
 
-// Everything read from a transcript is shown inert: no byte of it reaches
-// the terminal as a control. C0 controls and DEL become their Control
-// Pictures (ESC is ␛, CR is ␍), C1 controls and invisible format characters
-// (bidi overrides, zero-width spaces) become ⟨U+XXXX⟩, bytes that are not
-// UTF-8 become \xNN, and tabs expand to spaces (tab stops of 8). All of
-// them except tabs are drawn in the Inert style.
+// Everything read from a transcript is shown inert by correx/internal/inert's
+// rule (no byte of it reaches the terminal as a control); in the panes tabs
+// expand to spaces (tab stops of 8), and the glyphs are drawn in the Inert
+// style.
 
 const tabWidth = 8
 
-// inertGlyph returns how r is shown when it is not printable as itself.
-func inertGlyph(r rune) (string, bool) {
-	switch {
-	case r < 0x20:
-		return string(rune(0x2400 + r)), true
-	case r == 0x7f:
-		return "\u2421", true
-	case r >= 0x80 && r < 0xa0:
-		return fmt.Sprintf("⟨U+%04X⟩", r), true
-	case r == ' ':
-		return "", false
-	case !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r):
-		return fmt.Sprintf("⟨U+%04X⟩", r), true
-	}
-	return "", false
-}
-
-// writeInert appends s to b with style for plain text and inert for the
+// writeInert appends s to b with style for plain text and glyph for the
 // glyphs that stand for controls. col is the display column reached so far
 // on the line, updated for tab expansion.
-func writeInert(b *strings.Builder, s string, style, inert lipgloss.Style, col *int) {
+func writeInert(b *strings.Builder, s string, style, glyph lipgloss.Style, col *int) {
 	var run strings.Builder
 	flush := func() {
 		if run.Len() == 0 {
@@ -55,9 +36,9 @@ func writeInert(b *strings.Builder, s string, style, inert lipgloss.Style, col *
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size <= 1 {
 			flush()
-			g := fmt.Sprintf(`\x%02x`, s[i])
+			g := inert.Byte(s[i])
 			*col += len(g)
-			b.WriteString(renderStyle(inert, g))
+			b.WriteString(renderStyle(glyph, g))
 			i++
 			continue
 		}
@@ -69,10 +50,10 @@ func writeInert(b *strings.Builder, s string, style, inert lipgloss.Style, col *
 			i += size
 			continue
 		}
-		if g, ok := inertGlyph(r); ok {
+		if g, ok := inert.Glyph(r); ok {
 			flush()
 			*col += ansi.StringWidth(g)
-			b.WriteString(renderStyle(inert, g))
+			b.WriteString(renderStyle(glyph, g))
 			i += size
 			continue
 		}

@@ -150,7 +150,10 @@ func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
 	}
 	num := func(n, w int, s lipgloss.Style) string {
 		t := fmt.Sprintf("%*d", w, n)
-		if n == 0 {
+		if in.Damaged != "" { // rows left unread: at least n (a warning says which)
+			t = fmt.Sprintf("%*s", w, fmt.Sprintf("%d+", n))
+		}
+		if n == 0 && in.Damaged == "" {
 			return st.Subtle.Render(t)
 		}
 		return s.Render(t)

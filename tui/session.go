@@ -499,6 +499,9 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		head = append(head, st.BadgeWarn.Render(v.provider.Label()+" is not available yet (its renderer returned nothing)"))
 		return "", head, "(not available for this provider yet)"
 	}
+	if res.note != "" {
+		head = append(head, st.BadgeWarn.Render(inertString(res.note, st.Inert)))
+	}
 	if p == paneRequest {
 		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, humanBytes(int(res.size)))))
 		return res.json, head, "(empty conversation)"

@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"correx/model"
+	"correx/sessions"
 )
 
 // spillView shows a spilled full output and marks in the gutter the lines
@@ -201,4 +205,63 @@ func (s *spillView) View() string {
 		title += fmt.Sprintf(" %d–%d/%d", s.tv.yOff+1, min(s.tv.yOff+s.tv.height, n), n)
 	}
 	return box(st, title, inner, s.width, s.height, true)
+}
+
+// maxSpillBytes caps how much of a spill file is indexed (8 bytes a line).
+const maxSpillBytes = 256 << 20
+
+// spillCmd opens a spill file the way its session's spill finder allows
+// (in the agent's spill folder unless asked, a regular file) and indexes
+// it by line; the viewer reads the lines on screen from it.
+func spillCmd(spills sessions.Spills, path string) tea.Cmd {
+	return func() tea.Msg {
+		f, _, err := spills.Open(path)
+		if err != nil {
+			return spillMsg{path: path, err: err}
+		}
+		fl, cut, err := indexFile(f, maxSpillBytes)
+		return spillMsg{path: path, file: fl, cut: cut, err: err}
+	}
+}
+
+// spillPagerCmd runs $PAGER on a spill file that passes the same checks
+// (on the file itself, its symlinks resolved).
+func spillPagerCmd(spills sessions.Spills, path string) tea.Cmd {
+	return func() tea.Msg {
+		f, _, err := spills.Open(path)
+		if err != nil {
+			return spillMsg{path: path, err: err, pager: true}
+		}
+		f.Close()
+		return pagerCmd(f.Name())()
+	}
+}
+
+// spillOpened shows what spillCmd or spillPagerCmd found. A spill outside
+// its agent's spill folder is not opened: the user is asked first.
+func (m *Model) spillOpened(msg spillMsg) {
+	var outside *sessions.OutsideSpillError
+	if !msg.pager {
+		m.loading = max(m.loading-1, 0)
+	}
+	viewer := m.spill != nil && m.spill.path == msg.path && m.spill.loading
+	switch {
+	case errors.As(msg.err, &outside):
+		if viewer {
+			m.spill.Close()
+			m.spill = nil
+		}
+		m.spillAsked = msg.path
+		key := "o"
+		if msg.pager {
+			key = "O"
+		}
+		m.warn(fmt.Sprintf("outside %s's spill folder: press %s again to open", outside.Agent.Name(), key))
+	case msg.pager:
+		m.fail("could not read the spill file: " + inertString(msg.err.Error(), plainStyle))
+	case viewer:
+		m.spill.SetFile(msg.file, msg.cut, msg.err)
+	case msg.file != nil:
+		msg.file.Close() // the viewer was closed meanwhile
+	}
 }

@@ -230,13 +230,9 @@ func (fl *fileLines) readAll() (string, error) {
 	return string(b[:n]), err
 }
 
-// indexFile opens the file at path read-only and indexes its first limit
-// bytes by line; cut is how many bytes follow them.
-func indexFile(path string, limit int64) (fl *fileLines, cut int64, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
+// indexFile indexes the first limit bytes of an open file by line (it
+// keeps f); cut is how many bytes follow them.
+func indexFile(f *os.File, limit int64) (fl *fileLines, cut int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()

@@ -10,9 +10,11 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,19 +39,30 @@ type Options struct {
 	// Live re-reads the store every couple of seconds, so a session that
 	// is still being written updates on screen (live.go).
 	Live bool
+	// Context, when done, ends the TUI as quitting does (the caller's
+	// signals: the terminal closing sends SIGHUP, which Bubble Tea does
+	// not catch).
+	Context context.Context
 	// Machine is where opencode's config is read (zero: this machine).
 	Machine sessions.Machine
 }
 
-// Run runs the TUI on the terminal until the user quits. NO_COLOR (any
-// non-empty value) turns colour off.
+// Run runs the TUI on the terminal until the user quits or opts.Context
+// is done. NO_COLOR (any non-empty value) turns colour off. However it
+// ends, it removes its spool files and gives the terminal its window
+// title back (pushed before, popped after: Bubble Tea only clears it).
 func Run(opts Options) error {
 	var popts []tea.ProgramOption
 	if os.Getenv("NO_COLOR") != "" {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
+	if opts.Context != nil {
+		popts = append(popts, tea.WithContext(opts.Context))
+	}
+	defer closeSpools()
+	os.Stdout.WriteString(ansi.WindowOp(22, 0)) // push the window and icon titles
+	defer os.Stdout.WriteString(ansi.WindowOp(23, 0))
 	_, err := tea.NewProgram(New(opts), popts...).Run()
-	closeSpools()
 	return err
 }
 
@@ -90,6 +103,9 @@ type Model struct {
 	stack    []*sessionView
 	spill    *spillView
 	showHelp bool
+	// spillAsked is the spill outside its agent's spill folder the user
+	// was asked about: o (or O) again opens it.
+	spillAsked string
 
 	// lowering is the lowering shown for opencode v1 sessions (L); v2
 	// sessions are always native, other agents have none.
@@ -145,7 +161,7 @@ func New(opts Options) Model {
 		m.store = sessions.Combine(opts.Stores...)
 	}
 	for _, s := range opts.Stores {
-		m.warnings = append(m.warnings, sessions.Warnings(s)...)
+		m.addWarnings(sessions.Warnings(s)...)
 	}
 	m.picker = newPicker(st, time.Now)
 	if opts.SessionID != "" {
@@ -166,6 +182,16 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, loadCmd(m.store, m.opts.SessionID))
 	}
 	return tea.Batch(cmds...)
+}
+
+// addWarnings adds the warnings not listed yet: a store's notices come
+// again with every session and page it loads.
+func (m *Model) addWarnings(ws ...string) {
+	for _, w := range ws {
+		if !slices.Contains(m.warnings, w) {
+			m.warnings = append(m.warnings, w)
+		}
+	}
 }
 
 func (m *Model) busy() bool { return m.loading > 0 || len(m.pending) > 0 || len(m.details) > 0 }
@@ -237,14 +263,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
 		}
+		m.addWarnings(msg.warns...)
 	case loadedMsg:
 		m.loading = max(m.loading-1, 0)
 		if msg.err != nil {
 			m.fail("could not open session: " + msg.err.Error())
 			break
 		}
-		m.warnings = append(m.warnings, msg.warns...)
-		m.warnings = append(m.warnings, msg.data.sess.Warnings...)
+		m.addWarnings(msg.warns...)
+		m.addWarnings(msg.data.sess.Warnings...)
 		v := newSessionView(m.st, msg.data)
 		v.SetSize(m.width, m.bodyHeight())
 		m.stack = []*sessionView{v}
@@ -289,12 +316,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case fileSearchMsg:
 		m.applySearch(msg)
 	case spillMsg:
-		if m.spill != nil && m.spill.path == msg.path && m.spill.loading {
-			m.spill.SetFile(msg.file, msg.cut, msg.err)
-		} else if msg.file != nil {
-			msg.file.Close() // the viewer was closed meanwhile
-		}
-		m.loading = max(m.loading-1, 0)
+		m.spillOpened(msg)
 	case liveTickMsg, liveMsg:
 		cmds = append(cmds, m.live(msg))
 	case pagerDoneMsg:
@@ -392,8 +414,8 @@ func (m *Model) addPage(msg pageMsg) tea.Cmd {
 	}
 	d.budget -= msg.used
 	d.addPage(msg.page, msg.children, msg.pre)
-	m.warnings = append(m.warnings, msg.warns...)
-	m.warnings = append(m.warnings, msg.page.Session.Warnings...)
+	m.addWarnings(msg.warns...)
+	m.addWarnings(msg.page.Session.Warnings...)
 	for _, v := range m.stack {
 		if v.data == d {
 			v.list.SetRows(buildRows(d, 0))
@@ -831,8 +853,11 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 		m.warn(fmt.Sprintf("no spill file: a %s truncation keeps no full output", t.Kind))
 		return nil
 	}
+	spills := sessions.SpillsFor(v.data.sess.Info)
+	spills.AllowOutside = m.spillAsked == t.SpillFound // asked, and o pressed again
+	m.spillAsked = ""
 	if pager {
-		return pagerCmd(t.SpillFound)
+		return spillPagerCmd(spills, t.SpillFound)
 	}
 	if m.spill != nil {
 		m.spill.Close()
@@ -840,7 +865,7 @@ func (m *Model) openSpill(pager bool) tea.Cmd {
 	m.spill = newSpillView(m.st, ci.call().Tool, t)
 	m.spill.SetSize(m.width, m.bodyHeight())
 	m.loading++
-	return spillCmd(t.SpillFound)
+	return spillCmd(spills, t.SpillFound)
 }
 
 // copyPane copies a pane's text, or its file fl when it has one, to the

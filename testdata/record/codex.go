@@ -22,36 +22,82 @@ import (
 const codexVersion = "0.171.0"
 
 func init() {
-	allFlavours = append(allFlavours, flavour{Name: "codex", Version: codexVersion, ProviderID: "oracle", ModelID: "gpt-5.5", Wire: "responses"})
-	agentRecorders["codex"] = recordCodex
+	for _, name := range []string{"codex", "codex-second"} {
+		allFlavours = append(allFlavours, flavour{Name: name, Version: codexVersion, ProviderID: "oracle", ModelID: "gpt-5.5", Wire: "responses"})
+		agentRecorders[name] = recordCodex
+	}
 }
 
-// codexFixtureDir is testdata/codex/<model>: beside -out's testdata/opencode.
+// cliFixtureDir is testdata/<agent>/<name>: beside -out's testdata/opencode.
 func cliFixtureDir(opt options, agent, name string) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(opt.outDir)), agent, name)
 }
 
-const (
-	codexMainPrompt = "Please run the correx oracle scenario for Codex: exercise the tools as scripted, then summarise what happened."
-	cliFollowUp     = "One more thing: show me the final contents of new.txt."
-)
+// cliScenario is one recording of Codex or Gemini CLI: the main prompt, the
+// follow-ups each sent to a resumed session, and the script of the whole
+// session (the follow-ups' turns after the main run's).
+type cliScenario struct {
+	suffix    string // of the fixture's folder name: "" or "-second"
+	prompt    string
+	followUps []string
+	steps     []step
+	subs      []cliScript // subagents' scripts
+	// newMinute[i]: before follow-up i, wait until the clock is in another
+	// minute than the run before started in (a Gemini CLI resume then
+	// starts a chat file of its own; without it, the first resume starts in
+	// the main run's minute)
+	newMinute []bool
+}
 
-// codexScript is the scenario in Codex's own tool names (the gpt-5.5 tool
-// set: unified exec `exec_command`, freeform `apply_patch`).
-func codexScript(proj string) []step {
+func (sc cliScenario) scripts() []cliScript {
+	return append(append([]cliScript{}, sc.subs...), cliScript{name: "main", prompt: sc.prompt, steps: sc.steps})
+}
+
+const cliFollowUp = "One more thing: show me the final contents of new.txt."
+
+// codexScenario is the flavour's scenario in Codex's own tool names (the
+// gpt-5.5 tool set: unified exec `exec_command`, freeform `apply_patch`,
+// `view_image`). Each huge output is just big enough for its kind:
+// `seq 1 195000` (1,058,895 bytes) passes the 1 MiB head+tail exec
+// buffer, `seq 1 12000` (50,895 bytes) only the default 10,000-token
+// budget, `seq 1 3000` only `max_output_tokens: 200`. `codex exec` 0.171.0
+// offers no subagent tool by default (spawn_agent is in the `collaboration`
+// namespace behind `features.multi_agent_v2`), so there is no subagent.
+func codexScenario(name, proj string) cliScenario {
 	exec := func(cmd string, extra ...any) call {
 		return c("exec_command", J(append([]any{"cmd", cmd, "workdir", proj}, extra...)...))
 	}
 	patch := func(body string) call { return call{Name: "apply_patch", Args: body} }
-	return []step{
+	image := func(rel string) call { return c("view_image", J("path", proj+"/"+rel)) }
+	if name == "codex-second" {
+		const prompt = "Please run the second correx oracle scenario for Codex: patch first, then look around, then summarise."
+		const follow = "Last request: show other.txt again and look at the pixel once more."
+		return cliScenario{suffix: "-second", prompt: prompt, followUps: []string{follow}, steps: []step{
+			{Reasoning: "The second scenario starts with a patch.", Calls: []call{patch("*** Begin Patch\n*** Add File: other.txt\n+one\n+two\n*** End Patch\n")}},
+			{
+				Text:  "Looking at the new file, a missing image and a CRLF file at once.",
+				Calls: []call{exec("cat other.txt"), image("no-such-image.png"), exec("head -n 2 crlf.txt | od -c | head -n 3")},
+			},
+			{Calls: []call{exec("yes correx | head -n 20000")}},
+			{Calls: []call{exec("seq 1000001 1150000", "max_output_tokens", 300)}},
+			{Calls: []call{exec("ls sub; ls no-such-dir; exit 7")}},
+			{Reasoning: "Done with the second script.", Text: "Second scenario done: a patch, reads, a missing image, two huge outputs and a failing ls."},
+			// follow-up prompt
+			{Calls: []call{image("pixel.png"), exec("cat other.txt")}},
+			{Text: "other.txt holds one and two; the pixel is orange."},
+		}}
+	}
+	const prompt = "Please run the correx oracle scenario for Codex: exercise the tools as scripted, then summarise what happened."
+	return cliScenario{prompt: prompt, followUps: []string{cliFollowUp}, steps: []step{
 		{
-			Reasoning: "The user wants the scripted oracle scenario. I will read a file and run a shell command in parallel.",
-			Text:      "I'll start by reading notes.txt and running a command.",
-			Calls:     []call{exec("cat notes.txt"), exec("echo hello from shell; echo second line")},
+			Reasoning: "The user wants the scripted oracle scenario. I will read a file, run a shell command and view an image in parallel.",
+			Text:      "I'll start by reading notes.txt, running a command and viewing the pixel.",
+			Calls:     []call{exec("cat notes.txt"), exec("echo hello from shell; echo second line"), image("pixel.png")},
 		},
 		{Calls: []call{exec("echo about to fail; echo this goes to stderr 1>&2; exit 3"), exec("true")}},
-		{Calls: []call{exec("seq 1 200000")}},
-		{Calls: []call{exec("seq 1 200000", "max_output_tokens", 500)}},
+		{Calls: []call{exec("seq 1 195000")}},
+		{Calls: []call{exec("seq 1 12000")}},
+		{Calls: []call{exec("seq 1 3000", "max_output_tokens", 200)}},
 		{Text: "Creating a file with a patch.", Calls: []call{patch("*** Begin Patch\n*** Add File: new.txt\n+alpha\n+beta\n+gamma\n*** End Patch\n")}},
 		{Calls: []call{patch("*** Begin Patch\n*** Update File: new.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\n")}},
 		{Calls: []call{patch("*** Begin Patch\n*** Update File: new.txt\n@@\n-no such line\n+replacement\n*** End Patch\n")}},
@@ -66,35 +112,42 @@ func codexScript(proj string) []step {
 		{Calls: []call{exec("cat does-not-exist.txt")}},
 		{
 			Reasoning: "Everything in the script has run; time to summarise.",
-			Text:      "All done: reads, shell commands (ok, failing, silent, huge), patches (ok and failing), searches and a missing file.",
+			Text:      "All done: reads, an image, shell commands (ok, failing, silent, three huge ones), patches (ok and failing), searches and a missing file.",
 		},
 		// follow-up prompt
 		{Reasoning: "The user wants to see new.txt after the edits.", Calls: []call{exec("cat new.txt")}},
 		{Text: "new.txt now holds alpha, BETA and gamma."},
-	}
+	}}
 }
 
 // codexCustomTools are freeform tools: their Args are the raw input text,
 // sent as a custom_tool_call item.
 var codexCustomTools = map[string]bool{"apply_patch": true}
 
+// cliScript is one conversation's script, picked by its prompt: the main
+// session's (its follow-ups continue the turns) or a subagent's.
+type cliScript struct {
+	name   string // the manifest's scenario: main, or the subagent's
+	prompt string // a user text containing it selects the script
+	steps  []step
+}
+
 // cliServer is a fake provider for an agent that shapes its requests itself:
 // it captures like fakeProvider, but finds the script and the turn with the
 // agent's own analyser and answers with the agent's own streamer.
 type cliServer struct {
 	*fakeProvider
-	script  []step
-	prompt  string // the main prompt that selects the script
+	scripts []cliScript // subagents' first: a subagent's prompt names no main prompt
 	analyse func(wire string, doc map[string]any) conversation
 	answer  func(w http.ResponseWriter, r *http.Request, c *captured, doc map[string]any, st step) bool
 }
 
-func startCLIServer(f flavour, script []step, prompt string) (*cliServer, error) {
+func startCLIServer(f flavour, scripts ...cliScript) (*cliServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	s := &cliServer{fakeProvider: &fakeProvider{f: f, ln: ln}, script: script, prompt: prompt}
+	s := &cliServer{fakeProvider: &fakeProvider{f: f, ln: ln}, scripts: scripts}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -118,6 +171,15 @@ func (s *cliServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.Seq = len(s.requests) + 1
 	s.requests = append(s.requests, c)
 	s.mu.Unlock()
+	if wire == "" && strings.HasSuffix(r.URL.Path, ":countTokens") {
+		// Gemini CLI counts the tokens of a large tool result (an image
+		// read) before it sends it
+		c.Kind = "aux"
+		logf("  request %03d %s %s kind=aux (countTokens)", c.Seq, r.Method, c.Path)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(J("totalTokens", len(body)/4)))
+		return
+	}
 	if wire == "" {
 		s.problem("request to unknown endpoint %s", c.Path)
 		http.NotFound(w, r)
@@ -137,20 +199,24 @@ func (s *cliServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		c.Kind = "main"
 		c.Turn = c.conv.assistants
-		inScript := false
-		for _, t := range c.conv.userTexts {
-			inScript = inScript || strings.Contains(t, s.prompt)
+		var sc *cliScript
+		for i := range s.scripts {
+			for _, t := range c.conv.userTexts {
+				if sc == nil && strings.Contains(t, s.scripts[i].prompt) {
+					sc = &s.scripts[i]
+				}
+			}
 		}
 		switch {
-		case !inScript:
+		case sc == nil:
 			s.problem("request %d: no script for user texts %q", c.Seq, clip(strings.Join(c.conv.userTexts, " | "), 120))
 			st = step{Text: "I have nothing scripted for this."}
-		case c.Turn >= len(s.script):
-			s.problem("request %d: turn %d is past the end of the script (%d turns)", c.Seq, c.Turn, len(s.script))
+		case c.Turn >= len(sc.steps):
+			s.problem("request %d: turn %d is past the end of the %s script (%d turns)", c.Seq, c.Turn, sc.name, len(sc.steps))
 			st = step{Text: "Nothing more is scripted."}
 		default:
-			c.Scenario = "main"
-			st = s.script[c.Turn]
+			c.Scenario = sc.name
+			st = sc.steps[c.Turn]
 		}
 	}
 	logf("  request %03d %s %s kind=%s turn=%d -> %s", c.Seq, r.Method, c.Path, c.Kind, c.Turn, st)
@@ -290,8 +356,8 @@ func recordCodex(opt options, f flavour) (err error) {
 	js := filepath.Join(dir, "node_modules", "@openai", "codex", "bin", "codex.js")
 	l := newLayout(opt.home)
 	codexHome := filepath.Join(l.Home, ".codex")
-	script := codexScript(l.Proj)
-	srv, err := startCLIServer(f, script, codexMainPrompt)
+	scen := codexScenario(f.Name, l.Proj)
+	srv, err := startCLIServer(f, scen.scripts()...)
 	if err != nil {
 		return err
 	}
@@ -323,7 +389,7 @@ func recordCodex(opt options, f flavour) (err error) {
 	env := append(baseEnv(l), "CODEX_HOME="+codexHome, "ORACLE_FAKE_KEY=sk-oracle-fake-key")
 
 	var cmds []command
-	args := []string{js, "exec", "--json", "--skip-git-repo-check", codexMainPrompt}
+	args := []string{js, "exec", "--json", "--skip-git-repo-check", scen.prompt}
 	out1, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, "run-1"))
 	cmds = append(cmds, command{Argv: append([]string{"codex"}, args[1:]...), Dir: l.Proj})
 	if err != nil {
@@ -335,13 +401,15 @@ func recordCodex(opt options, f flavour) (err error) {
 	}
 	thread := string(m[1])
 	logf("thread %s", thread)
-	args = []string{js, "exec", "--json", "--skip-git-repo-check", "resume", thread, cliFollowUp}
-	if _, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, "run-2")); err != nil {
-		return fmt.Errorf("follow-up run: %w", err)
+	for i, follow := range scen.followUps {
+		args = []string{js, "exec", "--json", "--skip-git-repo-check", "resume", thread, follow}
+		if _, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, fmt.Sprintf("run-%d", i+2))); err != nil {
+			return fmt.Errorf("follow-up run %d: %w", i+1, err)
+		}
+		cmds = append(cmds, command{Argv: append([]string{"codex"}, args[1:]...), Dir: l.Proj})
 	}
-	cmds = append(cmds, command{Argv: append([]string{"codex"}, args[1:]...), Dir: l.Proj})
 
-	final := cliFixtureDir(opt, "codex", f.ModelID)
+	final := cliFixtureDir(opt, "codex", f.ModelID+scen.suffix)
 	stage := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".partial")
 	_ = os.RemoveAll(stage)
 	defer func() {
@@ -372,7 +440,7 @@ func recordCodex(opt options, f flavour) (err error) {
 	}
 	sort.Strings(rollouts)
 	reqs := srv.captured()
-	manifest := cliManifest(reqs, thread)
+	manifest := cliManifest(reqs, map[string]string{"main": thread})
 	if err := writeRequests(stage, reqs, manifest); err != nil {
 		return err
 	}
@@ -384,7 +452,7 @@ func recordCodex(opt options, f flavour) (err error) {
 		"agent":         "codex",
 		"codex_version": f.Version,
 		"npm_package":   "@openai/codex@" + f.Version,
-		"flavour":       f.ModelID,
+		"flavour":       f.ModelID + scen.suffix,
 		"model":         f.ModelID,
 		"wire":          "responses",
 		"date":          time.Now().UTC().Format(time.RFC3339),
@@ -396,15 +464,15 @@ func recordCodex(opt options, f flavour) (err error) {
 		"fake_provider": srv.baseURL(),
 		"env":           env,
 		"scenario": map[string]any{
-			"prompt":    codexMainPrompt,
-			"follow_up": cliFollowUp,
-			"steps":     len(script),
+			"prompt":     scen.prompt,
+			"follow_ups": scen.followUps,
+			"steps":      len(scen.steps),
 		},
-		"commands": cmds,
-		"sessions": []string{thread},
-		"requests": len(reqs),
-		"verbatim": map[string]int{"outputs": outputs, "sent_next": sent, "resent_every_later": resent},
-		"problems": problems,
+		"commands":       cmds,
+		"sessions":       []string{thread},
+		"requests":       len(reqs),
+		"stored_vs_sent": map[string]int{"results": outputs, "sent_next": sent, "resent_all": resent},
+		"problems":       problems,
 	}
 	return finishCLIFixture(opt, stage, final, rec, problems)
 }
@@ -414,15 +482,15 @@ func isDirPath(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// cliManifest maps each request to the one session of the run: main
-// requests are its steps in order.
-func cliManifest(reqs []*captured, session string) []manifestEntry {
+// cliManifest maps each main request to the session of its script
+// (bySession: script name -> session id); steps count per session.
+func cliManifest(reqs []*captured, bySession map[string]string) []manifestEntry {
 	out := manifestEntries(reqs)
-	step := 0
+	steps := map[string]int{}
 	for i, r := range reqs {
 		if r.Kind == "main" {
-			step++
-			out[i].Session, out[i].Step = session, step
+			steps[r.Scenario]++
+			out[i].Session, out[i].Step = bySession[r.Scenario], steps[r.Scenario]
 		}
 	}
 	return out

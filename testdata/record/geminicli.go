@@ -4,6 +4,7 @@ package main
 // provider's Gemini endpoints, stored under testdata/gemini-cli/<flavour>/.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,45 +19,94 @@ import (
 const geminiCLIVersion = "0.61.0"
 
 func init() {
-	allFlavours = append(allFlavours, flavour{Name: "gemini-cli", Version: geminiCLIVersion, ProviderID: "gemini-api-key", ModelID: "default", Wire: "gemini"})
-	agentRecorders["gemini-cli"] = recordGeminiCLI
+	for _, name := range []string{"gemini-cli", "gemini-cli-second"} {
+		allFlavours = append(allFlavours, flavour{Name: name, Version: geminiCLIVersion, ProviderID: "gemini-api-key", ModelID: "default", Wire: "gemini"})
+		agentRecorders[name] = recordGeminiCLI
+	}
 }
 
-const geminiMainPrompt = "Please run the correx oracle scenario for Gemini CLI: exercise the tools as scripted, then summarise what happened."
+// geminiSubPrompt is the request the main session gives the generalist
+// subagent (invoke_agent); it selects the subagent's script.
+const geminiSubPrompt = "List what is in the sub directory of the project and report it in one sentence."
 
-// geminiScript is the scenario in Gemini CLI's own tool names.
-func geminiScript(proj string) []step {
+// geminiScenario is the flavour's scenario in Gemini CLI's own tool names.
+// Each huge output is just big enough for its kind: `seq 1 10000` (48,894
+// characters) passes the 40,000-character shell threshold (head and tail
+// shown, the whole saved in tool-outputs/); read_file shows 2,000 lines of
+// big.txt's 3,000.
+func geminiScenario(name, proj string) cliScenario {
 	p := func(rel string) string { return proj + "/" + rel }
 	shell := func(cmd, desc string) call {
 		return c("run_shell_command", J("command", cmd, "description", desc))
 	}
-	return []step{
-		{
-			Reasoning: "The user wants the scripted oracle scenario. I will read a file and run a shell command in parallel.",
-			Text:      "I'll start by reading notes.txt and running a command.",
-			Calls:     []call{c("read_file", J("file_path", p("notes.txt"))), shell("echo hello from shell; echo second line", "Print two lines")},
-		},
-		{Calls: []call{shell("echo about to fail; echo this goes to stderr 1>&2; exit 3", "Fail with exit code 3"), shell("true", "Produce no output")}},
-		{Calls: []call{shell("seq 1 200000", "Print two hundred thousand lines")}},
-		{Text: "Creating a file.", Calls: []call{c("write_file", J("file_path", p("new.txt"), "content", "alpha\nbeta\ngamma\n"))}},
-		{Calls: []call{c("replace", J("file_path", p("new.txt"), "old_string", "beta", "new_string", "BETA", "instruction", "Capitalise beta."))}},
-		{Calls: []call{c("replace", J("file_path", p("new.txt"), "old_string", "no such text", "new_string", "replacement", "instruction", "Replace text that is not there."))}},
-		{
-			Text: "Searching the project.",
-			Calls: []call{
-				c("grep_search", J("pattern", "needle")),
-				c("glob", J("pattern", "**/*.txt")),
-				c("grep_search", J("pattern", "zzz_no_match_zzz")),
+	read := func(rel string, extra ...any) call {
+		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
+	}
+	if name == "gemini-cli-second" {
+		const prompt = "Please run the second correx oracle scenario for Gemini CLI: look around the project, then summarise."
+		return cliScenario{
+			suffix: "-second", prompt: prompt,
+			followUps: []string{
+				"Next: write other.txt with two lines.",
+				"Last: read other.txt back, and cat it too.",
 			},
+			newMinute: []bool{true, true},
+			steps: []step{
+				{
+					Reasoning: "The second scenario starts by listing.",
+					Calls:     []call{c("list_directory", J("dir_path", proj)), c("glob", J("pattern", "*.md"))},
+				},
+				{Calls: []call{shell("ls no-such-dir", "List a missing directory"), shell("wc -l big.txt", "Count lines")}},
+				{Calls: []call{read("long-line.txt")}},
+				{Calls: []call{shell("seq 1 9000 | sed 's/^/r/'", "Print nine thousand rows")}},
+				{Calls: []call{read("big.txt", "start_line", 2990)}},
+				{Text: "Second scenario done: listings, a failing ls, a long line, a huge output and the end of big.txt."},
+				// first resume
+				{Calls: []call{c("write_file", J("file_path", p("other.txt"), "content", "one\ntwo\n"))}},
+				{Text: "other.txt is written."},
+				// second resume
+				{Calls: []call{read("other.txt"), shell("cat other.txt", "Print other.txt")}},
+				{Text: "other.txt holds one and two."},
+			},
+		}
+	}
+	const prompt = "Please run the correx oracle scenario for Gemini CLI: exercise the tools as scripted, then summarise what happened."
+	return cliScenario{
+		prompt: prompt, followUps: []string{cliFollowUp},
+		subs: []cliScript{{name: "generalist", prompt: geminiSubPrompt, steps: []step{
+			{Reasoning: "I will list sub/.", Calls: []call{shell("ls sub", "List sub")}},
+			{Calls: []call{c("complete_task", J("result", J("response", "sub holds AGENTS.md and example.txt.")))}},
+		}}},
+		steps: []step{
+			{
+				Reasoning: "The user wants the scripted oracle scenario. I will read a file, run a shell command and read an image in parallel.",
+				Text:      "I'll start by reading notes.txt, running a command and reading the pixel.",
+				Calls:     []call{read("notes.txt"), shell("echo hello from shell; echo second line", "Print two lines"), read("pixel.png")},
+			},
+			{Calls: []call{shell("echo about to fail; echo this goes to stderr 1>&2; exit 3", "Fail with exit code 3"), shell("true", "Produce no output")}},
+			{Calls: []call{shell("seq 1 10000", "Print ten thousand lines")}},
+			{Calls: []call{read("big.txt")}},
+			{Text: "Creating a file.", Calls: []call{c("write_file", J("file_path", p("new.txt"), "content", "alpha\nbeta\ngamma\n"))}},
+			{Calls: []call{c("replace", J("file_path", p("new.txt"), "old_string", "beta", "new_string", "BETA", "instruction", "Capitalise beta."))}},
+			{Calls: []call{c("replace", J("file_path", p("new.txt"), "old_string", "no such text", "new_string", "replacement", "instruction", "Replace text that is not there."))}},
+			{
+				Text: "Searching the project.",
+				Calls: []call{
+					c("grep_search", J("pattern", "needle")),
+					c("glob", J("pattern", "**/*.txt")),
+					c("grep_search", J("pattern", "zzz_no_match_zzz")),
+				},
+			},
+			{Calls: []call{read("does-not-exist.txt")}},
+			{Text: "Asking a subagent.", Calls: []call{c("invoke_agent", J("agent_name", "generalist", "prompt", geminiSubPrompt))}},
+			{
+				Reasoning: "Everything in the script has run; time to summarise.",
+				Text:      "All done: reads (an image, a truncated file), shell commands (ok, failing, silent, huge), write, edits (ok and failing), searches, a missing file and a subagent.",
+			},
+			// follow-up prompt
+			{Reasoning: "The user wants to see new.txt after the edits.", Calls: []call{read("new.txt")}},
+			{Text: "new.txt now holds alpha, BETA and gamma."},
 		},
-		{Calls: []call{c("read_file", J("file_path", p("does-not-exist.txt")))}},
-		{
-			Reasoning: "Everything in the script has run; time to summarise.",
-			Text:      "All done: reads, shell commands (ok, failing, silent, huge), write, edits (ok and failing), searches and a missing file.",
-		},
-		// follow-up prompt
-		{Reasoning: "The user wants to see new.txt after the edits.", Calls: []call{c("read_file", J("file_path", p("new.txt")))}},
-		{Text: "new.txt now holds alpha, BETA and gamma."},
 	}
 }
 
@@ -137,8 +187,8 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 	}
 	js := filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
 	l := newLayout(opt.home)
-	script := geminiScript(l.Proj)
-	srv, err := startCLIServer(f, script, geminiMainPrompt)
+	scen := geminiScenario(f.Name, l.Proj)
+	srv, err := startCLIServer(f, scen.scripts()...)
 	if err != nil {
 		return err
 	}
@@ -197,7 +247,15 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 		"GEMINI_API_KEY=oracle-fake-gemini-key", "GEMINI_CLI_TRUST_WORKSPACE=true")
 
 	var cmds []command
-	args := []string{js, "-p", geminiMainPrompt, "--yolo", "--output-format", "stream-json"}
+	args := []string{js, "-p", scen.prompt, "--yolo", "--output-format", "stream-json"}
+	if len(scen.followUps) > 0 && (len(scen.newMinute) == 0 || !scen.newMinute[0]) && time.Now().Second() > 3 {
+		// the first resume is to start in the minute the chat file is
+		// named for: start at the top of a minute (a run takes ~25 s)
+		next := time.Now().Truncate(time.Minute).Add(time.Minute + time.Second)
+		logf("waiting %s for the top of a minute", time.Until(next).Round(time.Second))
+		time.Sleep(time.Until(next))
+	}
+	started := time.Now()
 	out1, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, "run-1"))
 	cmds = append(cmds, command{Argv: append([]string{"gemini"}, args[1:]...), Dir: l.Proj})
 	if err != nil {
@@ -207,11 +265,19 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 	if m := geminiSessionRe.FindSubmatch(out1); m != nil {
 		session = string(m[1])
 	}
-	args = []string{js, "-p", cliFollowUp, "--yolo", "--output-format", "stream-json", "--resume", "latest"}
-	if _, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, "run-2")); err != nil {
-		return fmt.Errorf("follow-up run: %w", err)
+	for i, follow := range scen.followUps {
+		if i < len(scen.newMinute) && scen.newMinute[i] {
+			next := started.Truncate(time.Minute).Add(time.Minute + time.Second)
+			logf("waiting %s for another minute than the last run's", time.Until(next).Round(time.Second))
+			time.Sleep(time.Until(next))
+		}
+		started = time.Now()
+		args = []string{js, "-p", follow, "--yolo", "--output-format", "stream-json", "--resume", "latest"}
+		if _, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, fmt.Sprintf("run-%d", i+2))); err != nil {
+			return fmt.Errorf("follow-up run %d: %w", i+1, err)
+		}
+		cmds = append(cmds, command{Argv: append([]string{"gemini"}, args[1:]...), Dir: l.Proj})
 	}
-	cmds = append(cmds, command{Argv: append([]string{"gemini"}, args[1:]...), Dir: l.Proj})
 
 	// the project temp dirs as written: chats/ and tool-outputs/ (not
 	// logs.json, shell_history or the shadow git history)
@@ -233,7 +299,7 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 		}
 	}
 	srv.mu.Unlock()
-	final := cliFixtureDir(opt, "gemini-cli", name)
+	final := cliFixtureDir(opt, "gemini-cli", name+scen.suffix)
 	stage := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".partial")
 	_ = os.RemoveAll(stage)
 	defer func() {
@@ -255,34 +321,46 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 			return err
 		}
 	}
-	if session == "" {
-		chats, _ := filepath.Glob(filepath.Join(gdir, "tmp", project, "chats", "session-*"))
-		for _, ch := range chats {
-			if b, err := os.ReadFile(ch); err == nil {
-				var meta struct {
-					SessionID string `json:"sessionId"`
-				}
-				line := b
-				if i := strings.IndexByte(string(b), '\n'); i >= 0 {
-					line = b[:i]
-				}
-				if json.Unmarshal(line, &meta) == nil && meta.SessionID != "" {
-					session = meta.SessionID
-				}
-			}
+	chatDir := filepath.Join(stage, "data", "tmp", project, "chats")
+	chats, _ := filepath.Glob(filepath.Join(chatDir, "session-*.jsonl"))
+	subChats, _ := filepath.Glob(filepath.Join(chatDir, "*", "*.jsonl"))
+	if session == "" && len(chats) > 0 {
+		session = geminiChatSession(chats[0])
+	}
+	// the main session's requests, and each subagent's (one chat file each,
+	// in the order they ran)
+	bySession := map[string]string{"main": session}
+	for i, sc := range scen.subs {
+		if i < len(subChats) {
+			bySession[sc.name] = geminiChatSession(subChats[i])
 		}
 	}
 	reqs := srv.captured()
-	manifest := cliManifest(reqs, session)
+	manifest := cliManifest(reqs, bySession)
 	if err := writeRequests(stage, reqs, manifest); err != nil {
 		return err
 	}
 	problems := append([]string{}, srv.problems...)
+	check, p := geminiCheckStoredVsSent(append(chats, subChats...), reqs, manifest)
+	problems = append(problems, p...)
+	logf("stored-vs-sent check: %+v", check)
+	rel := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			r, _ := filepath.Rel(stage, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	var sessionIDs []string
+	for _, sc := range scen.scripts() {
+		sessionIDs = append(sessionIDs, bySession[sc.name])
+	}
 	rec := map[string]any{
 		"agent":              "gemini-cli",
 		"gemini_cli_version": f.Version,
 		"npm_package":        "@google/gemini-cli@" + f.Version,
-		"flavour":            name,
+		"flavour":            name + scen.suffix,
 		"models":             models,
 		"wire":               "gemini",
 		"date":               time.Now().UTC().Format(time.RFC3339),
@@ -295,16 +373,170 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 		"fake_provider":      srv.baseURL(),
 		"env":                env,
 		"scenario": map[string]any{
-			"prompt":    geminiMainPrompt,
-			"follow_up": cliFollowUp,
-			"steps":     len(script),
+			"prompt":     scen.prompt,
+			"follow_ups": scen.followUps,
+			"new_minute": scen.newMinute,
+			"steps":      len(scen.steps),
 		},
-		"commands": cmds,
-		"sessions": []string{session},
-		"requests": len(reqs),
-		"problems": problems,
+		"commands":       cmds,
+		"sessions":       sessionIDs,
+		"chat_files":     rel(append(chats, subChats...)),
+		"requests":       len(reqs),
+		"stored_vs_sent": check,
+		"problems":       problems,
 	}
 	return finishCLIFixture(opt, stage, final, rec, problems)
+}
+
+// geminiChatSession is the sessionId of a chat file's first line.
+func geminiChatSession(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	var meta struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(b, &meta)
+	return meta.SessionID
+}
+
+// geminiStoredVsSent is what the check found: every functionResponse
+// stored in a chat record (toolCalls[].result, in any version of the
+// record) against the functionResponse with its wire id in each request of
+// the session after it.
+type geminiStoredVsSent struct {
+	Results   int `json:"results"`    // distinct stored results (by wire id)
+	SentNext  int `json:"sent_next"`  // equal to the stored one in the first request that has it
+	ResentAll int `json:"resent_all"` // and in every later request
+	MaxCopies int `json:"max_copies"` // most copies of one result in one request
+	Final     int `json:"final"`      // never sent: a subagent's complete_task, which ends its loop
+}
+
+func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manifestEntry) (geminiStoredVsSent, []string) {
+	type result struct {
+		session, tool string
+		resp          json.RawMessage
+	}
+	stored := map[string]result{}
+	var order []string
+	var problems []string
+	note := func(session string, rec json.RawMessage) {
+		var r struct {
+			ToolCalls []struct {
+				Name   string `json:"name"`
+				Result []struct {
+					FunctionResponse *struct {
+						ID       string          `json:"id"`
+						Name     string          `json:"name"`
+						Response json.RawMessage `json:"response"`
+					} `json:"functionResponse"`
+				} `json:"result"`
+			} `json:"toolCalls"`
+		}
+		if json.Unmarshal(rec, &r) != nil {
+			return
+		}
+		for _, tc := range r.ToolCalls {
+			for _, part := range tc.Result {
+				fr := part.FunctionResponse
+				if fr == nil {
+					continue
+				}
+				// a resume's rewrite gives each call its batch's results
+				id := strings.TrimPrefix(fr.ID, fr.Name+"__")
+				if prev, seen := stored[id]; seen {
+					if !jsonEqual(prev.resp, fr.Response) {
+						problems = append(problems, fmt.Sprintf("result %s: stored twice, differently", id))
+					}
+					continue
+				}
+				order = append(order, id)
+				stored[id] = result{session, fr.Name, fr.Response}
+			}
+		}
+	}
+	for _, path := range chats {
+		session := geminiChatSession(path)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			var top struct {
+				Set struct {
+					Messages []json.RawMessage `json:"messages"`
+				} `json:"$set"`
+			}
+			if json.Unmarshal(line, &top) != nil {
+				continue
+			}
+			note(session, line)
+			for _, m := range top.Set.Messages {
+				note(session, m)
+			}
+		}
+	}
+	var out geminiStoredVsSent
+	out.Results = len(order)
+	for _, id := range order {
+		want := stored[id]
+		seen, first, every := 0, false, true
+		for i, r := range reqs {
+			if r.Kind != "main" || manifest[i].Session != want.session {
+				continue
+			}
+			var doc struct {
+				Contents []struct {
+					Parts []struct {
+						FunctionResponse *struct {
+							ID       string          `json:"id"`
+							Response json.RawMessage `json:"response"`
+						} `json:"functionResponse"`
+					} `json:"parts"`
+				} `json:"contents"`
+			}
+			if json.Unmarshal(r.Body, &doc) != nil {
+				continue
+			}
+			copies := 0
+			for _, c := range doc.Contents {
+				for _, p := range c.Parts {
+					if p.FunctionResponse == nil || p.FunctionResponse.ID != id {
+						continue
+					}
+					copies++
+					same := jsonEqual(p.FunctionResponse.Response, want.resp)
+					if seen == 0 {
+						first = same
+					}
+					seen++
+					every = every && same
+				}
+			}
+			out.MaxCopies = max(out.MaxCopies, copies)
+		}
+		switch {
+		case seen == 0 && want.tool == "complete_task":
+			out.Final++ // a subagent's last call: its loop ends there
+		case seen == 0:
+			problems = append(problems, fmt.Sprintf("result %s: never sent", id))
+		case !first:
+			problems = append(problems, fmt.Sprintf("result %s: not sent as stored", id))
+		default:
+			out.SentNext++
+			if every {
+				out.ResentAll++
+			} else {
+				problems = append(problems, fmt.Sprintf("result %s: re-sent differently", id))
+			}
+		}
+	}
+	return out, problems
 }
 
 // copyTreeLinks copies a tree, recreating symlinks as they are.
