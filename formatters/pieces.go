@@ -211,12 +211,9 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 		lastGap := i == len(gaps)-1
 		switch {
 		case isRead(t.Kind):
-			// the content's lines; the line break after a cut line; the
-			// footer and the closing tag
-			if strings.HasPrefix(text[g.Start:g.End], "\n") && g.Start > 0 && followedByLineCut(t, g.Start) {
-				add(g.Start, g.Start+1, "line break")
-				g.Start++
-			}
+			// the content's lines; the footer and the closing tag; the
+			// line break after a cut line (the footer first: a cut last
+			// line is followed by the footer's blank line)
 			if e := strings.Index(text[g.Start:g.End], "\n</content>"); e >= 0 {
 				end := g.Start + e
 				if f := strings.LastIndex(text[g.Start:end], "\n\n(End of file - total "); f >= 0 {
@@ -226,6 +223,10 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				}
 				add(end, g.End, "read's footer and closing tag")
 				g.End = end
+			}
+			if strings.HasPrefix(text[g.Start:g.End], "\n") && g.Start > 0 && followedByLineCut(t, g.Start) {
+				add(g.Start, g.Start+1, "line break")
+				g.Start++
 			}
 		case t.Kind == model.TruncReadEntries && lastGap && i > 0:
 			add(g.Start, g.End, "read's closing tag")
@@ -344,11 +345,12 @@ func isRead(k model.TruncationKind) bool {
 	return k == model.TruncReadLines || k == model.TruncReadBytes || k == model.TruncReadLine
 }
 
-// followedByLineCut reports whether a marker "... (line truncated to 2000
-// chars)" starts at off (or ends right before it, for the line break).
+// followedByLineCut reports whether a line cut's marker, "... (line
+// truncated to 2000 chars)" or 1.1.65's "...", starts at off (or ends right
+// before it, for the line break).
 func followedByLineCut(t *model.Truncation, off int) bool {
 	for _, m := range t.Markers {
-		if (m.Start == off || m.End == off) && m.End-m.Start == len(readLongLine) {
+		if (m.Start == off || m.End == off) && (m.End-m.Start == len(readLongLine) || m.End-m.Start == len(readLegacyLongLine)) {
 			return true
 		}
 	}
