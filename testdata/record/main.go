@@ -54,7 +54,7 @@ var allFlavours = []flavour{
 	{Name: "anthropic-2", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Scenario: "two"},
 	{Name: "probe-claude", Version: currentVersion, ProviderID: "oracle-probe", ModelID: "claude-probe-4", Wire: "chat", Scenario: "three"},
 	{Name: "probe-mistral", Version: currentVersion, ProviderID: "oracle-probe", ModelID: "mistral-probe-large", Wire: "chat", Scenario: "three"},
-	{Name: "probe-legacy", Version: legacyVersion, ProviderID: "oracle-probe", ModelID: "oracle-probe-model", Wire: "chat", Legacy: true, Scenario: "three"},
+	{Name: "probe-legacy", Version: legacyVersion, ProviderID: "oracle-probe", ModelID: "devstral-probe", Wire: "chat", Legacy: true, Scenario: "three"},
 	{Name: "probe-gemini", Version: currentVersion, ProviderID: "oracle-gemini", ModelID: "gemini-2.5-pro", Wire: "gemini", Scenario: "three"},
 	{Name: "probe-native", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Lowering: "native", Scenario: "three"},
 	{Name: "probe-bedrock", Version: currentVersion, ProviderID: "amazon-bedrock", ModelID: "anthropic.claude-sonnet-4-5-20250929-v1:0", Wire: "bedrock", Scenario: "three"},
