@@ -646,8 +646,18 @@ func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id st
 		if err := inert.WriteText(w, v.Text); err != nil {
 			return err
 		}
-		_, err := io.WriteString(w, "\n")
-		return err
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		for _, c := range v.Result.Content {
+			switch c.Type {
+			case model.ContentFile:
+				fmt.Fprintf(w, "+ file: %s\n", inert.Cell(c.Mime))
+			case model.ContentToolRef:
+				fmt.Fprintf(w, "+ tool reference: %s (the Anthropic API puts the tool's definition here; that text is not recorded)\n", inert.Cell(c.Name))
+			}
+		}
+		return nil
 	})
 }
 

@@ -343,3 +343,14 @@ func TestWireWarnsOfTranscriptRebuild(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, `"request_rebuilt": "`+file+`: no api-request records`)
 }
+
+// The transcript names a result's items that are not text (an image, a
+// PDF, a ToolSearch tool reference) instead of printing an empty result.
+func TestTranscriptNamesNonTextItems(t *testing.T) {
+	dir := "testdata/claude-code/probe"
+	out, stderr, code := correx(t, "transcript", "--source", dir, "--session", "9fc4c1d5-685e-4b73-8559-6e9bb4c58042")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "+ file: image/jpeg\n")
+	assert.Contains(t, out, "+ file: application/pdf\n")
+	assert.Contains(t, out, "+ tool reference: TaskCreate (")
+}

@@ -18,7 +18,19 @@ var (
 	claudeLines         = marker{regexp.MustCompile(`\n\n\.\.\. \[\d+ lines truncated\] \.\.\.`), " lines truncated] ..."}
 	claudeSaved         = marker{regexp.MustCompile(`(?m)^Error: result \([\d,]+ characters[^)\n]*\) exceeds maximum allowed tokens\. Output has been saved to (\S+?)\.?\n`), "exceeds maximum allowed tokens. Output has been saved to "}
 	claudeRefused       = marker{regexp.MustCompile(`^File content \([\d,]+ tokens\) exceeds maximum allowed tokens \([\d,]+\)\.[^\n]*`), "File content ("}
+	// Glob's note after the files it lists, in its three forms (total
+	// unknown, exact, a floor); group 1 is the exact total
+	claudeGlobCap = marker{regexp.MustCompile(`(?m)\n\((?:Results are truncated\. Consider using a more specific path or pattern\.|Showing \d+ of (\d+) matching files; \d+ more are not listed\. Narrow the pattern or path to see the rest\.|Showing the first \d+ files; there are more than \d+ matches\. Narrow the pattern or path to see the rest\.)\)$`), " pattern"}
 )
+
+// detectClaudeGlob finds the note Claude Code's Glob puts after the first
+// 100 files it lists.
+func detectClaudeGlob(text string) *model.Truncation {
+	if m := claudeGlobCap.FindStringIndex(text); m != nil {
+		return &model.Truncation{Kind: model.TruncClaudeGlob, Markers: []model.Span{{Start: m[0], End: m[1]}}}
+	}
+	return nil
+}
 
 // detectClaude finds Claude Code's truncation markers.
 func detectClaude(text string) *model.Truncation {

@@ -52,3 +52,37 @@ func TestSentWhy(t *testing.T) {
 		t.Errorf("why %q", v.Why)
 	}
 }
+
+// Claude Code's Glob lists the first 100 files and says so in one of three
+// notes (GlobTool's footer in 2.1.332): the total exact, unknown, or a floor.
+func TestDetectClaudeGlob(t *testing.T) {
+	files := "a.txt\nb.txt"
+	for _, c := range []struct {
+		note  string
+		lines int // the full output's lines, 0 when unknown
+	}{
+		{"(Showing 2 of 120 matching files; 118 more are not listed. Narrow the pattern or path to see the rest.)", 120},
+		{"(Results are truncated. Consider using a more specific path or pattern.)", 0},
+		{"(Showing the first 2 files; there are more than 5000 matches. Narrow the pattern or path to see the rest.)", 0},
+	} {
+		text := files + "\n" + c.note
+		tr := Detect("Glob", text, nil, nil)
+		if tr == nil || tr.Kind != model.TruncClaudeGlob {
+			t.Errorf("%s: %+v", c.note, tr)
+			continue
+		}
+		if got := unmarked(text, tr.Markers); got != files {
+			t.Errorf("%s: unmarked %q", c.note, got)
+		}
+		if tr.SeenLines != 2 || (c.lines == 0) != (tr.FullLines == nil) || (tr.FullLines != nil && *tr.FullLines != c.lines) {
+			t.Errorf("%s: seen %d, full %v (%s)", c.note, tr.SeenLines, tr.FullLines, tr.FullUnknown)
+		}
+		// with system reminders appended after it
+		if tr := Detect("Glob", text+"\n\n<system-reminder>\nx\n</system-reminder>", nil, nil); tr == nil {
+			t.Errorf("%s: not found before a reminder", c.note)
+		}
+	}
+	if tr := Detect("Glob", files, nil, nil); tr != nil {
+		t.Errorf("no note: %+v", tr)
+	}
+}

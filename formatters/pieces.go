@@ -36,6 +36,7 @@ var shapes = map[model.TruncationKind]shape{
 	model.TruncClaudePersisted: {head: true},                            // the preview is cut back to a newline
 	model.TruncClaudeMiddle:    {head: true, tail: true, charCut: true},
 	model.TruncClaudeLines:     {head: true},
+	model.TruncClaudeGlob:      {head: true},
 	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},
 	model.TruncCodexChars:      {head: true, tail: true, charCut: true},
 	model.TruncCodexLines:      {head: true, tail: true},
@@ -357,23 +358,23 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of the first and last "N: " lines;
-// nil when they do not count the piece's lines (numbers that skip or
-// repeat: the lines of the output it shows are then unknown).
+// numberedLines reads the line numbers of a piece's "N: " lines; nil
+// unless every line carries the number one past the line before (numbers
+// that skip or repeat, or a line without one: the lines of the output it
+// shows are then unknown).
 func numberedLines(s string) *model.LineRange {
-	firstLine, lastLine := s, s
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		firstLine = s[:i]
+	var first, want int
+	for i, line := range strings.Split(s, "\n") {
+		n, ok := lineNumber(line)
+		if !ok || (i > 0 && n != want) {
+			return nil
+		}
+		if i == 0 {
+			first = n
+		}
+		want = n + 1
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		lastLine = s[i+1:]
-	}
-	a, okA := lineNumber(firstLine)
-	b, okB := lineNumber(lastLine)
-	if !okA || !okB || b-a != strings.Count(s, "\n") {
-		return nil
-	}
-	return &model.LineRange{First: a, Last: b}
+	return &model.LineRange{First: first, Last: want - 1}
 }
 
 func lineNumber(line string) (int, bool) {
@@ -497,6 +498,18 @@ func fullFromFooters(t *model.Truncation, text string) fullSize {
 			}
 		}
 		f.why = "a directory listing has no size in bytes"
+		return f
+	}
+	if t.Kind == model.TruncClaudeGlob {
+		if m := claudeGlobCap.FindStringSubmatch(text); m != nil && m[1] != "" {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				f.lines = &n // one file a line
+			}
+		}
+		f.why = "Claude Code's Glob counts files, not bytes"
+		if f.lines == nil {
+			f.why = "Claude Code's Glob stopped without counting every match"
+		}
 		return f
 	}
 	if !isRead(t.Kind) {

@@ -117,6 +117,10 @@ func detect(tool, text string) *model.Truncation {
 	switch tool {
 	case "read":
 		return detectRead(text)
+	case "Glob": // Claude Code
+		if t := detectClaudeGlob(text); t != nil {
+			return t
+		}
 	case "glob":
 		if strings.HasSuffix(text, globCap) {
 			return &model.Truncation{Kind: model.TruncGlobCap, Markers: []model.Span{{Start: len(text) - len(globCap), End: len(text)}}}

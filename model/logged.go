@@ -49,6 +49,7 @@ type AnthropicBlock struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
+	ToolName  string          `json:"tool_name"` // tool_reference
 	Content   json.RawMessage `json:"content"`
 	IsError   *bool           `json:"is_error"`
 	Source    *struct {

@@ -28,6 +28,10 @@ type ContentType string
 const (
 	ContentText ContentType = "text"
 	ContentFile ContentType = "file"
+	// ContentToolRef names a tool (in Name) that the Anthropic API expands
+	// into the tool's definition for the model: Claude Code's ToolSearch
+	// results. Its text is the API's, not recorded.
+	ContentToolRef ContentType = "tool_reference"
 )
 
 // ToolContent is one item of a content result: text, or a file given by URI
@@ -89,6 +93,7 @@ const (
 	TruncClaudeLines     TruncationKind = "claude-lines"     // "... [N lines truncated] ..." (Bash cap, ≤ 2.1.1)
 	TruncClaudeSaved     TruncationKind = "claude-saved"     // "exceeds maximum allowed tokens. Output has been saved to …"
 	TruncClaudeRefused   TruncationKind = "claude-refused"   // Read refused: "File content (N tokens) exceeds maximum allowed tokens"
+	TruncClaudeGlob      TruncationKind = "claude-glob"      // Glob listed the first 100 files: "(Showing N of M matching files; …)"
 	// Codex CLI
 	TruncCodexTokens TruncationKind = "codex-tokens" // middle cut "…N tokens truncated…"
 	TruncCodexChars  TruncationKind = "codex-chars"  // middle cut "…N chars truncated…"

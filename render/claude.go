@@ -294,6 +294,10 @@ func wireToolOutput(b model.AnthropicBlock) output {
 			o.items = append(o.items, outputItem{text: c.Text})
 		case c.Source != nil && c.Source.Type == "base64":
 			o.items = append(o.items, outputItem{media: true, mediaType: c.Source.MediaType, data: c.Source.Data})
+		case c.Type == "tool_reference":
+			// only the Anthropic API expands it (into the tool's
+			// definition): a projection has an empty text in its place
+			o.items = append(o.items, outputItem{})
 		}
 	}
 	return o

@@ -67,14 +67,19 @@ func TestClaudeConformance(t *testing.T) {
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, path, short(g), short(w))
 				}
+				sentKinds := wireBlockKinds(want)
 				for _, r := range wireResults(p, want) {
 					ref, ok := sess.FindCall(r.id)
 					if !ok {
 						t.Errorf("%s: tool result for unknown call %q", e.File, r.id)
 						continue
 					}
-					if v := formatters.Visible(ref.Call, nil); v.Text != r.text {
+					v := formatters.Visible(ref.Call, nil)
+					if v.Text != r.text {
 						t.Errorf("%s: call %s (%s): show prints %s, the wire has %s", e.File, r.id, ref.Call.Tool, short(v.Text), short(r.text))
+					}
+					if got, sent := contentKinds(v.Result), sentKinds[r.id]; got != sent {
+						t.Errorf("%s: call %s (%s): result items %s, the wire has %s", e.File, r.id, ref.Call.Tool, got, sent)
 					}
 					shown[r.id] = true
 					results++
@@ -109,6 +114,7 @@ func TestClaudeConformance(t *testing.T) {
 // system reminders Claude Code appended, which the transcript does not
 // hold).
 func TestClaudeRebuiltFromTranscript(t *testing.T) {
+	allMarks := 0
 	for _, dir := range claudeFixtureDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			st, err := sessions.Open(fixtures.ClaudeCopy(t, dir, fixtures.ClaudeWithoutRecords))
@@ -148,10 +154,18 @@ func TestClaudeRebuiltFromTranscript(t *testing.T) {
 				}
 				steps++
 			}
-			if steps == 0 || marks == 0 {
-				t.Fatalf("%d main requests, %d with a cache mark on a result", steps, marks)
+			if steps == 0 {
+				t.Fatal("no main request in the manifest")
 			}
+			t.Logf("%d main requests, %d with a cache mark on a result", steps, marks)
+			allMarks += marks
 		})
+	}
+	// models with the <total_tokens> reminder as a system message end every
+	// request with it, so a fixture may have no mark on a result; all of
+	// them together must have some
+	if allMarks == 0 {
+		t.Fatal("no request of any fixture has its cache mark on a tool result")
 	}
 }
 
@@ -230,4 +244,39 @@ func withoutReminders(content any) any {
 		return out
 	}
 	return content
+}
+
+// wireBlockKinds is, per tool_use_id, the kinds of the blocks of a
+// tool_result's content on Claude Code's wire, as contentKinds names them
+// ("" for a string).
+func wireBlockKinds(conv any) map[string]string {
+	out := map[string]string{}
+	for _, m := range conv.([]any) {
+		for _, b := range blocks(m.(map[string]any)["content"]) {
+			if b["type"] != "tool_result" {
+				continue
+			}
+			var kinds []string
+			for _, c := range blocks(b["content"]) {
+				k, _ := c["type"].(string)
+				if k == "image" || k == "document" {
+					k = string(model.ContentFile)
+				}
+				kinds = append(kinds, k)
+			}
+			id, _ := b["tool_use_id"].(string)
+			out[id] = strings.Join(kinds, ",")
+		}
+	}
+	return out
+}
+
+// contentKinds is the kinds of a result value's content items, "" for a
+// text or error result.
+func contentKinds(r model.ToolResultValue) string {
+	var kinds []string
+	for _, c := range r.Content {
+		kinds = append(kinds, string(c.Type))
+	}
+	return strings.Join(kinds, ",")
 }

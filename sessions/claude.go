@@ -616,6 +616,9 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 				}
 			case "tool_result":
 				r.result(sess, st, l, b)
+				for _, k := range ccUnknownBlocks(b.Content) {
+					r.warnAt(lineNo, "tool_result %s: a %q block correx does not read, left out of the result", b.ToolUseID, k)
+				}
 			}
 		}
 	}
@@ -678,6 +681,8 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 				switch b.Type {
 				case "text":
 					v.Content = append(v.Content, model.ToolContent{Type: model.ContentText, Text: b.Text})
+				case "tool_reference":
+					v.Content = append(v.Content, model.ToolContent{Type: model.ContentToolRef, Name: b.ToolName})
 				default:
 					if f := ccBlockFile(b); f != nil {
 						v.Content = append(v.Content, model.ToolContent{Type: model.ContentFile, URI: f.URL, Mime: f.Mime})
@@ -692,6 +697,26 @@ func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultVal
 		return &model.ToolResultValue{Type: model.ResultError, Text: s}
 	}
 	return &model.ToolResultValue{Type: model.ResultText, Text: s}
+}
+
+// ccUnknownBlocks is the types of a tool_result content's blocks that
+// claudeResultValue leaves out.
+func ccUnknownBlocks(content json.RawMessage) []string {
+	if len(content) == 0 || content[0] != '[' {
+		return nil
+	}
+	var blocks []model.AnthropicBlock
+	_ = json.Unmarshal(content, &blocks)
+	var out []string
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text" || b.Type == "tool_reference":
+		case (b.Type == "image" || b.Type == "document") && ccBlockFile(b) != nil:
+		default:
+			out = append(out, b.Type)
+		}
+	}
+	return out
 }
 
 // ccBlockFile is an image or document block as a file (base64 sources as a
@@ -951,10 +976,14 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		}
 	}
 	req := &model.LoggedRequest{Provider: "anthropic", Rebuilt: why}
+	var msgs []*ccRun
 	for _, run := range st.runs {
 		if run.line > from && run.line < line && len(run.blocks) > 0 {
-			req.Messages = append(req.Messages, run.message(len(run.blocks), st.sentBlock))
+			msgs = ccJoinStreamed(msgs, run)
 		}
+	}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, m.message(len(m.blocks), st.sentBlock))
 	}
 	if n := len(req.Messages); n > 0 {
 		var last struct {
@@ -964,6 +993,26 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		req.Cache = []model.CacheMark{{Message: n - 1, Block: len(last.Content) - 1, Value: json.RawMessage(`{"type":"ephemeral"}`)}}
 	}
 	return req
+}
+
+// ccJoinStreamed adds run to the messages of a rebuilt request. Claude Code
+// runs a call while the model still streams the next ones, so an assistant
+// message's lines (one message.id) can be split by the lines of the
+// results that arrived meanwhile; it sends them as one assistant message
+// followed by one user message of all those results, in the order they
+// arrived.
+func ccJoinStreamed(msgs []*ccRun, run *ccRun) []*ccRun {
+	n := len(msgs)
+	if n >= 2 && run.role == "assistant" && run.msgID != "" && msgs[n-1].role == "user" &&
+		msgs[n-2].role == "assistant" && msgs[n-2].msgID == run.msgID {
+		msgs[n-2].blocks = append(msgs[n-2].blocks, run.blocks...)
+		return msgs
+	}
+	if n >= 1 && run.role == "user" && msgs[n-1].role == "user" {
+		msgs[n-1].blocks = append(msgs[n-1].blocks, run.blocks...)
+		return msgs
+	}
+	return append(msgs, &ccRun{role: run.role, msgID: run.msgID, blocks: append([]json.RawMessage(nil), run.blocks...)})
 }
 
 // sentBlock is a transcript block as Claude Code sends it: a tool_result

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"correx/formatters"
 	"correx/internal/fixtures"
 	"correx/model"
@@ -243,5 +245,33 @@ func TestClaudeBrokenRequestRecord(t *testing.T) {
 		if !ok || formatters.Visible(got.Call, nil).Text != formatters.Visible(ref.Call, nil).Text {
 			t.Errorf("call %s: result differs from the one sent", ref.Call.CallID)
 		}
+	}
+}
+
+// A tool_result block correx does not read (here a search_result) is named
+// in a warning with its file and line, not dropped silently.
+func TestClaudeUnknownResultBlockWarned(t *testing.T) {
+	const sid = "11111111-2222-4333-8444-666666666666"
+	lines := []string{
+		`{"parentUuid":null,"type":"user","uuid":"u1","sessionId":"` + sid + `","cwd":"/p","version":"2.1.332","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"find it"}}`,
+		`{"parentUuid":"u1","type":"assistant","uuid":"u2","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:01Z","message":{"id":"msg_1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_a","name":"mcp__s__find","input":{}}]}}`,
+		`{"parentUuid":"u2","type":"user","uuid":"u3","sessionId":"` + sid + `","timestamp":"2025-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":[{"type":"text","text":"one hit"},{"type":"search_result","source":"s","title":"t","content":[{"type":"text","text":"hit"}]}]}]}}`,
+	}
+	dir := filepath.Join(t.TempDir(), "projects", "-p")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	st, err := Open(dir)
+	require.NoError(t, err)
+	defer st.Close()
+	sess, err := st.Load(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range sess.Warnings {
+		found = found || strings.Contains(w, sid+`.jsonl:3: tool_result toolu_a: a "search_result" block`)
+	}
+	if !found {
+		t.Errorf("warnings %q", sess.Warnings)
 	}
 }

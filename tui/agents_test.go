@@ -394,3 +394,18 @@ func TestClaudeRebuiltRequestLabel(t *testing.T) {
 	h.key("6")
 	require.Contains(t, v.raw[panePipeline], "━━ 5 wire · Anthropic · "+model.RebuiltLabel)
 }
+
+// A ToolSearch result is a tool_reference block, not text: Model sees
+// names the tool instead of showing an empty result.
+func TestClaudeToolReferenceShown(t *testing.T) {
+	h := openStores(t, 140, 30, "../testdata/claude-code/probe")
+	openSession(t, h, "Claude Code")
+	selectRow(t, h, func(ci *callInfo) bool { return ci.call().Tool == "ToolSearch" })
+	h.key("2")
+	require.Contains(t, h.plain(), "+ tool references: TaskCreate")
+	require.NotContains(t, h.plain(), "an empty result")
+	// an image read is not an empty result either
+	selectRow(t, h, func(ci *callInfo) bool { return strings.HasSuffix(string(ci.call().Input), `dot.jpg"}`) })
+	require.Contains(t, h.plain(), "+ files: file image/jpeg")
+	require.Contains(t, h.plain(), "(no text: the model was shown the items above)")
+}

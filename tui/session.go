@@ -210,6 +210,9 @@ func (v *sessionView) refresh(conv convSource) {
 		if v.loaded[p] != key {
 			v.headers[p] = v.seesHeader(ci, vis)
 			v.views[p].empty = "(empty: the model was shown an empty result)"
+			if len(vis.Result.Content) > 0 {
+				v.views[p].empty = "(no text: the model was shown the items above)"
+			}
 			var marks []model.Span
 			if t := vis.Truncation; t != nil {
 				marks = t.Markers
@@ -383,18 +386,25 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 		first += st.Subtle.Render(" · no final newline")
 	}
 	lines = append(lines, first)
-	var files []string
+	var files, tools []string
 	for _, c := range vis.Result.Content {
-		if c.Type == model.ContentFile {
+		switch c.Type {
+		case model.ContentFile:
 			name := c.Name
 			if name == "" {
 				name = "file"
 			}
 			files = append(files, inertString(name, st.Inert)+" "+inertString(c.Mime, st.Inert))
+		case model.ContentToolRef:
+			tools = append(tools, inertString(c.Name, st.Inert))
 		}
 	}
 	if len(files) > 0 {
 		lines = append(lines, st.Label.Render("+ files: ")+strings.Join(files, ", "))
+	}
+	if len(tools) > 0 {
+		lines = append(lines, st.Label.Render("+ tool references: ")+strings.Join(tools, ", ")+
+			st.Subtle.Render(" (the Anthropic API puts each tool's definition here; that text is not recorded)"))
 	}
 	if vis.Why != "" {
 		lines = append(lines, st.BadgeWarn.Render("why: ")+inertString(vis.Why, st.Inert))

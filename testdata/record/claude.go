@@ -37,12 +37,14 @@ const claudeVersion = "2.1.332"
 var (
 	claudeFlavour         = flavour{Name: "claude-code", Version: claudeVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic"}
 	claudeParallelFlavour = flavour{Name: "claude-code-parallel", Version: claudeVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-5-5", Wire: "anthropic"}
+	claudeProbeFlavour    = flavour{Name: "claude-code-probe", Version: claudeVersion, ProviderID: "anthropic", ModelID: "claude-opus-5", Wire: "anthropic"}
 )
 
 func init() {
-	allFlavours = append(allFlavours, claudeFlavour, claudeParallelFlavour)
-	agentRecorders[claudeFlavour.Name] = recordClaude
-	agentRecorders[claudeParallelFlavour.Name] = recordClaude
+	allFlavours = append(allFlavours, claudeFlavour, claudeParallelFlavour, claudeProbeFlavour)
+	for _, f := range []flavour{claudeFlavour, claudeParallelFlavour, claudeProbeFlavour} {
+		agentRecorders[f.Name] = recordClaude
+	}
 }
 
 const claudeAPIKey = "sk-ant-oracle-fake-key"
@@ -64,18 +66,27 @@ type claudeScenario struct {
 	Steps       []step
 	Agent       []step
 	Files       map[string][]byte // project files besides projectFiles()
+	// PromptBlocks, when set, are the first prompt's text blocks, sent as
+	// one stream-json user message on stdin (Prompt is one of them).
+	PromptBlocks []string
+	Allowed      string // --allowedTools; claudeAllowedTools when empty
 }
 
 func claudeScenarioOf(f flavour, proj string) claudeScenario {
-	if f.Name == claudeParallelFlavour.Name {
+	switch f.Name {
+	case claudeParallelFlavour.Name:
 		return claudeParallelScenario(proj)
+	case claudeProbeFlavour.Name:
+		return claudeProbeScenario(proj)
 	}
 	return claudeFirstScenario(proj)
 }
 
-func claudeCalls(proj string) (p func(string) string, bash func(cmd, desc string) call, read func(rel string, extra ...any) call) {
+func claudeCalls(proj string) (p func(string) string, bash func(cmd, desc string, extra ...any) call, read func(rel string, extra ...any) call) {
 	p = func(rel string) string { return proj + "/" + rel }
-	bash = func(cmd, desc string) call { return c("Bash", J("command", cmd, "description", desc)) }
+	bash = func(cmd, desc string, extra ...any) call {
+		return c("Bash", J(append([]any{"command", cmd, "description", desc}, extra...)...))
+	}
 	read = func(rel string, extra ...any) call {
 		return c("Read", J(append([]any{"file_path", p(rel)}, extra...)...))
 	}
@@ -424,12 +435,20 @@ func recordClaude(opt options, f flavour) (err error) {
 	}
 	logf("fake provider at %s; claude logs in %s", prov.baseURL(), logDir)
 	env := claudeEnv(l, prov.baseURL())
-	common := []string{"--output-format", "stream-json", "--verbose", "--model", f.ModelID, "--allowedTools", claudeAllowedTools}
+	allowed := claudeAllowedTools
+	if sc.Allowed != "" {
+		allowed = sc.Allowed
+	}
+	common := []string{"--output-format", "stream-json", "--verbose", "--model", f.ModelID, "--allowedTools", allowed}
 	var cmds []command
 
-	args1 := append([]string{"-p", sc.Prompt}, common...)
-	out1, err := runOpencode(opt, bin, l.Proj, env, args1, "", filepath.Join(logDir, "run-1"))
-	cmds = append(cmds, command{Argv: append([]string{"claude"}, args1...), Dir: l.Proj})
+	args1, stdin1 := append([]string{"-p", sc.Prompt}, common...), ""
+	if len(sc.PromptBlocks) > 0 {
+		args1 = append([]string{"-p", "--input-format", "stream-json"}, common...)
+		stdin1 = claudeStreamInput(sc.PromptBlocks)
+	}
+	out1, err := runOpencode(opt, bin, l.Proj, env, args1, stdin1, filepath.Join(logDir, "run-1"))
+	cmds = append(cmds, command{Argv: append([]string{"claude"}, args1...), Stdin: stdin1, Dir: l.Proj})
 	if err != nil {
 		return fmt.Errorf("main run: %w", err)
 	}
