@@ -4,7 +4,7 @@
 //	correx [--source PATH] [--session ID]       the inspector (plain transcript when piped)
 //	correx ls [--source PATH] [--json]          sessions
 //	correx calls [--source PATH] --session ID [--json]
-//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L] [--text-only|--images]
+//	correx show [--source PATH] --session ID --call ID [--json] [--lowering L] [--text-only|--images] [--provider P]
 //	correx wire [--source PATH] --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
 //	correx transcript [--source PATH] --session ID
 package main
@@ -99,9 +99,10 @@ const usage = `correx: what exactly did the model see when this tool ran?
   correx [--source PATH] [--session ID]     open the inspector (a plain transcript when piped)
   correx ls [--source PATH] [--json]        list sessions
   correx calls --session ID [--json]        list a session's tool calls
-  correx show --session ID --call ID [--json] [--lowering L] [--allow-outside-spill]
+  correx show --session ID --call ID [--json] [--lowering L] [--provider P] [--allow-outside-spill]
                                             print a call's model-visible result, byte for byte
-                                            (--allow-outside-spill: measure a spill file the
+                                            (as P received it; default the session's provider;
+                                            --allow-outside-spill: measure a spill file the
                                             transcript names outside the agent's spill folder)
   correx wire --session ID --provider P [--step N] [--json] [--text-only|--images] [--lowering L]
                                             print the conversation a provider received
@@ -362,7 +363,7 @@ type resultJSON struct {
 }
 
 func (c *cli) show(args []string) error {
-	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only", "allow-outside-spill"); err != nil {
+	if err := c.flags("show", args, "session", "call", "json", "lowering", "text-only", "allow-outside-spill", "provider?"); err != nil {
 		return err
 	}
 	lowering, err := c.parseLowering("show")
@@ -372,6 +373,12 @@ func (c *cli) show(args []string) error {
 	override, err := c.capsOverride("show")
 	if err != nil {
 		return err
+	}
+	var p render.Provider
+	if c.provider != "" {
+		if p, err = render.ParseProvider(c.provider); err != nil {
+			return fmt.Errorf("%w: show: %v", errUsage, err)
+		}
 	}
 	var (
 		s     *model.Session
@@ -399,10 +406,18 @@ func (c *cli) show(args []string) error {
 	if s.Info.Pipeline == model.PipelineV2 && lowering == model.LoweringAISDK {
 		return fmt.Errorf("session %s is a v2 session: opencode always lowers it natively (--lowering native)", s.Info.ID)
 	}
-	ref := model.CallRef{Call: found}
+	ref, _ := s.FindCall(found.CallID)
+	ref.Call = found
+	m := render.CarrierModel(s, ref.Message, render.SessionLowering(s.Info, lowering))
+	if p == "" {
+		p = render.Native(m.ProviderID, m.ModelID)
+	}
+	if p == "" && m.Lowering == model.LoweringNative && formatters.LoweringMatters(found) {
+		return fmt.Errorf("%w: show: call %s: under the native lowering its media stay in the result or not by provider, and the session's provider %q is not one correx knows: pass --provider", errUsage, found.CallID, m.ProviderID)
+	}
 	spills := sessions.SpillsFor(s.Info)
 	spills.AllowOutside = c.allowOutsideSpill
-	v := formatters.Visible(ref.Call, spills, formatters.WithLowering(lowering))
+	v := render.Visible(found, spills, p, m)
 	if !c.asJSON {
 		text := v.Text
 		if isTerminal(c.out) {
@@ -640,7 +655,7 @@ func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id st
 			lines := seenOf(t)
 			fmt.Fprintf(w, "truncated (%s): %s\n", inert.Cell(string(t.Kind)), inert.Cell(lines[0]))
 			for _, l := range lines[1:] {
-				fmt.Fprintf(w, "  seen: %s\n", inert.Cell(l))
+				fmt.Fprintf(w, "  %s\n", inert.Cell(l))
 			}
 		}
 		if err := inert.WriteText(w, v.Text); err != nil {
@@ -762,7 +777,14 @@ func seenOf(t *model.Truncation) []string {
 	}
 	out := []string{s}
 	for _, r := range t.Seen {
-		out = append(out, seenRangeNote(r))
+		out = append(out, "seen: "+seenRangeNote(r))
+	}
+	if t.Notice != nil {
+		n := "notice, not in the result: " + t.Notice.Where
+		if t.Notice.Text != "" {
+			n += ": " + t.Notice.Text
+		}
+		out = append(out, n)
 	}
 	return out
 }

@@ -49,6 +49,14 @@ func TestLoweringFlag(t *testing.T) {
 	out, _, code = correx(t, "show", "--source", src, "--session", last.Session, "--call", img)
 	require.Equal(t, 0, code)
 	assert.Equal(t, "Image read successfully", out)
+	// OpenAI Chat takes no media in tool results: the v1 conversion moved
+	// them out before the native lowering, which then sends the text
+	out, stderr, code = correx(t, "show", "--source", src, "--session", last.Session, "--call", img, "--lowering", "native", "--provider", "openai-chat")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "Image read successfully", out)
+	_, stderr, code = correx(t, "show", "--source", src, "--session", last.Session, "--call", img, "--provider", "chat")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `unknown provider "chat"`)
 
 	_, stderr, code = correx(t, "wire", "--source", src, "--session", last.Session, "--provider", "anthropic", "--lowering", "vercel")
 	assert.Equal(t, 2, code)

@@ -2,6 +2,7 @@ package formatters_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"sort"
 	"strconv"
@@ -96,4 +97,66 @@ func checkFlag(t *testing.T, name string, flagged *bool, tr *model.Truncation) {
 	case !*flagged && tr != nil && tr.Kind != model.TruncReadLine:
 		t.Errorf("%s: correx detects a %s truncation the agent did not flag", name, tr.Kind)
 	}
+}
+
+// Claude Code's Read over its token cap keeps the first lines that fit and
+// records it in toolUseResult.file (truncatedByTokenCap, startLine,
+// numLines, totalLines); it tells the model in a notice of its own, not in
+// the result. On every call of every fixture: such a call is a
+// claude-partial truncation whose seen lines and full size are the
+// record's, its model-visible text stays the result as sent, and the notice
+// is either a marker in that text (when the agent appended it there) or the
+// truncation's Notice, saying where the model saw it; no other call is
+// claude-partial.
+func TestClaudePartialReadOnEveryFixture(t *testing.T) {
+	n := 0
+	eachFixtureSession(t, func(f fixtures.Fixture, _ model.SessionInfo, s *model.Session) {
+		for _, ref := range s.ToolCalls() {
+			c := ref.Call
+			name := f.ID() + " " + c.Tool + " " + c.CallID
+			v := formatters.Visible(c, sessions.SpillsFor(s.Info))
+			var rec struct {
+				File *struct {
+					TruncatedByTokenCap             bool
+					StartLine, NumLines, TotalLines int
+				} `json:"file"`
+			}
+			_ = json.Unmarshal(c.Metadata, &rec)
+			if rec.File == nil || !rec.File.TruncatedByTokenCap {
+				if v.Truncation != nil && v.Truncation.Kind == model.TruncClaudePartial {
+					t.Errorf("%s: claude-partial without truncatedByTokenCap", name)
+				}
+				continue
+			}
+			n++
+			tr := v.Truncation
+			if tr == nil || tr.Kind != model.TruncClaudePartial {
+				t.Errorf("%s: the agent recorded a partial read (truncatedByTokenCap), correx says %+v", name, tr)
+				continue
+			}
+			if c.Sent == nil || v.Text != formatters.ResultText(*c.Sent) {
+				t.Errorf("%s: the model-visible text is not the result as sent", name)
+			}
+			want := model.LineRange{First: rec.File.StartLine, Last: rec.File.StartLine + rec.File.NumLines - 1}
+			if len(tr.Seen) != 1 || tr.Seen[0].Lines == nil || *tr.Seen[0].Lines != want || tr.SeenLines != rec.File.NumLines {
+				t.Errorf("%s: seen %+v (%d lines), the record says lines %d–%d", name, tr.Seen, tr.SeenLines, want.First, want.Last)
+			}
+			if tr.FullLines == nil || *tr.FullLines != rec.File.TotalLines || tr.FullUnknown == "" {
+				t.Errorf("%s: full lines %v (%q), the record says %d", name, tr.FullLines, tr.FullUnknown, rec.File.TotalLines)
+			}
+			inText := c.Notice != nil && c.Notice.Text != "" && strings.Contains(v.Text, c.Notice.Text)
+			switch {
+			case inText && (tr.Notice != nil || len(tr.Markers) != 1 || v.Text[tr.Markers[0].Start:tr.Markers[0].End] != c.Notice.Text):
+				t.Errorf("%s: the notice is in the result as sent but not its marker: %+v", name, tr.Markers)
+			case !inText && (len(tr.Markers) != 0 || tr.Notice == nil || tr.Notice.Where == ""):
+				t.Errorf("%s: the notice is outside the result: want no marker and a notice saying where, got %+v %+v", name, tr.Markers, tr.Notice)
+			case !inText && c.Notice != nil && tr.Notice.Text != c.Notice.Text:
+				t.Errorf("%s: notice %q, the agent recorded %q", name, tr.Notice.Text, c.Notice.Text)
+			}
+			if c.Notice != nil && !strings.HasPrefix(c.Notice.Text, "[Truncated: PARTIAL view — ") {
+				t.Errorf("%s: a read_truncation_notice that is not Claude Code's banner: %q", name, c.Notice.Text)
+			}
+		}
+	})
+	t.Logf("partial reads checked: %d", n)
 }

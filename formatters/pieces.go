@@ -114,8 +114,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 			r.Lines = v2PageLines(text, piece)
 		case isRead(t.Kind):
 			r.Numbered = true
-			r.Lines = numberedLines(piece)
+			r.Lines = numberedLines(piece, readNumber)
 			r.PartialLast = followedByLineCut(t, p.End)
+		case t.Kind == model.TruncClaudePartial:
+			r.Numbered = true
+			r.Lines = numberedLines(piece, claudeNumber)
+			r.PartialLast = i == len(pieces)-1 && claudeCutInLine(t, text)
 		case t.Kind == model.TruncReadEntries:
 			r.Lines = entryLines(text, t.Markers[0])
 		default:
@@ -160,10 +164,15 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 			t.Added = append(t.Added, model.AddedPiece{Span: model.Span{Start: start, End: end}, What: what})
 		}
 	}
-	if appended >= 0 && len(gaps) > 0 && appended >= gaps[len(gaps)-1].Start {
-		g := &gaps[len(gaps)-1]
-		add(appended, g.End, "appended by the agent (system reminders)")
-		g.End = appended
+	if appended >= 0 {
+		// what follows the stored output (a marker may sit among the
+		// reminders: Claude Code's notice of a partial Read)
+		for i := range gaps {
+			if g := &gaps[i]; g.End > appended {
+				add(max(g.Start, appended), g.End, "appended by the agent (system reminders)")
+				g.End = max(g.Start, appended)
+			}
+		}
 	}
 	if len(gaps) > 0 {
 		g := &gaps[0]
@@ -358,14 +367,14 @@ func followedByLineCut(t *model.Truncation, off int) bool {
 	return false
 }
 
-// numberedLines reads the line numbers of a piece's "N: " lines; nil
-// unless every line carries the number one past the line before (numbers
-// that skip or repeat, or a line without one: the lines of the output it
-// shows are then unknown).
-func numberedLines(s string) *model.LineRange {
+// numberedLines reads the line numbers of a piece's numbered lines
+// (opencode's "N: ", Claude Code's "N\t"); nil unless every line carries
+// the number one past the line before (numbers that skip or repeat, or a
+// line without one: the lines of the output it shows are then unknown).
+func numberedLines(s string, number *regexp.Regexp) *model.LineRange {
 	var first, want int
 	for i, line := range strings.Split(s, "\n") {
-		n, ok := lineNumber(line)
+		n, ok := lineNumber(line, number)
 		if !ok || (i > 0 && n != want) {
 			return nil
 		}
@@ -377,8 +386,8 @@ func numberedLines(s string) *model.LineRange {
 	return &model.LineRange{First: first, Last: want - 1}
 }
 
-func lineNumber(line string) (int, bool) {
-	m := readNumber.FindStringSubmatch(line)
+func lineNumber(line string, number *regexp.Regexp) (int, bool) {
+	m := number.FindStringSubmatch(line)
 	if m == nil {
 		return 0, false
 	}
@@ -455,8 +464,12 @@ func seenSizes(t *model.Truncation, text string) (lines, size int) {
 			}
 		}
 		if r.Numbered {
+			number := readNumber
+			if t.Kind == model.TruncClaudePartial {
+				number = claudeNumber
+			}
 			for _, line := range strings.Split(piece, "\n") {
-				if m := readNumber.FindStringIndex(line); m != nil {
+				if m := number.FindStringIndex(line); m != nil {
 					size -= m[1]
 				}
 			}
@@ -490,7 +503,7 @@ type fullSize struct {
 // fullFromFooters reads the full size from what the agent wrote: read's
 // "(Showing lines a-b of N ...)" or "(End of file - total N lines)".
 func fullFromFooters(t *model.Truncation, text string) fullSize {
-	var f fullSize
+	f := fullSize{lines: t.FullLines, bytes: t.FullBytes, why: t.FullUnknown} // what the finder read from the agent's record
 	if t.Kind == model.TruncReadEntries {
 		if m := readEntries.FindStringSubmatch(text); m != nil {
 			if n, err := strconv.Atoi(m[2]); err == nil {

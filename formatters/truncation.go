@@ -74,7 +74,7 @@ func detectV2(text string) *model.Truncation {
 			SpillPath: text[m[2]:m[3]],
 		}
 	}
-	if strings.HasPrefix(text, v2ReadPageHead) {
+	if strings.HasPrefix(text, v2ReadPageHead) && json.Valid([]byte(text)) {
 		if m := v2ReadPageCut.FindStringIndex(text); m != nil {
 			return &model.Truncation{Kind: model.TruncV2ReadPage, Markers: []model.Span{{Start: m[0], End: m[1]}}}
 		}
@@ -238,7 +238,8 @@ func CountLines(s string) int {
 
 // AgentFlagged is what the agent's own record says about cutting a call's
 // output: opencode v1's metadata.truncated, v2's outputPaths (a completed
-// v2 call always records them), Claude Code's persistedOutputPath. nil
+// v2 call always records them), Claude Code's persistedOutputPath and
+// file.truncatedByTokenCap (Read over its token cap). nil
 // when the agent keeps no such record (Codex, Gemini CLI, a Claude Code
 // result it did not persist).
 func AgentFlagged(call *model.ToolCall) *bool {
@@ -250,6 +251,9 @@ func AgentFlagged(call *model.ToolCall) *bool {
 		if json.Unmarshal(call.Structured, &st) == nil && st.Truncated {
 			return &yes // the tool's own cut (read's page)
 		}
+	}
+	if _, ok := claudePartialRecord(call); ok {
+		return &yes
 	}
 	if !call.IsV2() && !bytes.Contains(call.Metadata, []byte(`"truncated"`)) && !bytes.Contains(call.Metadata, []byte(`"persistedOutputPath"`)) {
 		return nil // the common case, without parsing a large metadata object

@@ -52,8 +52,6 @@ func TestV2ResultValue(t *testing.T) {
 			assert.Equal(t, c.typ, v.Result.Type)
 			assert.Equal(t, c.text, v.Text)
 			assert.Nil(t, v.Truncation)
-			// the lowering option changes nothing for v2
-			assert.Equal(t, v, Visible(&c.call, nil, WithLowering(model.LoweringAISDK)))
 		})
 	}
 }
@@ -93,22 +91,6 @@ func TestV2BoundTruncation(t *testing.T) {
 	grep := model.ToolCall{Tool: "grep", Status: model.StatusCompleted,
 		Content: []model.ToolContent{{Type: model.ContentText, Text: "Found 100 matches (more matches available)\n/p/a:\n  Line 1: x"}}}
 	assert.Nil(t, Visible(&grep, nil).Truncation)
-}
-
-// With OPENCODE_EXPERIMENTAL_NATIVE_LLM=1, a v1 result with attachments is
-// sent as one JSON string (testdata/opencode/anthropic-native, read of
-// pixel.png): the stored output stays "Image read successfully".
-func TestNativeLoweringStringifiesAttachments(t *testing.T) {
-	call := model.ToolCall{Tool: "read", Status: model.StatusCompleted, Output: "Image read successfully",
-		Attachments: []model.File{{Mime: "image/png", URL: "data:image/png;base64," + pixel, Filename: "pixel.png"}}}
-	v := Visible(&call, nil, WithLowering(model.LoweringNative))
-	assert.Equal(t, model.ResultText, v.Result.Type)
-	assert.Equal(t, `[{"type":"text","text":"Image read successfully"},{"type":"media","mediaType":"image/png","data":"`+pixel+`"}]`, v.Text)
-	assert.NotEmpty(t, v.Why)
-
-	assert.Equal(t, "Image read successfully", Visible(&call, nil).Text, "ai-sdk: the text item")
-	plain := model.ToolCall{Tool: "bash", Status: model.StatusCompleted, Output: "hi\n"}
-	assert.Equal(t, Visible(&plain, nil), Visible(&plain, nil, WithLowering(model.LoweringNative)), "no attachments: no difference")
 }
 
 func TestStringifyLikeJSON(t *testing.T) {

@@ -11,7 +11,6 @@ package formatters
 
 import (
 	"encoding/json"
-	"strings"
 
 	"correx/model"
 )
@@ -26,20 +25,23 @@ const (
 type Option func(*options)
 
 type options struct {
-	lowering model.Lowering
+	lowered *model.ToolResultValue
+	why     string
 }
 
-// WithLowering renders the result as the given lowering sent it. It only
-// matters for v1 calls with attachments: opencode's native packages/llm
-// lowering (OPENCODE_EXPERIMENTAL_NATIVE_LLM=1) sends their AI SDK content
-// output as a JSON string instead of as media. v2 calls are always lowered
-// natively and need no option.
-func WithLowering(l model.Lowering) Option { return func(o *options) { o.lowering = l } }
+// WithLowered makes r the call's result: what a lowering sent instead of
+// the result opencode's conversion makes (render.Visible supplies it, for
+// opencode's native lowering, which rewrites a v1 result with
+// attachments as each provider needs), with why it differs. The text and
+// the truncation facts are then r's.
+func WithLowered(r model.ToolResultValue, why string) Option {
+	return func(o *options) { o.lowered, o.why = &r, why }
+}
 
 // LoweringMatters reports whether the lowering changes call's model-visible
 // result: a completed, uncompacted v1 call with attachments, not stored as
-// sent, whose AI SDK content output the native lowering sends as one JSON
-// string (WithLowering).
+// sent, whose AI SDK content output opencode's native lowering rewrites
+// (render.Visible).
 func LoweringMatters(call *model.ToolCall) bool {
 	return call.Sent == nil && !call.IsV2() && call.Status == model.StatusCompleted && !call.Compacted && len(call.Attachments) > 0
 }
@@ -58,6 +60,8 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 	}
 	v := model.Visible{Call: model.ToolCallPart{ID: call.CallID, Name: call.Tool, Input: call.Input}}
 	switch {
+	case o.lowered != nil:
+		v.Result, v.Why = *o.lowered, o.why
 	case call.Sent != nil:
 		v.Result, v.Why = *call.Sent, sentWhy(call)
 	case call.IsV2():
@@ -69,10 +73,6 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 			break
 		}
 		v.Result = completedResult(call.Output, call.Attachments)
-		if o.lowering == model.LoweringNative && LoweringMatters(call) {
-			v.Result = model.ToolResultValue{Type: model.ResultText, Text: NativeContentString(call.Output, call.Attachments)}
-			v.Why = "native lowering: the AI SDK content output (text and media) is sent as one JSON string"
-		}
 	case call.Status == model.StatusError:
 		if out, ok := interruptedOutput(call.Metadata); ok {
 			v.Result = model.ToolResultValue{Type: model.ResultText, Text: out}
@@ -88,30 +88,17 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 	if call.IsV2() {
 		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
 	} else {
-		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation { return detect(call.Tool, text) })
+		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation {
+			if t := detect(call.Tool, text); t != nil {
+				return t
+			}
+			return claudePartial(call, text)
+		})
 	}
 	if v.Truncation != nil {
 		v.Truncation.AgentFlagged = AgentFlagged(call)
 	}
 	return v
-}
-
-// NativeContentString is what the native lowering of the v1 loop sends for
-// a completed call with attachments: JSON.stringify of the AI SDK content
-// output, the text item (left out when empty) and every data: URL
-// attachment as {"type":"media","mediaType","data"} with its base64 data.
-// Observed: `[{"type":"text","text":"Image read successfully"},{"type":"media","mediaType":"image/png","data":"iVBOR…"}]`.
-func NativeContentString(output string, files []model.File) string {
-	items := []any{}
-	if output != "" {
-		items = append(items, object{{"type", "text"}, {"text", output}})
-	}
-	for _, f := range files {
-		if i := strings.IndexByte(f.URL, ','); strings.HasPrefix(f.URL, "data:") && i >= 0 {
-			items = append(items, object{{"type", "media"}, {"mediaType", f.Mime}, {"data", f.URL[i+1:]}})
-		}
-	}
-	return stringify(items)
 }
 
 // completedResult is opencode's toModelOutput: the output string, or, when

@@ -194,6 +194,10 @@ type ToolCall struct {
 	// for agents that store that (Claude Code, Codex, Gemini CLI); when set,
 	// formatters use it verbatim instead of deriving it from Output/Error.
 	Sent *ToolResultValue
+	// Notice is what the agent told the model about this call outside its
+	// result (Claude Code's read_truncation_notice attachment); nil when
+	// nothing.
+	Notice *Notice
 
 	// The tool state of opencode's v2 loop (session_message), which stores
 	// the tool's output items instead of an output string. Content is

@@ -93,6 +93,7 @@ const (
 	TruncClaudeLines     TruncationKind = "claude-lines"     // "... [N lines truncated] ..." (Bash cap, ≤ 2.1.1)
 	TruncClaudeSaved     TruncationKind = "claude-saved"     // "exceeds maximum allowed tokens. Output has been saved to …"
 	TruncClaudeRefused   TruncationKind = "claude-refused"   // Read refused: "File content (N tokens) exceeds maximum allowed tokens"
+	TruncClaudePartial   TruncationKind = "claude-partial"   // Read over its token cap kept the first lines; the notice is a message of its own
 	TruncClaudeGlob      TruncationKind = "claude-glob"      // Glob listed the first 100 files: "(Showing N of M matching files; …)"
 	// Codex CLI
 	TruncCodexTokens TruncationKind = "codex-tokens" // middle cut "…N tokens truncated…"
@@ -125,13 +126,20 @@ type Truncation struct {
 	Kind TruncationKind `json:"kind"`
 	// AgentFlagged is what the agent's own record says: opencode v1's
 	// metadata.truncated, v2's outputPaths, Claude Code's
-	// persistedOutputPath. nil (null) when the agent keeps no such record
-	// for this call (Codex, Gemini CLI, a Claude Code cut it does not log).
+	// persistedOutputPath and file.truncatedByTokenCap. nil (null) when the
+	// agent keeps no such record for this call (Codex, Gemini CLI, a Claude
+	// Code cut it does not log).
 	AgentFlagged *bool `json:"agent_flagged"`
-	// Markers are the byte spans of the truncation markers in the visible text.
-	Markers []Span       `json:"markers"`
-	Seen    []SeenRange  `json:"seen_ranges"`
-	Added   []AddedPiece `json:"added"`
+	// Markers are the byte spans of the truncation markers in the visible
+	// text. A truncation the agent announced outside the result has none:
+	// Notice says so instead.
+	Markers []Span `json:"markers"`
+	// Notice is the agent's note that it cut when the note is not part of
+	// the model-visible text (Claude Code's read_truncation_notice, sent
+	// as a message of its own after the result's); nil otherwise.
+	Notice *Notice      `json:"notice,omitempty"`
+	Seen   []SeenRange  `json:"seen_ranges"`
+	Added  []AddedPiece `json:"added"`
 	// SeenLines is how many lines of the full output the model saw, whole
 	// or in part (a line cut in two counts once when both pieces are
 	// placed); SeenBytes how many bytes of it (the seen ranges' text, line
@@ -171,6 +179,15 @@ type SeenRange struct {
 	// line of the full output.
 	PartialFirst bool `json:"partial_first"`
 	PartialLast  bool `json:"partial_last"`
+}
+
+// Notice is what an agent told the model about a tool call outside its
+// result, as the agent recorded it.
+type Notice struct {
+	// Text is the note; empty when the agent recorded none.
+	Text string `json:"text"`
+	// Where is where the model saw it, or why correx cannot say.
+	Where string `json:"where"`
 }
 
 // LineRange is a 1-based, inclusive range of lines.

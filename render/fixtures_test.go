@@ -15,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -176,7 +175,7 @@ func checkShow(t *testing.T, file string, p render.Provider, sess *model.Session
 			t.Errorf("%s: tool result for unknown call %q", file, r.id)
 			continue
 		}
-		v := formatters.Visible(ref.Call, nil, formatters.WithLowering(l))
+		v := render.Visible(ref.Call, nil, p, render.CarrierModel(sess, ref.Message, l))
 		if v.Text != r.text {
 			t.Errorf("%s: call %s (%s): show prints %q, the wire has %q", file, ref.Call.CallID, ref.Call.Tool, short(v.Text), short(r.text))
 		}

@@ -42,7 +42,6 @@ type LazyConversation struct {
 	Places    Placements
 	l         OutputLoader
 	sessionID string
-	lowering  model.Lowering
 	parts     map[string]lazyPart // by placeholder
 }
 
@@ -62,7 +61,7 @@ var placeholderMark = fmt.Sprintf("\x00correx-lazy-%x:", time.Now().UnixNano())
 // when the outline does not say enough to lower them, and otherwise
 // lowered with a placeholder. s is not changed.
 func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model) (*LazyConversation, error) {
-	c := &LazyConversation{l: l, sessionID: s.Info.ID, lowering: SessionLowering(s.Info, m.Lowering), parts: map[string]lazyPart{}}
+	c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
 	for _, lazy := range []bool{true, false} {
 		sess, err := c.resolve(ctx, s, step, lazy)
 		if err != nil {
@@ -156,7 +155,9 @@ func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok boo
 	}
 	ph := *oc
 	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
-	r := formatters.Visible(&ph, nil, formatters.WithLowering(c.lowering)).Result
+	// the result before any lowering: the one a lowering rewrites
+	// (attachments) is never exactly the output, so it is read whole
+	r := formatters.Visible(&ph, nil).Result
 	exact := (r.Type == model.ResultText || r.Type == model.ResultError) && r.JSON == nil
 	switch {
 	case exact && r.Text == outputMark:

@@ -66,6 +66,45 @@ func stringifyContent(msgs []msg) {
 	}
 }
 
+// Visible is the model-visible result of call as provider p received it
+// under m's lowering, m being the model of the request that carried it
+// (CarrierModel). It is formatters.Visible but for the v1 results opencode's
+// native lowering rewrites (formatters.LoweringMatters): that lowering
+// first runs the v1 conversion, which moves the media p takes only outside
+// tool results to a user message (toolOutput), then sends what is left as
+// the JSON string of its text and media (stringifyContent), or as the text
+// alone when no media are left. The wire is built by the same functions, so
+// what `correx show` prints is what the wire holds, for every provider.
+func Visible(call *model.ToolCall, spills formatters.SpillFinder, p Provider, m Model) model.Visible {
+	if m.Lowering != model.LoweringNative || !formatters.LoweringMatters(call) {
+		return formatters.Visible(call, spills)
+	}
+	out, moved := toolOutput(formatters.Visible(call, nil).Result, call.CallID, inlineMedia(p, m), nil)
+	why := "native lowering: the text and media of the result are sent as one JSON string"
+	switch {
+	case len(moved) > 0 && out.kind == outContent:
+		why = "native lowering: media " + p.Label() + " takes only outside tool results went to a user message; the text and the media left are sent as one JSON string"
+	case len(moved) > 0:
+		why = "native lowering: the media went to a user message (" + p.Label() + " takes none in tool results); the text is sent alone"
+	}
+	r := model.ToolResultValue{Type: model.ResultText, Text: chatToolContent(out)}
+	return formatters.Visible(call, spills, formatters.WithLowered(r, why))
+}
+
+// CarrierModel is the model of the request that carried the results of
+// the calls in message mi, under lowering low: the next assistant step's,
+// or the message's own when no step follows.
+func CarrierModel(s *model.Session, mi int, low model.Lowering) Model {
+	at := s.Messages[mi]
+	for _, next := range s.Messages[mi+1:] {
+		if next.Role == model.RoleAssistant {
+			at = next
+			break
+		}
+	}
+	return Model{ProviderID: at.ProviderID, ModelID: at.ModelID, Lowering: low}
+}
+
 // nativeCaching marks the newest user text part, the one message cache
 // hint packages/llm's cache policy sets (observed on Anthropic: system[0],
 // the last tool, and this block).

@@ -197,3 +197,35 @@ func TestV2GeminiAndBedrockFromSource(t *testing.T) {
 		`{"role":"user","content":[{"toolResult":{"toolUseId":"call_img","content":[{"text":"Image read successfully"},{"image":{"format":"png","source":{"bytes":"`+pixel+`"}}}],"status":"success"}}]},`+
 		`{"role":"user","content":[{"toolResult":{"toolUseId":"call_list","content":[{"text":"{\"error\":{\"type\":\"unknown\",\"message\":\"Unknown tool: list\"},\"content\":[],\"structured\":{}}"}],"status":"error"}}]}]`)
 }
+
+// Under the native lowering a v1 read of an image is sent as the JSON
+// string of its text and media (testdata/opencode/anthropic-native), unless
+// the v1 conversion moved the media out first, for providers that take
+// none in tool results: then the text alone. Visible says the same as the
+// wire, provider by provider.
+func TestVisibleNativeFollowsMovedMedia(t *testing.T) {
+	call := &model.ToolCall{CallID: "c1", Tool: "read", Status: model.StatusCompleted, Output: "Image read successfully",
+		Attachments: []model.File{{Mime: "image/png", URL: "data:image/png;base64," + pixel, Filename: "pixel.png"}}}
+	asJSON := `[{"type":"text","text":"Image read successfully"},{"type":"media","mediaType":"image/png","data":"` + pixel + `"}]`
+	for _, c := range []struct {
+		p     Provider
+		model string
+		want  string
+	}{
+		{Anthropic, "claude-sonnet-4-5", asJSON},
+		{OpenAIResponses, "gpt-5", asJSON},
+		{OpenAIChat, "gpt-4o", "Image read successfully"},
+		{Gemini, "gemini-2.5-flash", "Image read successfully"},
+		{Gemini, "gemini-3-pro", asJSON},
+		{Bedrock, "anthropic.claude-sonnet-4-5-20250929-v1:0", asJSON},
+		{Bedrock, "mistral.mistral-large", "Image read successfully"},
+	} {
+		v := Visible(call, nil, c.p, Model{ModelID: c.model, Lowering: model.LoweringNative})
+		if v.Text != c.want || v.Result.Type != model.ResultText || v.Why == "" {
+			t.Errorf("%s %s: %q (%s; %s)", c.p, c.model, v.Text, v.Result.Type, v.Why)
+		}
+		if ai := Visible(call, nil, c.p, Model{ModelID: c.model}); ai.Text != "Image read successfully" || ai.Result.Type != model.ResultContent {
+			t.Errorf("%s %s ai-sdk: %q (%s)", c.p, c.model, ai.Text, ai.Result.Type)
+		}
+	}
+}

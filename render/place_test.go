@@ -80,7 +80,7 @@ func TestPlacementsEveryFixture(t *testing.T) {
 								}
 							}
 							checked++
-							if checkPlacement(t, p, sess, ref.Call, r, low) {
+							if checkPlacement(t, p, sess, ref, r, m) {
 								placed++
 							}
 						}
@@ -118,10 +118,11 @@ func checkLazySame(t *testing.T, ctx context.Context, l render.OutputLoader, out
 	}
 }
 
-// checkPlacement checks call's placement in r and reports whether it
-// places a result.
-func checkPlacement(t *testing.T, p render.Provider, sess *model.Session, call *model.ToolCall, r *render.Rendered, low model.Lowering) bool {
+// checkPlacement checks the placement in r of ref's call, rendered for
+// m, and reports whether it places a result.
+func checkPlacement(t *testing.T, p render.Provider, sess *model.Session, ref model.CallRef, r *render.Rendered, m render.Model) bool {
 	t.Helper()
+	call, low := ref.Call, m.Lowering
 	where := sess.Info.ID + " " + string(p) + " " + string(low) + " call " + call.CallID + " (" + call.Tool + ")"
 	pl := r.Places[call.CallID]
 	if pl == nil {
@@ -151,12 +152,9 @@ func checkPlacement(t *testing.T, p render.Provider, sess *model.Session, call *
 		t.Errorf("%s: no result placed", where)
 		return false
 	}
-	vis := formatters.Visible(call, nil, formatters.WithLowering(low))
-	if len(pl.Media) > 0 {
-		// the native lowering reuses opencode's v1 conversion, which moves
-		// the media out first: what is left is the text
-		vis = formatters.Visible(call, nil)
-	}
+	cm := render.CarrierModel(sess, ref.Message, low)
+	cm.Caps = m.Caps
+	vis := render.Visible(call, nil, p, cm)
 	for _, s := range pl.Results {
 		got, ok := resultText(p, entries(items, p, s, false))
 		switch {

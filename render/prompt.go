@@ -209,7 +209,7 @@ func assistantMsgs(sm model.Message, p Provider, m Model, version string) []msg 
 			v := formatters.Visible(call, nil)
 			a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: call.Input, meta: meta(pt.Metadata)})
 			res := part{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool, meta: meta(pt.Metadata)}
-			res.out, media = toolOutput(v.Result, call.CallID, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
+			res.out, media = toolOutput(v.Result, call.CallID, inlineMedia(p, m), media)
 			tools.parts = append(tools.parts, res)
 		}
 	}
@@ -303,6 +303,11 @@ func toolOutput(r model.ToolResultValue, id string, inline func(mime string) boo
 // isMedia is opencode's util/media: images and PDFs.
 func isMedia(mime string) bool {
 	return strings.HasPrefix(mime, "image/") || mime == "application/pdf"
+}
+
+// inlineMedia says which media p takes inside a tool result for model m.
+func inlineMedia(p Provider, m Model) func(mime string) bool {
+	return func(mime string) bool { return mediaInToolResults(p, m, mime) }
 }
 
 // mediaInToolResults is opencode's supportsMediaInToolResults for one

@@ -264,6 +264,7 @@ type ccLine struct {
 	Version           string          `json:"version"`
 	Message           json.RawMessage `json:"message"`
 	ToolUseResult     json.RawMessage `json:"toolUseResult"`
+	Attachment        json.RawMessage `json:"attachment"`
 	RequestRef        string          `json:"requestRef"`
 	Content           json.RawMessage `json:"content"`
 	// titles
@@ -323,11 +324,18 @@ type ccState struct {
 	replaced    map[string]json.RawMessage // tool_use id -> replacement
 	uuids       map[string]bool
 	firstPrompt string
+	notices     []ccNotice // read_truncation_notice attachments, in order
 
 	runs       []*ccRun
 	cur        *ccRun              // the run the next line may extend
 	runHash    map[string]ccRunRef // hash -> a prefix of a run
 	boundaries []int               // lines of compact boundaries
+}
+
+// ccNotice is a read_truncation_notice attachment: its call and line.
+type ccNotice struct {
+	id   string
+	line int
 }
 
 // ccRequest is one api-request record read.
@@ -497,6 +505,8 @@ func (r *ccReader) line(raw []byte, lineNo int, last bool) {
 		}
 	case "api-request":
 		r.request(sess, st, l, lineNo)
+	case "attachment":
+		r.attachment(st, l, lineNo)
 	case "user":
 		if r.dup(st, l.UUID) {
 			return
@@ -665,6 +675,69 @@ func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b model.An
 			c.ChildSessionID = m[1]
 		}
 	}
+}
+
+// attachment reads the one attachment that concerns a tool call: Claude
+// Code's read_truncation_notice, the note it sends the model after a Read
+// it cut at its token cap (rendered by Claude Code as it builds each
+// request; where it went is read from the logged requests in finish).
+func (r *ccReader) attachment(st *ccState, l ccLine, lineNo int) {
+	var a struct {
+		Type      string `json:"type"`
+		Banner    string `json:"banner"`
+		ToolUseID string `json:"toolUseID"`
+	}
+	if json.Unmarshal(l.Attachment, &a) != nil || a.Type != "read_truncation_notice" {
+		return
+	}
+	c := st.calls[a.ToolUseID]
+	if c == nil {
+		r.warnAt(lineNo, "read_truncation_notice for unknown tool_use %s, skipped", a.ToolUseID)
+		return
+	}
+	c.Notice = &model.Notice{Text: a.Banner, Where: fmt.Sprintf("read_truncation_notice at %s:%d; no logged request carries the result, so where Claude Code sent it is not known", r.file, lineNo)}
+	st.notices = append(st.notices, ccNotice{a.ToolUseID, lineNo})
+}
+
+// noticeWhere says where a logged request put the notice text of call id:
+// appended to the result, or in which message after the result's; ok is
+// false when the request does not carry the result.
+func noticeWhere(req *model.LoggedRequest, id, text string) (where string, ok bool) {
+	at := -1
+	for i, raw := range req.Messages {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		if at >= 0 {
+			if strings.Contains(ccContentText(m.Content), text) {
+				if i == at+1 {
+					return fmt.Sprintf("a %q message of its own right after the result's user message", m.Role), true
+				}
+				return fmt.Sprintf("a %q message of its own, %d messages after the result's", m.Role, i-at), true
+			}
+			continue
+		}
+		var blocks []model.AnthropicBlock
+		if !bytes.Contains(m.Content, []byte(id)) || json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" && b.ToolUseID == id {
+				at = i
+				if strings.Contains(formatters.ResultText(*claudeResultValue(b.Content, false)), text) {
+					return "appended to the result", true
+				}
+			}
+		}
+	}
+	if at < 0 {
+		return "", false
+	}
+	return "not in the logged request that carries the result", true
 }
 
 // claudeResultValue is a tool_result content as a result value: a string
@@ -1115,13 +1188,26 @@ func (r *ccReader) finish(sess *model.Session) {
 			}
 		}
 	}
+	// where each notice went: the first logged request with the result
+	for _, n := range st.notices {
+		c := st.calls[n.id]
+	requests:
+		for _, idx := range steps {
+			if req := sess.Messages[idx].Request; req != nil && req.Rebuilt == "" {
+				if where, ok := noticeWhere(req, n.id, c.Notice.Text); ok {
+					c.Notice.Where = fmt.Sprintf("%s (read_truncation_notice at %s:%d)", where, r.file, n.line)
+					break requests
+				}
+			}
+		}
+	}
 	if st.firstPrompt != "" {
 		r.setTitle(sess, ccClip(st.firstPrompt, 100), 0)
 	}
 	countCalls(&sess.Info, sess.Messages)
 	sess.Info.Truncated = 0
 	for _, ref := range sess.ToolCalls() {
-		if ref.Call.Sent != nil && formatters.Detect(ref.Call.Tool, formatters.ResultText(*ref.Call.Sent), nil, nil) != nil {
+		if ref.Call.Sent != nil && formatters.Visible(ref.Call, nil).Truncation != nil {
 			sess.Info.Truncated++
 		}
 	}

@@ -19,15 +19,7 @@ import (
 const claudeFixture = "../testdata/claude-code/anthropic"
 
 func TestClaudeFixture(t *testing.T) {
-	st, err := Open(claudeFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	infos, err := st.List(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, infos := openList(t, claudeFixture)
 	if len(infos) != 2 {
 		t.Fatalf("want the session and its subagent, got %+v", infos)
 	}

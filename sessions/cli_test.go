@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"correx/formatters"
+	"correx/internal/fixtures"
 	"correx/model"
 )
 
@@ -21,8 +22,8 @@ const (
 	geminiFixture = "../testdata/gemini-cli/gemini-3.8-flash/data"
 )
 
-// loadOnly loads the one main session under path (subagents aside).
-func loadOnly(t *testing.T, path string) (Store, *model.Session) {
+// openList opens path and lists its sessions; the store closes with t.
+func openList(t *testing.T, path string) (Store, []model.SessionInfo) {
 	t.Helper()
 	st, err := Open(path)
 	if err != nil {
@@ -31,8 +32,15 @@ func loadOnly(t *testing.T, path string) (Store, *model.Session) {
 	t.Cleanup(func() { st.Close() })
 	infos, err := st.List(context.Background())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("list %s: %v", path, err)
 	}
+	return st, infos
+}
+
+// loadOnly loads the one main session under path (subagents aside).
+func loadOnly(t *testing.T, path string) (Store, *model.Session) {
+	t.Helper()
+	st, infos := openList(t, path)
 	var main []model.SessionInfo
 	for _, in := range infos {
 		if in.ParentID == "" {
@@ -86,7 +94,7 @@ func TestCodexRollout(t *testing.T) {
 	var patches, truncated int
 	for _, r := range sess.ToolCalls() {
 		c := r.Call
-		if c.Sent == nil || c.Status != model.StatusCompleted {
+		if c.Sent == nil {
 			t.Errorf("call %s: no output linked", c.CallID)
 			continue
 		}
@@ -124,6 +132,39 @@ func TestCodexRollout(t *testing.T) {
 	}
 	if patches != 3 || truncated != 3 {
 		t.Errorf("%d patches, %d truncated", patches, truncated)
+	}
+}
+
+// TestCodexFailedCalls: a call is an error when Codex's own item_completed
+// event says it failed (a non-zero exit: rg without a match too; a patch
+// that failed verification gets no such event), and
+// the session's error count says how many.
+func TestCodexFailedCalls(t *testing.T) {
+	_, sess := loadOnly(t, codexFixture)
+	var failed []string
+	for _, r := range sess.ToolCalls() {
+		c := r.Call
+		var in struct {
+			Cmd string `json:"cmd"`
+		}
+		_ = json.Unmarshal(c.Input, &in)
+		if why := formatters.Visible(c, nil).Why; why != "" {
+			t.Errorf("%s (%s): note %q on a result sent as stored", c.CallID, c.Status, why)
+		}
+		switch c.Status {
+		case model.StatusError:
+			failed = append(failed, in.Cmd)
+		case model.StatusCompleted:
+		default:
+			t.Errorf("%s: status %s", c.CallID, c.Status)
+		}
+	}
+	want := []string{"echo about to fail; echo this goes to stderr 1>&2; exit 3", "rg -n zzz_no_match_zzz", "cat does-not-exist.txt"}
+	if strings.Join(failed, "|") != strings.Join(want, "|") {
+		t.Errorf("failed calls %q, want %q", failed, want)
+	}
+	if sess.Info.Errors != len(want) {
+		t.Errorf("info.Errors = %d, want %d", sess.Info.Errors, len(want))
 	}
 }
 
@@ -395,4 +436,102 @@ func TestGeminiResumeLayouts(t *testing.T) {
 			t.Errorf("no warning for the stub with a message of its own: %q", w)
 		}
 	})
+}
+
+// TestTitlesOneLine: every session title of every fixture is one line (a
+// Gemini CLI subagent's summary is indented JSON; a title with a newline
+// breaks the rows of `correx ls` and the picker).
+func TestTitlesOneLine(t *testing.T) {
+	for _, f := range fixtures.All(t) {
+		_, infos := openList(t, f.Source)
+		for _, in := range infos {
+			if strings.ContainsAny(in.Title, "\r\n") {
+				t.Errorf("%s: session %s: title %q is not one line", f.ID(), in.ID, in.Title)
+			}
+		}
+	}
+}
+
+// TestGeminiReplacedHistoryWarns: the layout a resumed Gemini CLI 0.61.0
+// run left when its context management replaced the history (recorded with
+// a 3,000-match grep_search and a 69 KB read_file before a resume; too big
+// to keep): the resume's `$set` of the history as loaded, then every turn
+// re-recorded under a new id and a `$set` of those only. correx does not
+// rebuild it and says so; no recorded fixture has the warning.
+func TestGeminiReplacedHistoryWarns(t *testing.T) {
+	const sid = "95f21dea-abf2-4f11-8bb4-bfe27b096ce9"
+	meta := `{"sessionId":"` + sid + `","projectHash":"h","startTime":"2026-12-01T21:07:10.498Z","lastUpdated":"2026-12-01T21:07:10.498Z","kind":"main"}`
+	ctx := `{"id":"ctx","timestamp":"2026-12-01T21:07:10.498Z","type":"user","content":[{"text":"<session_context>\nctx\n</session_context>"}]}`
+	u1 := `{"id":"u1","timestamp":"2026-12-01T21:07:10.630Z","type":"user","content":[{"text":"Please run it."}]}`
+	g1 := `{"id":"g1","timestamp":"2026-12-01T21:07:12.019Z","type":"gemini","content":"Done.","model":"gemini-2.5-pro"}`
+	n1 := `{"id":"n1","timestamp":"2026-12-01T21:07:34.838Z","type":"user","content":[{"text":"<session_context>\nctx\n</session_context>"},{"text":"Please run it."}]}`
+	n2 := `{"id":"n2","timestamp":"2026-12-01T21:07:34.838Z","type":"gemini","content":[{"text":"Done."}]}`
+	set := func(recs ...string) string { return `{"$set":{"messages":[` + strings.Join(recs, ",") + `]}}` }
+	lines := []string{
+		meta, set(ctx), u1, g1, // the main run
+		meta, set(ctx), `{"$set":{"sessionId":"` + sid + `"}}`, set(ctx, u1, g1), // a resume in the same minute
+		n1, n2, set(n1, n2), // its setHistory
+		`{"id":"u2","timestamp":"2026-12-01T21:07:34.850Z","type":"user","content":[{"text":"Next."}]}`,
+	}
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "tmp", "proj", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := "session-2026-12-01T21-07-95f21dea.jsonl"
+	if err := os.WriteFile(filepath.Join(chats, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, sess := loadOnly(t, dir)
+	want := name + ": 2 records a run wrote were replaced by a later run's history under new ids"
+	if got := strings.Join(sess.Warnings, "\n"); !strings.Contains(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	for _, f := range fixtures.All(t) {
+		if f.Agent != "gemini-cli" {
+			continue
+		}
+		st, infos := openList(t, f.Source)
+		for _, in := range infos {
+			s, err := st.Load(context.Background(), in.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range s.Warnings {
+				if strings.Contains(w, "replaced by a later run's history") {
+					t.Errorf("%s: %s", f.ID(), w)
+				}
+			}
+		}
+	}
+}
+
+// TestCodexSpawnedAgent: a spawn_agent call (the multi_agent_v1 namespace
+// Codex offers a model without a bundled preset) links the thread it
+// started, whose rollout names the caller as its parent.
+func TestCodexSpawnedAgent(t *testing.T) {
+	st, infos := openList(t, "../testdata/codex/gpt-5.3-codex-third/data")
+	parent := map[string]string{}
+	for _, in := range infos {
+		parent[in.ID] = in.ParentID
+	}
+	spawned := 0
+	for _, in := range infos {
+		sess, err := st.Load(context.Background(), in.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range sess.ToolCalls() {
+			if r.Call.Tool != "spawn_agent" {
+				continue
+			}
+			spawned++
+			if child := r.Call.ChildSessionID; child == "" || parent[child] != in.ID {
+				t.Errorf("spawn_agent %s: child %q (its parent %q), want a thread of %s", r.Call.CallID, child, parent[child], in.ID)
+			}
+		}
+	}
+	if spawned != 1 {
+		t.Errorf("%d spawn_agent calls, want 1", spawned)
+	}
 }

@@ -182,6 +182,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 		lastTS   time.Time
 		meta     bool
 		seq      int
+		failed   = map[string]bool{} // call ids Codex's own items record as failed
 	)
 	closeStep := func() {
 		if cur != nil {
@@ -249,6 +250,9 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 			if m.Type == "token_count" && cur != nil && len(open) == 0 {
 				stepDone = true // the model response is complete
 			}
+			if id, ok := codexFailedItem(env.Payload, m.Type); ok {
+				failed[id] = true
+			}
 		case "response_item":
 			var it codexItem
 			if err := json.Unmarshal(env.Payload, &it); err != nil {
@@ -289,6 +293,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 					call.Status = model.StatusCompleted
 					call.Output = formatters.ResultText(sent)
 					call.End = ts
+					call.ChildSessionID = codexSpawned(call)
 				}
 				delete(open, it.CallID)
 				if cur != nil && len(open) == 0 {
@@ -323,6 +328,13 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 		return nil, err
 	}
 	closeStep()
+	// an item_completed can come before or after its call's output (a
+	// process polled with write_stdin ends later)
+	for id := range failed {
+		if c := calls[id]; c != nil && c.Status == model.StatusCompleted {
+			c.Status, c.Error = model.StatusError, c.Output
+		}
+	}
 	if !meta {
 		return nil, notSession(path, "no session_meta line: not a Codex rollout")
 	}
@@ -451,6 +463,39 @@ func codexSent(out json.RawMessage) model.ToolResultValue {
 	return model.ToolResultValue{Type: model.ResultJSON, JSON: out}
 }
 
+// codexSpawned is the thread a spawn_agent call started: its output is
+// {"agent_id":<thread id>,"nickname":…}, and that thread's rollout names
+// the caller's thread as its parent.
+func codexSpawned(call *model.ToolCall) string {
+	if call.Tool != "spawn_agent" {
+		return ""
+	}
+	var out struct {
+		AgentID string `json:"agent_id"`
+	}
+	_ = json.Unmarshal([]byte(call.Output), &out)
+	return out.AgentID
+}
+
+// codexFailedItem reads an item_completed event: the call id of an item
+// Codex records as failed (a command that exited non-zero, could not start
+// or was still running when the turn ended; a failed patch or MCP call).
+func codexFailedItem(payload json.RawMessage, typ string) (string, bool) {
+	if typ != "item_completed" || !bytes.Contains(payload, []byte(`"failed"`)) {
+		return "", false
+	}
+	var m struct {
+		Item struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"item"`
+	}
+	if json.Unmarshal(payload, &m) != nil || m.Item.Status != "failed" || m.Item.ID == "" {
+		return "", false
+	}
+	return m.Item.ID, true
+}
+
 func finishCodexInfo(sess *model.Session) {
 	sess.Info.Messages = len(sess.Messages)
 	for _, m := range sess.Messages {
@@ -465,6 +510,9 @@ func finishCodexInfo(sess *model.Session) {
 	}
 	for _, r := range sess.ToolCalls() {
 		sess.Info.ToolCalls++
+		if r.Call.Status == model.StatusError {
+			sess.Info.Errors++
+		}
 		v := formatters.Visible(r.Call, nil)
 		if v.Truncation != nil {
 			sess.Info.Truncated++

@@ -243,12 +243,15 @@ func readGeminiChat(path string) (*model.Session, error) {
 		written bool // a message record was appended since the run began
 		meta    bool
 		updated time.Time
+		rewound = map[*gcEntry]bool{} // left by a $rewindTo
+		order   []*gcEntry            // every entry, as first seen
 	)
 	entry := func(id string) *gcEntry {
 		e := all[id]
 		if e == nil {
 			e = &gcEntry{id: id, firstRun: run}
 			all[id] = e
+			order = append(order, e)
 		}
 		return e
 	}
@@ -274,7 +277,9 @@ func readGeminiChat(path string) (*model.Session, error) {
 			updated = t
 		}
 		if m.Summary != "" {
-			sess.Info.Title = m.Summary
+			// a subagent's summary is its complete_task result, often
+			// indented JSON: the title is one line
+			sess.Info.Title = strings.Join(strings.Fields(m.Summary), " ")
 		}
 	}
 	record := func(n int, raw json.RawMessage, set bool) *gcEntry {
@@ -313,6 +318,9 @@ func readGeminiChat(path string) (*model.Session, error) {
 			_ = json.Unmarshal(top["$rewindTo"], &id)
 			for i, e := range list {
 				if e.id == id {
+					for _, x := range list[i:] {
+						rewound[x] = true
+					}
 					list = list[:i]
 					break
 				}
@@ -395,6 +403,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 		return nil, notSession(path, "no sessionId: not a Gemini CLI chat")
 	}
 	sess.Info.Updated = updated
+	geminiWarnReplaced(sess, path, order, list, rewound)
 	for _, e := range list {
 		if m, ok := geminiMessage(e, sess); ok {
 			sess.Messages = append(sess.Messages, m)
@@ -402,6 +411,32 @@ func readGeminiChat(path string) (*model.Session, error) {
 	}
 	finishGeminiInfo(sess)
 	return sess, nil
+}
+
+// geminiWarnReplaced says when records a run wrote live are not in the
+// final list and no $rewindTo removed them: a later run replaced the
+// history with records of new ids (Gemini CLI's setHistory, e.g. its
+// context management shrinking large tool outputs in a resumed run). correx
+// does not rebuild that layout: the replaced steps are not shown and the
+// requests rebuilt from the new records may differ from what was sent.
+func geminiWarnReplaced(sess *model.Session, path string, order, list []*gcEntry, rewound map[*gcEntry]bool) {
+	kept := map[*gcEntry]bool{}
+	for _, e := range list {
+		kept[e] = true
+	}
+	n := 0
+	for _, e := range order {
+		live := false
+		for _, v := range e.versions {
+			live = live || !v.Set
+		}
+		if live && !kept[e] && !rewound[e] {
+			n++
+		}
+	}
+	if n > 0 {
+		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s: %d records a run wrote were replaced by a later run's history under new ids (Gemini CLI's setHistory): their steps are not shown, and the requests correx rebuilds for this session may differ from what was sent", filepath.Base(path), n))
+	}
 }
 
 // geminiMessage is one list entry as a message: the record as last

@@ -234,7 +234,7 @@ func TestPipelineV1ImageRead(t *testing.T) {
 	h.key("L")
 	text = v.raw[panePipeline]
 	stageOrder(t, text)
-	require.Contains(t, text, "→ JSON.stringify of the text and media items (native lowering)")
+	require.Contains(t, text, "→ native lowering: the text and media of the result are sent as one JSON string")
 	require.Contains(t, text, `visible text (1 line · `)
 	require.Contains(t, text, `[{"type":"text","text":"Image read successfully"},{"type":"media","mediaType":"image/png","data":"iVBOR`)
 	require.Contains(t, text, "━━ 5 wire · Anthropic · as sent · lowering native ━━\n→ in a tool_result block of a user message: stringified JSON (native lowering)")

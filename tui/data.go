@@ -51,9 +51,10 @@ type callInfo struct {
 	vis  model.Visible
 	step int // 1-based assistant step whose message holds the call
 	msg  *model.Message
-	// visNative is what the native lowering sent, for the v1 calls where it
-	// differs from vis (a completed call with attachments); nil otherwise.
-	visNative *model.Visible
+	// visNative is what the native lowering sent to each provider, for the
+	// v1 calls where it differs from vis (a completed call with
+	// attachments: render.Visible); nil otherwise.
+	visNative map[render.Provider]*model.Visible
 
 	// ready tells that vis and visNative are computed; always for an
 	// eagerly loaded session, in a lazy one while the call's detail is
@@ -72,10 +73,11 @@ func (c callInfo) call() *model.ToolCall {
 	return c.ref.Call
 }
 
-// visFor is the model-visible result under a lowering.
-func (c *callInfo) visFor(l model.Lowering) *model.Visible {
-	if l == model.LoweringNative && c.visNative != nil {
-		return c.visNative
+// visFor is the model-visible result under a lowering, as provider p
+// received it.
+func (c *callInfo) visFor(l model.Lowering, p render.Provider) *model.Visible {
+	if nv := c.visNative[p]; l == model.LoweringNative && nv != nil {
+		return nv
 	}
 	return &c.vis
 }
@@ -90,21 +92,28 @@ func buildSessionData(sess *model.Session) *sessionData {
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
 		ci := callInfo{ref: ref, step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
-		ci.vis, ci.visNative = visibles(ref.Call, spills)
+		ci.vis, ci.visNative = visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
 		d.calls = append(d.calls, ci)
 	}
 	return d
 }
 
 // visibles are a call's model-visible result and, when the lowering
-// changes it (formatters.LoweringMatters), the native lowering's.
-func visibles(c *model.ToolCall, spills formatters.SpillFinder) (model.Visible, *model.Visible) {
+// changes it (formatters.LoweringMatters), the native lowering's for each
+// provider; m is the model of the request that carried the result
+// (render.CarrierModel).
+func visibles(c *model.ToolCall, spills formatters.SpillFinder, m render.Model) (model.Visible, map[render.Provider]*model.Visible) {
 	vis := formatters.Visible(c, spills)
 	if !formatters.LoweringMatters(c) {
 		return vis, nil
 	}
-	nv := formatters.Visible(c, spills, formatters.WithLowering(model.LoweringNative))
-	return vis, &nv
+	m.Lowering = model.LoweringNative
+	native := map[render.Provider]*model.Visible{}
+	for _, p := range render.Providers {
+		nv := render.Visible(c, spills, p, m)
+		native[p] = &nv
+	}
+	return vis, native
 }
 
 // agentName is an agent's display name.

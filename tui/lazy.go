@@ -9,6 +9,7 @@ import (
 
 	"correx/formatters"
 	"correx/model"
+	"correx/render"
 	"correx/sessions"
 )
 
@@ -77,7 +78,7 @@ func preDetails(ctx context.Context, l sessions.Lazy, sess *model.Session, budge
 			used += c.OutputBytes
 			c, msg.full = full, full
 		}
-		msg.vis, msg.visNative = visibles(c, spills)
+		msg.vis, msg.visNative = visibles(c, spills, render.CarrierModel(sess, r.Message, ""))
 		pre[r.Call] = msg
 	}
 	return pre, used
@@ -92,7 +93,7 @@ type detailMsg struct {
 	key       detailKey
 	full      *model.ToolCall // the whole call when the outline elided it
 	vis       model.Visible
-	visNative *model.Visible
+	visNative map[render.Provider]*model.Visible
 	err       error
 }
 
@@ -208,6 +209,7 @@ func detailCmd(d *sessionData, idx int) tea.Cmd {
 	c, l := ci.ref.Call, d.lazy
 	info := d.sess.Info
 	partID := d.sess.Messages[ci.ref.Message].Parts[ci.ref.Part].ID
+	carrier := render.CarrierModel(d.sess, ci.ref.Message, "")
 	k := detailKey{d, idx}
 	return func() tea.Msg {
 		msg := detailMsg{key: k}
@@ -222,7 +224,7 @@ func detailCmd(d *sessionData, idx int) tea.Cmd {
 			c, msg.full = full, full
 		}
 		spills := sessions.SpillsFor(info)
-		msg.vis, msg.visNative = visibles(c, spills)
+		msg.vis, msg.visNative = visibles(c, spills, carrier)
 		return msg
 	}
 }
@@ -240,8 +242,8 @@ func (d *sessionData) setDetail(msg detailMsg) {
 	ci.vis, ci.visNative, ci.full, ci.ready = msg.vis, msg.visNative, msg.full, true
 	ci.seen, ci.trunc, ci.errRes = true, msg.vis.Truncation != nil, msg.vis.Result.Type == model.ResultError
 	size := len(msg.vis.Text)
-	if msg.visNative != nil {
-		size += len(msg.visNative.Text)
+	for _, nv := range msg.visNative {
+		size += len(nv.Text)
 	}
 	if msg.full != nil {
 		size += len(msg.full.Output) + len(msg.full.Error)

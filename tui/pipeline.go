@@ -222,7 +222,7 @@ func visibleNote(c *model.ToolCall, vis *model.Visible, low model.Lowering) stri
 		case c.Compacted:
 			return "placeholder: compacted (" + formatters.ClearedOutput + ")"
 		case low == model.LoweringNative && formatters.LoweringMatters(c):
-			return "JSON.stringify of the text and media items (native lowering)"
+			return vis.Why // render.Visible: stringified, or the text once the media moved out
 		case len(c.Attachments) > 0:
 			return "unchanged text: state.output; the attachments become file items of the result"
 		}
@@ -388,7 +388,7 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 // pipelineContent composes the Pipeline pane for a call.
 func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low model.Lowering, step int, res convResult, ready bool) (string, map[int]bool, map[int]bool, []model.Span, []string) {
 	c := ci.call()
-	vis := ci.visFor(low)
+	vis := ci.visFor(low, v.provider)
 	p := newPipeText()
 	p.pipeStored(c, sess.Info)
 
@@ -482,7 +482,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	allReady := true
 	for i, sd := range sides {
 		low := render.SessionLowering(sd.sess.Info, v.lowV1)
-		vis := sd.ci.visFor(low)
+		vis := sd.ci.visFor(low, v.provider)
 		var b strings.Builder
 		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
 		b.WriteString(vis.Text)

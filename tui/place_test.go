@@ -79,13 +79,12 @@ func TestWireShowsEveryResult(t *testing.T) {
 							require.Contains(t, head, "carried", where)
 							text := v.raw[paneWire]
 							require.NotEmpty(t, text, where)
-							vis := ci.visFor(render.SessionLowering(r.data.sess.Info, low))
+							vis := ci.visFor(render.SessionLowering(r.data.sess.Info, low), p)
 							if vis.Result.Type == model.ResultText || vis.Result.Type == model.ResultError {
-								// a string of the excerpt is the result's text (a
-								// result whose media moved out: its text only)
+								// a string of the excerpt is the result's text
 								var items any
 								require.NoError(t, json.Unmarshal([]byte(text), &items), where)
-								require.True(t, holds(items, vis.Text) || holds(items, ci.vis.Text), "%s: the result is not in the pane:\n%s", where, text)
+								require.True(t, holds(items, vis.Text), "%s: the result is not in the pane:\n%s", where, text)
 							}
 							if p == render.OpenAIChat && low == model.LoweringAISDK && hasImage(c) {
 								// the synthetic user message with the images

@@ -195,7 +195,7 @@ func (v *sessionView) refresh(conv convSource) {
 		return
 	}
 	r.data.touch(r.idx)
-	vis := ci.visFor(low)
+	vis := ci.visFor(low, v.provider)
 	switch p {
 	case paneCall:
 		key := rowKey(r)
@@ -408,6 +408,9 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	}
 	if vis.Why != "" {
 		lines = append(lines, st.BadgeWarn.Render("why: ")+inertString(vis.Why, st.Inert))
+	}
+	if t != nil && t.Notice != nil {
+		lines = append(lines, st.Label.Render("notice, not in the result: ")+inertString(t.Notice.Where, st.Inert)+st.Muted.Render(" · ")+inertString(t.Notice.Text, st.Inert))
 	}
 	if t != nil {
 		switch {

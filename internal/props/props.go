@@ -163,8 +163,8 @@ func CheckFacts(t testing.TB, name, text string, tr *model.Truncation, readFile 
 	if at != len(text) {
 		t.Errorf("%s: the pieces end at %d of %d bytes", name, at, len(text))
 	}
-	if len(tr.Markers) == 0 {
-		t.Errorf("%s: a truncation without a marker", name)
+	if len(tr.Markers) == 0 && (tr.Notice == nil || tr.Notice.Where == "") {
+		t.Errorf("%s: a truncation without a marker or a notice saying where it is", name)
 	}
 
 	fullLines, fullBytes := tr.Full()
@@ -226,24 +226,25 @@ func CheckFacts(t testing.TB, name, text string, tr *model.Truncation, readFile 
 }
 
 // checkNumbered: a read range's lines are numbered from its first line to
-// its last, one by one.
+// its last, one by one (opencode: "N: ", Claude Code: "N" and a tab or ":").
 func checkNumbered(t testing.TB, name, piece string, r model.SeenRange) {
 	t.Helper()
+	lines := strings.Split(piece, "\n")
 	if r.Lines == nil {
 		// unknown only when the numbers do not run one by one
-		lines := strings.Split(piece, "\n")
-		first, _ := strconv.Atoi(strings.SplitN(lines[0], ": ", 2)[0])
+		digits := strings.IndexFunc(lines[0], func(c rune) bool { return c < '0' || c > '9' })
+		first, _ := strconv.Atoi(lines[0][:max(digits, 0)])
 		for i, line := range lines {
-			if !strings.HasPrefix(line, strconv.Itoa(first+i)+": ") {
+			if !numberedAs(line, first+i) {
 				return
 			}
 		}
 		t.Errorf("%s: read range %d–%d without line numbers", name, r.Text.Start, r.Text.End)
 		return
 	}
-	for i, line := range strings.Split(piece, "\n") {
-		if want := strconv.Itoa(r.Lines.First+i) + ": "; !strings.HasPrefix(line, want) {
-			t.Errorf("%s: read range line %d does not start %q", name, i, want)
+	for i, line := range lines {
+		if !numberedAs(line, r.Lines.First+i) {
+			t.Errorf("%s: read range line %d does not start with its number %d", name, i, r.Lines.First+i)
 			return
 		}
 		if r.Lines.First+i > r.Lines.Last {
@@ -251,4 +252,10 @@ func checkNumbered(t testing.TB, name, piece string, r model.SeenRange) {
 			return
 		}
 	}
+}
+
+// numberedAs says line starts with number n and its separator.
+func numberedAs(line string, n int) bool {
+	rest, ok := strings.CutPrefix(line, strconv.Itoa(n))
+	return ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "\t"))
 }

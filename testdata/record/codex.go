@@ -22,8 +22,14 @@ import (
 const codexVersion = "0.171.0"
 
 func init() {
-	for _, name := range []string{"codex", "codex-second"} {
-		allFlavours = append(allFlavours, flavour{Name: name, Version: codexVersion, ProviderID: "oracle", ModelID: "gpt-5.5", Wire: "responses"})
+	for _, name := range []string{"codex", "codex-second", "codex-third"} {
+		model := "gpt-5.5"
+		if name == "codex-third" {
+			// not among 0.171.0's bundled model presets: Codex's fallback
+			// model info (its tools and truncation policy)
+			model = "gpt-5.3-codex"
+		}
+		allFlavours = append(allFlavours, flavour{Name: name, Version: codexVersion, ProviderID: "oracle", ModelID: model, Wire: "responses"})
 		agentRecorders[name] = recordCodex
 	}
 }
@@ -47,10 +53,12 @@ type cliScenario struct {
 	// starts a chat file of its own; without it, the first resume starts in
 	// the main run's minute)
 	newMinute []bool
+	model     string            // Gemini CLI: `-m`, if not the default
+	files     map[string][]byte // beside projectFiles()
 }
 
 func (sc cliScenario) scripts() []cliScript {
-	return append(append([]cliScript{}, sc.subs...), cliScript{name: "main", prompt: sc.prompt, steps: sc.steps})
+	return append(append([]cliScript{}, sc.subs...), cliScript{name: "main", prompt: sc.prompt, alt: sc.followUps, steps: sc.steps})
 }
 
 const cliFollowUp = "One more thing: show me the final contents of new.txt."
@@ -69,6 +77,9 @@ func codexScenario(name, proj string) cliScenario {
 	}
 	patch := func(body string) call { return call{Name: "apply_patch", Args: body} }
 	image := func(rel string) call { return c("view_image", J("path", proj+"/"+rel)) }
+	if name == "codex-third" {
+		return codexThirdScenario(proj, exec, patch, image)
+	}
 	if name == "codex-second" {
 		const prompt = "Please run the second correx oracle scenario for Codex: patch first, then look around, then summarise."
 		const follow = "Last request: show other.txt again and look at the pixel once more."
@@ -129,7 +140,10 @@ var codexCustomTools = map[string]bool{"apply_patch": true}
 type cliScript struct {
 	name   string // the manifest's scenario: main, or the subagent's
 	prompt string // a user text containing it selects the script
-	steps  []step
+	// or, failing that, one of these (the follow-ups: a Gemini CLI resume
+	// can lose the main prompt from its history)
+	alt   []string
+	steps []step
 }
 
 // cliServer is a fake provider for an agent that shapes its requests itself:
@@ -154,6 +168,10 @@ func startCLIServer(f flavour, scripts ...cliScript) (*cliServer, error) {
 }
 
 func (s *cliServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/page.html" {
+		s.fakeProvider.ServeHTTP(w, r) // web_fetch
+		return
+	}
 	if r.Method != http.MethodPost {
 		s.problem("unexpected %s %s", r.Method, r.URL.RequestURI())
 		http.NotFound(w, r)
@@ -207,6 +225,15 @@ func (s *cliServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
+		for i := range s.scripts {
+			for _, t := range c.conv.userTexts {
+				for _, a := range s.scripts[i].alt {
+					if sc == nil && strings.Contains(t, a) {
+						sc = &s.scripts[i]
+					}
+				}
+			}
+		}
 		switch {
 		case sc == nil:
 			s.problem("request %d: no script for user texts %q", c.Seq, clip(strings.Join(c.conv.userTexts, " | "), 120))
@@ -216,7 +243,7 @@ func (s *cliServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			st = step{Text: "Nothing more is scripted."}
 		default:
 			c.Scenario = sc.name
-			st = sc.steps[c.Turn]
+			st = fillPlaceholders(sc.steps[c.Turn], body, s.baseURL())
 		}
 	}
 	logf("  request %03d %s %s kind=%s turn=%d -> %s", c.Seq, r.Method, c.Path, c.Kind, c.Turn, st)
@@ -440,7 +467,15 @@ func recordCodex(opt options, f flavour) (err error) {
 	}
 	sort.Strings(rollouts)
 	reqs := srv.captured()
-	manifest := cliManifest(reqs, map[string]string{"main": thread})
+	bySession := map[string]string{"main": thread}
+	sessions := []string{thread}
+	for i, id := range codexSubagentThreads(rollouts) {
+		if i < len(scen.subs) {
+			bySession[scen.subs[i].name] = id
+			sessions = append(sessions, id)
+		}
+	}
+	manifest := cliManifest(reqs, bySession)
 	if err := writeRequests(stage, reqs, manifest); err != nil {
 		return err
 	}
@@ -469,12 +504,37 @@ func recordCodex(opt options, f flavour) (err error) {
 			"steps":      len(scen.steps),
 		},
 		"commands":       cmds,
-		"sessions":       []string{thread},
+		"sessions":       sessions,
 		"requests":       len(reqs),
 		"stored_vs_sent": map[string]int{"results": outputs, "sent_next": sent, "resent_all": resent},
 		"problems":       problems,
 	}
 	return finishCLIFixture(opt, stage, final, rec, problems)
+}
+
+// codexSubagentThreads are the ids of the rollouts a spawned agent wrote
+// (session_meta.source.subagent), in the order of their files' names.
+func codexSubagentThreads(rollouts []string) []string {
+	var ids []string
+	for _, p := range rollouts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		line, _, _ := bytes.Cut(b, []byte("\n"))
+		var meta struct {
+			Payload struct {
+				ID     string `json:"id"`
+				Source struct {
+					Subagent json.RawMessage `json:"subagent"`
+				} `json:"source"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(line, &meta) == nil && meta.Payload.Source.Subagent != nil {
+			ids = append(ids, meta.Payload.ID)
+		}
+	}
+	return ids
 }
 
 func isDirPath(p string) bool {

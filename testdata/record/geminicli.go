@@ -19,7 +19,7 @@ import (
 const geminiCLIVersion = "0.61.0"
 
 func init() {
-	for _, name := range []string{"gemini-cli", "gemini-cli-second"} {
+	for _, name := range []string{"gemini-cli", "gemini-cli-second", "gemini-cli-third"} {
 		allFlavours = append(allFlavours, flavour{Name: name, Version: geminiCLIVersion, ProviderID: "gemini-api-key", ModelID: "default", Wire: "gemini"})
 		agentRecorders[name] = recordGeminiCLI
 	}
@@ -41,6 +41,9 @@ func geminiScenario(name, proj string) cliScenario {
 	}
 	read := func(rel string, extra ...any) call {
 		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
+	}
+	if name == "gemini-cli-third" {
+		return geminiThirdScenario(proj, p, shell, read)
 	}
 	if name == "gemini-cli-second" {
 		const prompt = "Please run the second correx oracle scenario for Gemini CLI: look around the project, then summarise."
@@ -117,7 +120,11 @@ func geminiAnalyse(wire string, doc map[string]any) conversation {
 	arr := func(v any) []any { a, _ := v.([]any); return a }
 	obj := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
 	str := func(v any) string { s, _ := v.(string); return s }
-	cv.hasTools = len(arr(doc["tools"])) > 0
+	// google_web_search asks the model with only {"googleSearch":{}}: a
+	// side request, like the title ones
+	for _, t := range arr(doc["tools"]) {
+		cv.hasTools = cv.hasTools || len(arr(obj(t)["functionDeclarations"])) > 0
+	}
 	for _, m := range arr(doc["contents"]) {
 		mm := obj(m)
 		switch str(mm["role"]) {
@@ -219,7 +226,11 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 		}
 		return true
 	}
-	if err := setupProject(l, projectFiles()); err != nil {
+	files := projectFiles()
+	for k, v := range scen.files {
+		files[k] = v
+	}
+	if err := setupProject(l, files); err != nil {
 		return err
 	}
 	// The CLI puts its install path into every request (the location of
@@ -248,6 +259,9 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 
 	var cmds []command
 	args := []string{js, "-p", scen.prompt, "--yolo", "--output-format", "stream-json"}
+	if scen.model != "" {
+		args = append(args, "-m", scen.model)
+	}
 	if len(scen.followUps) > 0 && (len(scen.newMinute) == 0 || !scen.newMinute[0]) && time.Now().Second() > 3 {
 		// the first resume is to start in the minute the chat file is
 		// named for: start at the top of a minute (a run takes ~25 s)
@@ -273,6 +287,9 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 		}
 		started = time.Now()
 		args = []string{js, "-p", follow, "--yolo", "--output-format", "stream-json", "--resume", "latest"}
+		if scen.model != "" {
+			args = append(args, "-m", scen.model)
+		}
 		if _, err := runOpencode(opt, "node", l.Proj, env, args, "", filepath.Join(logDir, fmt.Sprintf("run-%d", i+2))); err != nil {
 			return fmt.Errorf("follow-up run %d: %w", i+1, err)
 		}

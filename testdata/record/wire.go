@@ -351,12 +351,17 @@ func streamResponses(w http.ResponseWriter, a answer, custom map[string]bool) {
 			continue
 		}
 		id := "fc_" + a.ids.hex(fmt.Sprintf("fc%d", i), 48)
-		ev("response.output_item.added", "output_index", oi, "item", J("id", id, "type", "function_call", "status", "in_progress", "arguments", "", "call_id", callID, "name", c.Name))
+		// "namespace/name": a tool of a namespace (Codex's multi_agent_v1)
+		name, nsKV := c.Name, []any{}
+		if ns, n, ok := strings.Cut(c.Name, "/"); ok {
+			name, nsKV = n, []any{"namespace", ns}
+		}
+		ev("response.output_item.added", "output_index", oi, "item", J(append([]any{"id", id, "type", "function_call", "status", "in_progress", "arguments", "", "call_id", callID, "name", name}, nsKV...)...))
 		for _, piece := range chunks(c.Args, 2) {
 			ev("response.function_call_arguments.delta", "item_id", id, "output_index", oi, "delta", piece)
 		}
 		ev("response.function_call_arguments.done", "item_id", id, "output_index", oi, "arguments", c.Args)
-		item := J("id", id, "type", "function_call", "status", "completed", "arguments", c.Args, "call_id", callID, "name", c.Name)
+		item := J(append([]any{"id", id, "type", "function_call", "status", "completed", "arguments", c.Args, "call_id", callID, "name", name}, nsKV...)...)
 		ev("response.output_item.done", "output_index", oi, "item", item)
 		done = append(done, item)
 		oi++
