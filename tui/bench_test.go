@@ -88,6 +88,15 @@ func biggestSession(b *testing.B, dir string) string {
 // running, outside the timer: with apply, their messages (and everything
 // they lead to) go into the model, else they are dropped.
 func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store, frame string, finish func(apply bool)) {
+	return openUntil(b, dir, id, func(m Model) bool {
+		v := m.current()
+		return v != nil && !m.busy() && len(v.need) == 0 && v.needDetail == nil
+	})
+}
+
+// openUntil opens the store as `correx [--session ID]` does and composes
+// the first frame after a message that leaves ready true.
+func openUntil(b *testing.B, dir, id string, ready func(Model) bool) (h *harness, s sessions.Store, frame string, finish func(apply bool)) {
 	s, err := sessions.Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -112,11 +121,7 @@ func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store,
 		}()
 	}
 	start(h.m.Init())
-	rendered := func() bool {
-		v := h.m.current()
-		return v != nil && !h.m.busy() && len(v.need) == 0 && v.needDetail == nil
-	}
-	for !rendered() {
+	for !ready(h.m) {
 		switch msg := (<-ch).(type) {
 		case nil, spinner.TickMsg, liveTickMsg, tea.QuitMsg:
 		case tea.BatchMsg:
@@ -224,4 +229,26 @@ func BenchmarkKeypress(b *testing.B) {
 		b.StopTimer()
 		liveHeap(b, h)
 	})
+}
+
+// BenchmarkPickerFirstFrame: from opening the store to the session
+// picker's first frame with the sessions listed, on the store named by
+// CORREX_BENCH_PICKER (go run ./testdata/gen -sessions 2000 -calls 10 -mb
+// 0.02 -out DIR).
+func BenchmarkPickerFirstFrame(b *testing.B) {
+	dir := os.Getenv("CORREX_BENCH_PICKER")
+	if dir == "" {
+		b.Skip("CORREX_BENCH_PICKER is unset: generate a store with `go run ./testdata/gen -sessions 2000 -calls 10 -mb 0.02 -out DIR`")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h, s, frame, finish := openUntil(b, dir, "", func(m Model) bool { return !m.picker.loading })
+		if frame == "" || len(h.m.picker.all) == 0 {
+			b.Fatal("empty picker")
+		}
+		b.StopTimer()
+		finish(false)
+		s.Close()
+		b.StartTimer()
+	}
 }

@@ -1,94 +1,79 @@
 #!/usr/bin/env bash
-# Measure correx on the demo fixture and on a generated big store:
-#   testdata/gen/bench.sh [CALLS [MB]]        (default 5000 calls, 250 MiB)
-# Builds the generator and correx, writes the store into a temp dir, runs
-# BenchmarkFirstFrame and BenchmarkKeypress (-count 5, medians), and
-# measures peak RSS (/usr/bin/time -v) of `correx transcript`, `correx
-# calls`, `correx wire` of the last step, the TUI driven in tmux (browse the
-# last calls; the Request pane of the last step; Wire, Compare and Pipeline
-# of the last call) and, when the opencode 1.18.33 binary is in
-# ~/.cache/correx-record/npm-1.18.33, of `opencode export` on the same store.
-# KEEP=1 keeps the temp dir.
+# Measure correx on generated sessions of every agent and print one table:
+#   testdata/gen/bench.sh [CALLS [MB]]        (default 5000 calls, 200 MiB)
+# For each agent (AGENTS, default "opencode claude-code codex gemini-cli")
+# it writes a session of CALLS calls and MB MiB of tool output into a temp
+# dir and measures:
+#   - the TUI's first frame and keypress to frame: medians of
+#     BenchmarkFirstFrame/big and BenchmarkKeypress/big (-count COUNT);
+#   - the TUI's peak RSS (/usr/bin/time -v), driven in tmux through the
+#     SCENARIOS (default "browse request panes": browse the last calls; the
+#     Request pane of the last step; Wire, Compare and Pipeline of the last
+#     call), the largest of them;
+#   - `correx calls`, `correx transcript` and `correx wire` (the last step,
+#     on the agent's own provider): median wall time and peak RSS of RUNS
+#     runs (default 3);
+#   - beside them an anchor, measured the same way: `opencode export` of the
+#     opencode session when the opencode 1.18.33 binary is in
+#     ~/.cache/correx-record/npm-1.18.33, `jq -c . FILE` of the JSON Lines
+#     transcript for the others; and the ratio correx transcript ÷ anchor.
+# Then the picker's first frame (BenchmarkPickerFirstFrame, median) on
+# opencode stores of PICKER sessions (default "2000 5000", 10 calls each),
+# and, with FIFTYK=1 (slow), opencode at 50,000 calls (MB50 MiB, default
+# 10×MB). KEEP=1 keeps the temp dir.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+ROOT=$PWD
 CALLS=${1:-5000}
-MB=${2:-250}
+MB=${2:-200}
+AGENTS=${AGENTS:-opencode claude-code codex gemini-cli}
 COUNT=${COUNT:-5}
+RUNS=${RUNS:-3}
+SCENARIOS=${SCENARIOS:-browse request panes}
+PICKER=${PICKER:-2000 5000}
 
-if [ ! -x /usr/bin/time ]; then
-	apt-get install -y time >/dev/null
-fi
+if [ ! -x /usr/bin/time ]; then apt-get install -y time >/dev/null; fi
+if ! command -v jq >/dev/null; then apt-get install -y jq >/dev/null; fi
 
 TMP=$(mktemp -d)
 if [ "${KEEP:-}" = "" ]; then trap 'rm -rf "$TMP"' EXIT; fi
-DIR=$TMP/data
-mkdir -p "$DIR"
-
 go build -o "$TMP/gen" ./testdata/gen
 CGO_ENABLED=0 go build -o "$TMP/correx" .
-echo "== generating $CALLS calls, $MB MiB into $DIR"
-ID=$("$TMP/gen" -calls "$CALLS" -mb "$MB" -out "$DIR")
-du -sh "$DIR/opencode.db" "$DIR/tool-output" | sed 's/^/   /'
+go test -c -o "$TMP/tui.test" ./tui
+OC=$(find "$HOME/.cache/correx-record/npm-1.18.33/node_modules" -path '*/bin/opencode' -type f 2>/dev/null | grep -v baseline | head -1 || true)
 
-echo "== benchmarks (-count $COUNT)"
-CORREX_BENCH_BIG=$DIR go test ./tui -run '^$' -bench 'BenchmarkFirstFrame|BenchmarkKeypress' \
-	-count "$COUNT" -timeout 60m | tee "$TMP/bench.txt" | grep -E '^(Benchmark|ok|FAIL|---)' || true
-echo
-if command -v benchstat >/dev/null 2>&1; then
-	benchstat "$TMP/bench.txt"
-else
-	# median of ns/op, B/op, allocs/op and live-MB over the runs of each benchmark
-	awk '
-	/^Benchmark/ {
-		name = $1; sub(/-[0-9]+$/, "", name)
-		if (!(name in n)) order[++k] = name
-		i = ++n[name]
-		for (f = 3; f < NF; f += 2) v[name, $(f+1), i] = $f
-	}
-	function median(name, unit,   a, j, m, t) {
-		m = 0
-		for (j = 1; j <= n[name]; j++) if ((name, unit, j) in v) a[++m] = v[name, unit, j] + 0
-		if (m == 0) return "-"
-		for (j = 2; j <= m; j++) { t = a[j]; for (i2 = j - 1; i2 >= 1 && a[i2] > t; i2--) a[i2+1] = a[i2]; a[i2+1] = t }
-		return (m % 2) ? a[(m+1)/2] : (a[m/2] + a[m/2+1]) / 2
-	}
-	END {
-		printf "%-28s %6s %12s %10s %12s %9s\n", "benchmark", "runs", "median ms", "live MB", "alloc MB/op", "allocs/op"
-		for (j = 1; j <= k; j++) {
-			nm = order[j]
-			printf "%-28s %6d %12.3f %10.1f %12.1f %9d\n", nm, n[nm], median(nm, "ns/op") / 1e6,
-				median(nm, "live-MB"), median(nm, "B/op") / 1048576, median(nm, "allocs/op")
-		}
-	}' "$TMP/bench.txt"
-fi
+median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-# peak RSS (KB) and wall time of a command, its stdout to a file
-rss() {
-	local label=$1
+# bench NAME FILE: median ms/op of benchmark NAME in a bench output
+bench() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $3 / 1e6}' "$2" | median; }
+
+# measure LABEL CMD...: RUNS runs; prints "wall-s RSS-MB" medians (stdout to /dev/null)
+measure() {
+	local label=$1 i
 	shift
-	if /usr/bin/time -v -o "$TMP/time.txt" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
-		printf "%-34s peak RSS %8.1f MB  wall %s  (stdout %s bytes)\n" "$label" \
-			"$(awk -F': ' '/Maximum resident/ {print $2/1024}' "$TMP/time.txt")" \
-			"$(awk -F': ' '/Elapsed/ {print $2}' "$TMP/time.txt")" "$(wc -c <"$TMP/out.txt")"
-	else
-		echo "$label: failed: $(tail -3 "$TMP/err.txt")"
-	fi
+	: >"$TMP/walls"
+	: >"$TMP/rsss"
+	for i in $(seq "$RUNS"); do
+		if ! /usr/bin/time -v -o "$TMP/time.txt" "$@" >/dev/null 2>"$TMP/err.txt"; then
+			echo "$label failed: $(tail -3 "$TMP/err.txt")" >&2
+			echo "- -"
+			return
+		fi
+		awk -F': ' '/Elapsed/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$TMP/time.txt" >>"$TMP/walls"
+		awk -F': ' '/Maximum resident/ {print $2 / 1024}' "$TMP/time.txt" >>"$TMP/rsss"
+	done
+	echo "$(median <"$TMP/walls") $(median <"$TMP/rsss")"
 }
 
-echo
-echo "== peak memory on session $ID"
-rss "correx transcript" "$TMP/correx" transcript --source "$DIR" --session "$ID"
-rss "correx calls" "$TMP/correx" calls --source "$DIR" --session "$ID"
-rss "correx wire (last step, anthropic)" "$TMP/correx" wire --source "$DIR" --session "$ID" --provider anthropic
-
-# peak RSS of the TUI on the session, driven in tmux through one scenario
+# tui_rss DIR ID SCENARIO: peak RSS (MB) of the TUI driven in tmux
 tui_rss() {
-	local label=$1 scenario=$2 s=correx-bench-$$
+	local dir=$1 id=$2 scenario=$3 s=correx-bench-$$
+	rm -f "$TMP/tui.txt"
 	tmux new-session -d -s "$s" -x 160 -y 45 \
-		"/usr/bin/time -v -o '$TMP/tui.txt' '$TMP/correx' --source '$DIR' --session '$ID'; sleep 1"
+		"/usr/bin/time -v -o '$TMP/tui.txt' '$TMP/correx' --source '$dir' --session '$id'; sleep 1"
 	sleep 3
 	k() { tmux send-keys -t "$s" "$@"; sleep 0.3; }
-	waitfor() { for _ in $(seq 240); do tmux capture-pane -p -t "$s" | grep -q "$1" && return; sleep 0.5; done; }
+	waitfor() { for _ in $(seq 60); do tmux capture-pane -p -t "$s" | grep -q "$1" && return; sleep 0.5; done; }
 	k G
 	sleep 2
 	case $scenario in
@@ -98,32 +83,96 @@ tui_rss() {
 	esac
 	sleep 1
 	k q
-	sleep 2
+	for _ in $(seq 20); do [ -s "$TMP/tui.txt" ] && break; sleep 0.5; done
 	tmux kill-session -t "$s" 2>/dev/null || true
-	printf "%-34s peak RSS %8.1f MB\n" "$label" "$(awk -F': ' '/Maximum resident/ {print $2/1024}' "$TMP/tui.txt")"
+	awk -F': ' '/Maximum resident/ {print $2 / 1024}' "$TMP/tui.txt" 2>/dev/null || echo -
 }
-if command -v tmux >/dev/null 2>&1; then
-	tui_rss "TUI: browse the last calls" browse
-	tui_rss "TUI: Request pane of the last step" request
-	tui_rss "TUI: Wire, Compare, Pipeline" panes
-else
-	echo "TUI peak RSS: tmux is not installed"
-fi
 
-OC=$(find "$HOME/.cache/correx-record/npm-1.18.33/node_modules" -path '*/bin/opencode' -type f 2>/dev/null | grep -v baseline | head -1 || true)
-if [ -n "$OC" ]; then
-	# a neutral home whose opencode data dir is the generated store
-	H=$TMP/home
-	mkdir -p "$H/.local/share" "$H/.config" "$H/.cache" "$H/.local/state" "$H/proj"
-	ln -s "$DIR" "$H/.local/share/opencode"
-	rss "opencode export ($("$OC" --version 2>/dev/null || echo '?'))" env -i HOME="$H" PATH=/usr/local/bin:/usr/bin:/bin \
-		XDG_DATA_HOME="$H/.local/share" XDG_CONFIG_HOME="$H/.config" XDG_CACHE_HOME="$H/.cache" \
-		XDG_STATE_HOME="$H/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=true \
-		bash -c 'cd "$1" && exec "$2" export "$3"' _ "$H/proj" "$OC" "$ID"
-	if [ -s "$TMP/out.txt" ]; then
-		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("   export: %d messages, %d parts" % (len(d["messages"]), sum(len(m["parts"]) for m in d["messages"])))' "$TMP/out.txt" 2>/dev/null ||
-			echo "   export output is not one JSON document: $(head -c 200 "$TMP/out.txt")"
+provider() {
+	case $1 in
+	codex) echo openai-responses ;;
+	gemini-cli) echo gemini ;;
+	*) echo anthropic ;;
+	esac
+}
+
+# the transcript file jq reads
+transcript_file() {
+	case $1 in
+	claude-code) echo "$2/projects/-home-user-proj/$3.jsonl" ;;
+	codex) find "$2/sessions" -name '*.jsonl' | head -1 ;;
+	gemini-cli) find "$2/tmp/proj/chats" -name '*.jsonl' | head -1 ;;
+	esac
+}
+
+fmt2() { [ "$1" = - ] && echo - || printf "%.2fs/%.0fMB" "$1" "$2"; }
+num() { [ "$2" = - ] && echo - || printf "$1" "$2"; }
+ratio() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN {if (a == "-" || b == "-" || b == 0 || d == 0) print "-"; else printf "%.2f× / %.2f×", a / b, c / d}'; }
+
+ROWS=$TMP/rows
+printf "%-12s %6s %6s %10s %10s %8s %14s %14s %14s  %-34s %s\n" agent calls disk "1st frame" keypress "TUI RSS" calls transcript wire "anchor" "transcript÷anchor (time / RSS)" >"$ROWS"
+
+# row AGENT CALLS MB: generate, measure, add a row to the table
+row() {
+	local agent=$1 calls=$2 mb=$3 dir=$TMP/$1-$2 id max r anchor aw ar
+	echo "== $agent: $calls calls, $mb MiB" >&2
+	if ! id=$("$TMP/gen" -agent "$agent" -calls "$calls" -mb "$mb" -out "$dir" -quiet 2>"$TMP/gen.err"); then
+		echo "   gen failed: $(head -1 "$TMP/gen.err")" >&2
+		printf "%-12s %6s  gen failed\n" "$agent" "$calls" >>"$ROWS"
+		return
 	fi
-else
-	echo "opencode export: no opencode binary under ~/.cache/correx-record/npm-1.18.33 (npm install opencode-ai@1.18.33 there)"
-fi
+	(cd tui && CORREX_BENCH_BIG=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkFirstFrame/big|BenchmarkKeypress/big' \
+		-test.count "$COUNT" -test.timeout 60m >"$TMP/bench.txt" 2>&1) || { echo "benchmarks failed:" >&2; tail -5 "$TMP/bench.txt" >&2; }
+	max=-
+	if command -v tmux >/dev/null; then
+		for sc in $SCENARIOS; do
+			r=$(tui_rss "$dir" "$id" "$sc")
+			echo "   TUI $sc: peak RSS $r MB" >&2
+			max=$(printf "%s\n%s\n" "$max" "$r" | grep -v '^-$' | sort -g | tail -1 || echo -)
+		done
+	fi
+	read -r cw cr <<<"$(measure calls "$TMP/correx" calls --source "$dir" --session "$id")"
+	read -r tw tr <<<"$(measure transcript "$TMP/correx" transcript --source "$dir" --session "$id")"
+	read -r ww wr <<<"$(measure wire "$TMP/correx" wire --source "$dir" --session "$id" --provider "$(provider "$agent")")"
+	anchor=- aw=- ar=-
+	if [ "$agent" = opencode ] && [ -n "$OC" ]; then
+		local h=$TMP/home
+		mkdir -p "$h/.local/share" "$h/.config" "$h/.cache" "$h/.local/state" "$h/proj"
+		ln -sfn "$dir" "$h/.local/share/opencode"
+		anchor="opencode export"
+		read -r aw ar <<<"$(measure "$anchor" env -i HOME="$h" PATH=/usr/local/bin:/usr/bin:/bin \
+			XDG_DATA_HOME="$h/.local/share" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" \
+			XDG_STATE_HOME="$h/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=true \
+			bash -c 'cd "$1" && exec "$2" export "$3"' _ "$h/proj" "$OC" "$id")"
+	elif [ "$agent" != opencode ]; then
+		anchor="jq -c . (transcript)"
+		read -r aw ar <<<"$(measure jq jq -c . "$(transcript_file "$agent" "$dir" "$id")")"
+	else
+		anchor="(no opencode binary)"
+	fi
+	printf "%-12s %6s %6s %10s %10s %8s %14s %14s %14s  %-34s %s\n" "$agent" "$calls" "$(du -sh "$dir" | cut -f1)" \
+		"$(num %.1fms "$(bench BenchmarkFirstFrame/big "$TMP/bench.txt")")" "$(num %.1fms "$(bench BenchmarkKeypress/big "$TMP/bench.txt")")" "$(num %.0fMB "$max")" \
+		"$(fmt2 "$cw" "$cr")" "$(fmt2 "$tw" "$tr")" "$(fmt2 "$ww" "$wr")" "$anchor $(fmt2 "$aw" "$ar")" "$(ratio "$tw" "$aw" "$tr" "$ar")" >>"$ROWS"
+	[ "${KEEP:-}" != "" ] || rm -rf "$dir"
+}
+
+for a in $AGENTS; do row "$a" "$CALLS" "$MB"; done
+if [ "${FIFTYK:-}" = 1 ]; then row opencode 50000 "${MB50:-$((MB * 10))}"; fi
+
+PROWS=$TMP/prows
+printf "%-22s %9s %12s\n" "picker" "sessions" "1st frame" >"$PROWS"
+for n in $PICKER; do
+	echo "== picker: $n sessions" >&2
+	dir=$TMP/picker-$n
+	"$TMP/gen" -sessions "$n" -calls 10 -mb 0.02 -out "$dir" -quiet >/dev/null
+	(cd tui && CORREX_BENCH_PICKER=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkPickerFirstFrame' \
+		-test.count "$COUNT" >"$TMP/pbench.txt" 2>&1) || tail -5 "$TMP/pbench.txt" >&2
+	printf "%-22s %9s %12s\n" "opencode, 10 calls each" "$n" "$(num %.1fms "$(bench BenchmarkPickerFirstFrame "$TMP/pbench.txt")")" >>"$PROWS"
+	[ "${KEEP:-}" != "" ] || rm -rf "$dir"
+done
+
+echo
+echo "medians: benchmarks of $COUNT runs, commands of $RUNS runs; TUI RSS: the largest over: $SCENARIOS"
+cat "$ROWS"
+echo
+cat "$PROWS"

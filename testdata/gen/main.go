@@ -1,126 +1,144 @@
-// Command gen writes a large synthetic opencode 1.18.33 store for
-// benchmarking correx:
+// Command gen writes large synthetic agent sessions for benchmarking
+// correx:
 //
 //	go run ./testdata/gen -calls 5000 -mb 250 -out DIR
+//	go run ./testdata/gen -agent claude-code -calls 5000 -mb 200 -out DIR
 //
 // Flags:
 //
-//	-out DIR    data dir to create (required); gets DIR/opencode.db and
-//	            DIR/tool-output/tool_… spill files. An existing
-//	            DIR/opencode.db is replaced.
-//	-calls N    tool calls in the session (default 5000)
-//	-mb M       total size of the tool outputs stored in the db, in MiB
-//	            (default 250); most outputs are small (100 B–20 KB), about
-//	            one call in a hundred is a bash output of several MB that
-//	            takes the rest
-//	-seed S     random seed (default 1); the same flags give the same store
-//	-quiet      print nothing but the session id
+//	-agent A     opencode (default), claude-code, codex or gemini-cli
+//	-out DIR     dir to write (required; best a new one: opencode.db is
+//	             replaced, other files are written over); what goes in it
+//	             depends on the agent (below)
+//	-calls N     tool calls per session (default 5000)
+//	-mb M        total size of the tool outputs per session, in MiB
+//	             (default 250); most outputs are small (100 B–20 KB), about
+//	             one call in a hundred is a bash output of several MB that
+//	             takes the rest, and a few more are truncated by the agent
+//	-sessions S  sessions in the store (opencode only; default 1): for the
+//	             session picker
+//	-seed S      random seed (default 1); the same flags give the same bytes
+//	-quiet       print nothing but the session id
 //
-// The store has the exact tables and columns of a real opencode 1.18.33
-// database (the schema is copied verbatim from
-// testdata/opencode/anthropic/data/opencode.db, migration rows included),
-// one project row (with its project_directory row) and one session: a user
-// message, then assistant steps of one to five parallel tool calls each
-// (bash, read, grep, glob, edit), every step shaped like the recorded ones:
-// step-start, sometimes a text, the tool parts (state completed or error),
-// step-finish; a final step with a text and finish "stop". A few bash calls
-// are truncated the way opencode 1.18.33 truncates them ("...output
-// truncated..." + tail, metadata.outputPath) with their full output in
-// DIR/tool-output/. Ids are opencode-style (prefix, 12 hex of time and
-// counter, 14 base62; ascending, the session id descending). The event
-// tables are left empty: correx does not read them.
+// Every agent's records are cloned from the real recorded ones in
+// testdata/<agent> (run from the repository root, or set -fixtures): the
+// same record types, fields and field order, with the ids made unique,
+// steps of one to five parallel calls, errors, and the big outputs
+// truncated the way that agent truncates them, spill files included.
 //
-// It prints the session id (and, unless -quiet, a summary on stderr).
+//   - opencode 1.18.33: DIR/opencode.db (the exact schema of a real store)
+//     and DIR/tool-output/tool_… spill files; see opencode.go.
+//   - Claude Code 2.1.332: DIR is a config dir: DIR/projects/-home-user-proj/
+//     <session>.jsonl with its api-request records (each step's request,
+//     resolvable as Claude Code logs it), and <session>/tool-results/ for
+//     the persisted outputs; see claude.go.
+//   - Codex CLI 0.171.0: DIR is a CODEX_HOME: DIR/sessions/YYYY/MM/DD/
+//     rollout-….jsonl; outputs truncated in the model's text as Codex
+//     does (it keeps no spill file); see codex.go.
+//   - Gemini CLI 0.61.0: DIR is a .gemini dir: DIR/projects.json,
+//     DIR/tmp/proj/chats/session-….jsonl and DIR/tmp/proj/tool-outputs/;
+//     see gemini.go.
+//
+// It prints the session id (the newest one with -sessions) on stdout and,
+// unless -quiet, a summary on stderr.
 package main
 
 import (
 	"bytes"
-	"crypto/sha1"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
-
-	_ "modernc.org/sqlite"
+	"time"
 )
 
-const (
-	version   = "1.18.33"
-	worktree  = "/home/user/proj"
-	spillBase = "/home/user/.local/share/opencode/tool-output/"
-	baseMS    = int64(1796100000000)
-	snapshot  = "5cf5b1d6f3442edfa91a91d1a7ade94343b31bec"
-	bashLimit = 30000 // metadata.output keeps the last 30000 bytes
-)
+// prompt is the user's one message.
+const prompt = "Please go through the whole repository: build it, read the sources, search for the call sites and fix what fails."
 
 func main() {
-	calls := flag.Int("calls", 5000, "tool calls in the session")
-	mb := flag.Float64("mb", 250, "total tool output in MiB")
-	out := flag.String("out", "", "data dir to write (required)")
+	agent := flag.String("agent", "opencode", "opencode, claude-code, codex or gemini-cli")
+	calls := flag.Int("calls", 5000, "tool calls per session")
+	mb := flag.Float64("mb", 250, "total tool output per session in MiB")
+	sessions := flag.Int("sessions", 1, "sessions in the store (opencode)")
+	out := flag.String("out", "", "dir to write (required)")
+	fixtures := flag.String("fixtures", "testdata", "the recorded fixtures to clone")
 	seed := flag.Uint64("seed", 1, "random seed")
 	quiet := flag.Bool("quiet", false, "print only the session id")
 	flag.Parse()
-	if *out == "" || *calls < 1 || *mb <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-calls N] [-mb M] [-seed S]")
+	if *out == "" || *calls < 1 || *mb <= 0 || *sessions < 1 || (*sessions > 1 && *agent != "opencode") {
+		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-agent opencode|claude-code|codex|gemini-cli] [-calls N] [-mb M] [-sessions S (opencode)] [-seed S]")
 		os.Exit(2)
 	}
-	g := newGen(*seed, *out)
-	if err := g.run(*calls, int64(*mb*(1<<20))); err != nil {
+	g := newGen(*seed, *out, *fixtures)
+	total := int64(*mb * (1 << 20))
+	var err error
+	switch *agent {
+	case "opencode":
+		err = g.opencode(*sessions, *calls, total)
+	case "claude-code":
+		err = g.claude(*calls, total)
+	case "codex":
+		err = g.codex(*calls, total)
+	case "gemini-cli":
+		err = g.gemini(*calls, total)
+	default:
+		err = fmt.Errorf("unknown agent %q", *agent)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 	if !*quiet {
-		fmt.Fprintf(os.Stderr, "wrote %s: session %s, %d messages, %d parts, %d tool calls (%d errors, %d truncated), %.1f MiB of tool output, largest %.1f MiB\n",
-			filepath.Join(*out, "opencode.db"), g.sid, g.msgs, g.parts, *calls, g.errors, g.truncated, float64(g.outBytes)/(1<<20), float64(g.largest)/(1<<20))
+		fmt.Fprintf(os.Stderr, "wrote %s (%s): %d session(s), last %s, %d messages, %d tool calls per session (%d errors, %d truncated in all), %.1f MiB of results as the model saw them, largest %.1f MiB\n",
+			*out, *agent, *sessions, g.sid, g.msgs, *calls, g.errors, g.truncated, float64(g.outBytes)/(1<<20), float64(g.largest)/(1<<20))
 	}
 	fmt.Println(g.sid)
 }
 
 type gen struct {
-	rng   *rand.Rand
-	dir   string
-	tx    *sql.Tx
-	clock int64 // ms
-	last  uint64
-	sid   string
+	rng      *rand.Rand
+	dir      string
+	fixtures string
+	clock    int64 // ms
+	last     uint64
+	sid      string
 
-	msgs, parts, errors, truncated int
-	outBytes, largest              int64
+	opencodeDB // the opencode writer's state
+	claudeStep // the Claude Code writer's state
+
+	msgs, errors, truncated int
+	outBytes, largest       int64
 }
 
-func newGen(seed uint64, dir string) *gen {
-	return &gen{rng: rand.New(rand.NewPCG(seed, 0x636f72726578)), dir: dir, clock: baseMS}
-}
-
-const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-// id returns an opencode identifier: prefix_, 6 bytes of
-// (time_ms*0x1000 + counter) in hex (inverted when descending), 14 base62.
-func (g *gen) id(prefix string, descending bool) string {
-	v := uint64(g.clock) * 0x1000
-	if v <= g.last {
-		v = g.last + 1
-	}
-	g.last = v
-	n := v & 0xffffffffffff
-	if descending {
-		n = ^n & 0xffffffffffff
-	}
-	b := make([]byte, 14)
-	for i := range b {
-		b[i] = base62[g.rng.IntN(62)]
-	}
-	return fmt.Sprintf("%s_%012x%s", prefix, n, b)
+func newGen(seed uint64, dir, fixtures string) *gen {
+	return &gen{rng: rand.New(rand.NewPCG(seed, 0x636f72726578)), dir: dir, fixtures: fixtures, clock: baseMS}
 }
 
 func (g *gen) tick(ms int) { g.clock += int64(ms) }
+
+// ts is the clock as the JSON Lines agents write it.
+func (g *gen) ts() string {
+	return time.UnixMilli(g.clock).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// setClock sets the clock to a recorded timestamp.
+func (g *gen) setClock(ts string) {
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		g.clock = t.UnixMilli()
+	}
+}
+
+// count adds one result of n bytes to the summary.
+func (g *gen) count(isErr bool, n int) {
+	if isErr {
+		g.errors++
+	}
+	g.outBytes += int64(n)
+	g.largest = max(g.largest, int64(n))
+}
 
 func marshal(v any) string {
 	var b bytes.Buffer
@@ -132,191 +150,35 @@ func marshal(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// JSON shapes, field order as opencode writes them.
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-type span struct {
-	Start int64 `json:"start"`
-	End   int64 `json:"end"`
-}
-
-type tokens struct {
-	Total     int `json:"total"`
-	Input     int `json:"input"`
-	Output    int `json:"output"`
-	Reasoning int `json:"reasoning"`
-	Cache     struct {
-		Write int `json:"write"`
-		Read  int `json:"read"`
-	} `json:"cache"`
-}
-
-type modelRef struct {
-	ProviderID string `json:"providerID"`
-	ModelID    string `json:"modelID"`
-}
-
-type userMsg struct {
-	Role string `json:"role"`
-	Time struct {
-		Created int64 `json:"created"`
-	} `json:"time"`
-	Agent string   `json:"agent"`
-	Model modelRef `json:"model"`
-}
-
-type asstMsg struct {
-	ParentID string `json:"parentID"`
-	Role     string `json:"role"`
-	Mode     string `json:"mode"`
-	Agent    string `json:"agent"`
-	Path     struct {
-		Cwd  string `json:"cwd"`
-		Root string `json:"root"`
-	} `json:"path"`
-	Cost       float64 `json:"cost"`
-	Tokens     tokens  `json:"tokens"`
-	ModelID    string  `json:"modelID"`
-	ProviderID string  `json:"providerID"`
-	Time       struct {
-		Created   int64 `json:"created"`
-		Completed int64 `json:"completed"`
-	} `json:"time"`
-	Finish string `json:"finish"`
-}
-
-type stepStart struct {
-	Snapshot string `json:"snapshot"`
-	Type     string `json:"type"`
-}
-
-type stepFinish struct {
-	Reason   string  `json:"reason"`
-	Snapshot string  `json:"snapshot"`
-	Type     string  `json:"type"`
-	Tokens   tokens  `json:"tokens"`
-	Cost     float64 `json:"cost"`
-}
-
-type textPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-	Time *span  `json:"time,omitempty"`
-}
-
-type toolState struct {
-	Status   string  `json:"status"`
-	Input    any     `json:"input"`
-	Output   string  `json:"output,omitempty"`
-	Error    string  `json:"error,omitempty"`
-	Metadata any     `json:"metadata,omitempty"`
-	Title    *string `json:"title,omitempty"`
-	Time     span    `json:"time"`
-}
-
-type toolPart struct {
-	Type   string    `json:"type"`
-	Tool   string    `json:"tool"`
-	CallID string    `json:"callID"`
-	State  toolState `json:"state"`
-}
-
-type bashInput struct {
-	Command     string `json:"command"`
-	Description string `json:"description"`
-}
-
-type bashMeta struct {
-	Output     string `json:"output"`
-	Exit       int    `json:"exit"`
-	Truncated  bool   `json:"truncated"`
-	OutputPath string `json:"outputPath,omitempty"`
-}
-
-type fileInput struct {
-	FilePath string `json:"filePath"`
-}
-
-type readDisplay struct {
-	Type       string `json:"type"`
-	Path       string `json:"path"`
-	Text       string `json:"text"`
-	LineStart  int    `json:"lineStart"`
-	LineEnd    int    `json:"lineEnd"`
-	TotalLines int    `json:"totalLines"`
-	Truncated  bool   `json:"truncated"`
-}
-
-type readMeta struct {
-	Preview   string      `json:"preview"`
-	Truncated bool        `json:"truncated"`
-	Loaded    []string    `json:"loaded"`
-	Display   readDisplay `json:"display"`
-}
-
-type searchInput struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
-}
-
-type editInput struct {
-	FilePath  string `json:"filePath"`
-	OldString string `json:"oldString"`
-	NewString string `json:"newString"`
-}
-
-type fileDiff struct {
-	File      string `json:"file"`
-	Patch     string `json:"patch"`
-	Additions int    `json:"additions"`
-	Deletions int    `json:"deletions"`
-}
-
-type editMeta struct {
-	Diagnostics struct{} `json:"diagnostics"`
-	Diff        string   `json:"diff"`
-	Filediff    fileDiff `json:"filediff"`
-	Truncated   bool     `json:"truncated"`
-}
-
-func (g *gen) run(calls int, total int64) error {
-	if err := os.MkdirAll(filepath.Join(g.dir, "tool-output"), 0o755); err != nil {
-		return err
+// alnum is n random characters of alphabet.
+func (g *gen) alnum(n int, alphabet string) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[g.rng.IntN(len(alphabet))]
 	}
-	path := filepath.Join(g.dir, "opencode.db")
-	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suf); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-	}
-	u := url.URL{Scheme: "file", Path: path}
-	db, err := sql.Open("sqlite", u.String()+"?_pragma=synchronous(off)&_pragma=journal_mode(delete)")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(strings.ReplaceAll(schemaSQL, "§", "`")); err != nil {
-		return fmt.Errorf("schema: %w", err)
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	g.tx = tx
-	if err := g.session(calls, total); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	return nil
+	return string(b)
 }
 
-func (g *gen) exec(q string, args ...any) {
-	if _, err := g.tx.Exec(q, args...); err != nil {
-		panic(fmt.Errorf("%s: %w", strings.Fields(q)[:3], err))
+// uuid is a random version 4 UUID.
+func (g *gen) uuid() string {
+	const hexd = "0123456789abcdef"
+	s := []byte(g.alnum(32, hexd))
+	s[12] = '4'
+	s[16] = hexd[8+g.rng.IntN(4)]
+	return fmt.Sprintf("%s-%s-%s-%s-%s", s[:8], s[8:12], s[12:16], s[16:20], s[20:])
+}
+
+// steps splits the plans into steps of one to five parallel calls.
+func (g *gen) steps(ps []plan) [][]plan {
+	var out [][]plan
+	for i := 0; i < len(ps); {
+		n := min(1+g.rng.IntN(5), len(ps)-i)
+		out = append(out, ps[i:i+n])
+		i += n
 	}
+	return out
 }
 
 // plan is one tool call to write.
@@ -385,91 +247,6 @@ func (g *gen) plans(calls int, total int64) []plan {
 	return ps
 }
 
-func (g *gen) session(calls int, total int64) error {
-	sum := sha1.Sum([]byte(fmt.Sprint(g.rng.Uint64())))
-	pid := hex.EncodeToString(sum[:])
-	t0 := g.clock
-	g.sid = g.id("ses", true)
-	plans := g.plans(calls, total)
-
-	// user message
-	g.tick(70)
-	uid := g.id("msg", false)
-	um := userMsg{Role: "user", Agent: "build", Model: modelRef{"anthropic", "claude-sonnet-4-5"}}
-	um.Time.Created = g.clock
-	g.exec(`INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`, uid, g.sid, g.clock, g.clock, marshal(um))
-	g.msgs++
-	g.tick(5)
-	g.part(uid, marshal(textPart{Type: "text", Text: "Please go through the whole repository: build it, read the sources, search for the call sites and fix what fails."}), 2)
-
-	input := 8000
-	for i := 0; i < len(plans); {
-		n := 1 + g.rng.IntN(5)
-		n = min(n, len(plans)-i)
-		input = g.step(uid, plans[i:i+n], input, false)
-		i += n
-	}
-	g.step(uid, nil, input, true)
-	end := g.clock
-
-	g.exec(`INSERT INTO project (id, worktree, vcs, name, icon_url, icon_url_override, icon_color, time_created, time_updated, time_initialized, sandboxes, commands) VALUES (?, ?, 'git', NULL, NULL, NULL, NULL, ?, ?, NULL, '[]', NULL)`, pid, worktree, t0-500, end)
-	g.exec(`INSERT INTO project_directory (project_id, directory, type, strategy, time_created) VALUES (?, ?, NULL, NULL, ?)`, pid, worktree, t0-496)
-	g.exec(`INSERT INTO session (id, project_id, workspace_id, parent_id, slug, directory, path, title, version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, metadata, cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write, revert, permission, agent, model, time_created, time_updated, time_compacting, time_archived)
-VALUES (?, ?, NULL, NULL, 'brave-lantern', ?, NULL, ?, ?, NULL, 0, 0, 0, NULL, NULL, ?, ?, ?, 0, 0, 0, NULL, ?, 'build', ?, ?, ?, NULL, NULL)`,
-		g.sid, pid, worktree, fmt.Sprintf("Synthetic session: %d tool calls", calls), version,
-		float64(g.msgs)*0.03, g.msgs*9000, g.msgs*60,
-		`[{"permission":"question","pattern":"*","action":"deny"},{"permission":"plan_enter","pattern":"*","action":"deny"},{"permission":"plan_exit","pattern":"*","action":"deny"}]`,
-		`{"id":"claude-sonnet-4-5","providerID":"anthropic","variant":"default"}`, t0, end)
-	for _, m := range migrations {
-		g.exec(`INSERT INTO migration (id, time_completed) VALUES (?, ?)`, m, t0-1000)
-	}
-	return nil
-}
-
-func (g *gen) part(mid, data string, dur int) {
-	start := g.clock
-	g.tick(dur)
-	g.exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`,
-		g.id("prt", false), mid, g.sid, start, g.clock, data)
-	g.parts++
-}
-
-// step writes one assistant message: step-start, maybe a text, the tool
-// parts, step-finish. The last step has a text and finish "stop".
-func (g *gen) step(parent string, ps []plan, input int, last bool) int {
-	g.tick(200 + g.rng.IntN(800))
-	mid := g.id("msg", false)
-	created := g.clock
-	g.tick(600 + g.rng.IntN(600))
-	g.part(mid, marshal(stepStart{Snapshot: snapshot, Type: "step-start"}), 2)
-	if last || g.rng.IntN(3) == 0 {
-		txt := "Next I will look at more of the code."
-		if last {
-			txt = "Done: the build passes and the call sites are fixed."
-		}
-		s := g.clock
-		g.part(mid, marshal(textPart{Type: "text", Text: txt, Time: &span{s, s + 4}}), 5)
-	}
-	for _, p := range ps {
-		g.tool(mid, p)
-	}
-	out := 20 + 40*len(ps)
-	tk := tokens{Total: input + out, Input: input, Output: out}
-	cost := float64(input)*3e-6 + float64(out)*15e-6
-	reason, finish := "tool-calls", "tool-calls"
-	if last {
-		reason, finish = "stop", "stop"
-	}
-	g.tick(40)
-	g.part(mid, marshal(stepFinish{Reason: reason, Snapshot: snapshot, Type: "step-finish", Tokens: tk, Cost: cost}), 2)
-	am := asstMsg{ParentID: parent, Role: "assistant", Mode: "build", Agent: "build", Cost: cost, Tokens: tk, ModelID: "claude-sonnet-4-5", ProviderID: "anthropic", Finish: finish}
-	am.Path.Cwd, am.Path.Root = worktree, worktree
-	am.Time.Created, am.Time.Completed = created, g.clock
-	g.exec(`INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`, mid, g.sid, created, g.clock+2, marshal(am))
-	g.msgs++
-	return input + out + 50*len(ps)
-}
-
 var (
 	words = strings.Fields("alpha beta gamma delta config handler request response error value result buffer index cache token parser render session store model layout")
 	dirs  = []string{"cmd", "internal/app", "internal/db", "pkg/api", "pkg/util", "web/src", "scripts", "docs"}
@@ -481,13 +258,8 @@ func (g *gen) file() string {
 	return fmt.Sprintf("%s/%s_%s.go", dirs[g.rng.IntN(len(dirs))], g.word(), g.word())
 }
 
-func (g *gen) callID() string {
-	b := make([]byte, 24)
-	for i := range b {
-		b[i] = base62[g.rng.IntN(62)]
-	}
-	return "toolu_01" + string(b)
-}
+// callID is an Anthropic tool_use id.
+func (g *gen) callID() string { return "toolu_01" + g.alnum(24, base62) }
 
 // lines writes lines from mk until about size bytes.
 func lines(size int, mk func(i int) string) string {
@@ -503,351 +275,3 @@ func lines(size int, mk func(i int) string) string {
 func (g *gen) logLine(i int) string {
 	return fmt.Sprintf("%s:%d: %s %s %s (%d ms)", g.file(), 1+g.rng.IntN(900), g.word(), g.word(), g.word(), g.rng.IntN(1000))
 }
-
-func (g *gen) tool(mid string, p plan) {
-	start := g.clock + 8
-	dur := 20 + g.rng.IntN(300)
-	if p.size > 1<<20 {
-		dur += p.size / 5000
-	}
-	tp := toolPart{Type: "tool", Tool: p.tool, CallID: g.callID()}
-	st := &tp.State
-	st.Status = "completed"
-	title := ""
-	switch p.tool {
-	case "bash":
-		cmd := fmt.Sprintf("go test ./%s/... 2>&1 | tail -n +1", dirs[g.rng.IntN(len(dirs))])
-		if p.size > 1<<20 {
-			cmd = "find / -xdev -name '*.go' -exec grep -Hn func {} +"
-		}
-		st.Input = bashInput{Command: cmd, Description: "Run " + g.word() + " checks"}
-		title = cmd
-		full := lines(p.size, g.logLine)
-		meta := bashMeta{Exit: g.rng.IntN(2), Output: full}
-		if p.trunc {
-			full = lines(400000+g.rng.IntN(800000), g.logLine)
-			spill := g.id("tool", false)
-			if err := os.WriteFile(filepath.Join(g.dir, "tool-output", spill), []byte(full), 0o644); err != nil {
-				panic(err)
-			}
-			tail := full[len(full)-p.size:]
-			tail = tail[strings.IndexByte(tail, '\n')+1:]
-			st.Output = "...output truncated...\n\nFull output saved to: " + spillBase + spill + "\n\n" + tail
-			meta.Truncated, meta.OutputPath = true, spillBase+spill
-			g.truncated++
-		} else {
-			st.Output = full
-			if full == "" {
-				st.Output = "(no output)"
-			}
-		}
-		if len(full) > bashLimit {
-			meta.Output = "...\n\n" + full[len(full)-bashLimit:]
-		} else {
-			meta.Output = st.Output
-		}
-		st.Metadata = meta
-	case "read":
-		f := g.file()
-		st.Input = fileInput{FilePath: worktree + "/" + f}
-		title = f
-		if p.err {
-			st.Status, st.Error = "error", "File not found: "+worktree+"/"+f
-			break
-		}
-		var content []string
-		n := 0
-		body := lines(p.size, func(i int) string {
-			n = i
-			l := fmt.Sprintf("\t%s := %s(%s) // %s", g.word(), g.word(), g.word(), g.word())
-			content = append(content, l)
-			return fmt.Sprintf("%d: %s", i, l)
-		})
-		st.Output = fmt.Sprintf("<path>%s/%s</path>\n<type>file</type>\n<content>\n%s\n(End of file - total %d lines)\n</content>", worktree, f, body, n)
-		text := strings.Join(content, "\n")
-		preview := strings.Join(content[:min(20, len(content))], "\n")
-		st.Metadata = readMeta{Preview: preview, Loaded: []string{}, Display: readDisplay{Type: "file", Path: worktree + "/" + f, Text: text, LineStart: 1, LineEnd: n, TotalLines: n}}
-	case "grep":
-		pat := g.word()
-		st.Input = searchInput{Pattern: pat, Path: worktree}
-		title = pat
-		n := 0
-		body := lines(p.size, func(i int) string {
-			n = i
-			return fmt.Sprintf("%s/%s:\n  Line %d: %s %s %s\n", worktree, g.file(), 1+g.rng.IntN(500), g.word(), pat, g.word())
-		})
-		st.Output = fmt.Sprintf("Found %d matches\n%s", n, body)
-		st.Metadata = map[string]any{"matches": n, "truncated": false}
-	case "glob":
-		pat := "**/*" + g.word() + "*.go"
-		st.Input = searchInput{Pattern: pat, Path: worktree}
-		n := 0
-		st.Output = strings.TrimSuffix(lines(p.size, func(i int) string { n = i; return worktree + "/" + g.file() }), "\n")
-		st.Metadata = map[string]any{"count": n, "truncated": false}
-	case "edit":
-		f := g.file()
-		old, nw := g.word(), g.word()+"2"
-		st.Input = editInput{FilePath: worktree + "/" + f, OldString: old, NewString: nw}
-		title = f
-		if p.err {
-			st.Status, st.Error = "error", "Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings."
-			break
-		}
-		st.Output = "Edit applied successfully."
-		abs := worktree + "/" + f
-		patch := fmt.Sprintf("Index: %s\n===================================================================\n--- %s\n+++ %s\n@@ -1,3 +1,3 @@\n package x\n-%s\n+%s\n }\n", abs, abs, abs, old, nw)
-		st.Metadata = editMeta{Diff: patch, Filediff: fileDiff{File: abs, Patch: patch, Additions: 1, Deletions: 1}}
-	}
-	if st.Status == "error" {
-		g.errors++
-		g.outBytes += int64(len(st.Error))
-	} else {
-		st.Title = &title
-		g.outBytes += int64(len(st.Output))
-		g.largest = max(g.largest, int64(len(st.Output)))
-	}
-	st.Time = span{start, start + int64(dur)}
-	data := marshal(tp)
-	pstart := g.clock
-	g.clock = start + int64(dur) + 1
-	g.exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`,
-		g.id("prt", false), mid, g.sid, pstart, g.clock, data)
-	g.parts++
-}
-
-var migrations = strings.Fields(`
-20260127222353_familiar_lady_ursula 20260211171708_add_project_commands
-20260213144116_wakeful_the_professor 20260225215848_workspace
-20260227213759_add_session_workspace_id 20260228203230_blue_harpoon
-20260303231226_add_workspace_fields 20260309230000_move_org_to_state
-20260312043431_session_message_cursor 20260323234822_events
-20260410174513_workspace-name 20260413175956_chief_energizer
-20260423070820_add_icon_url_override 20260427172553_slow_nightmare
-20260428004200_add_session_path 20260501142318_next_venus
-20260504145000_add_sync_owner 20260507164347_add_workspace_time
-20260510033149_session_usage 20260511000411_data_migration_state
-20260511173437_session-metadata 20260601010001_normalize_storage_paths
-20260601202201_amazing_prowler 20260602002951_lowly_union_jack
-20260602182828_add_project_directories 20260603001617_session_message_projection_indexes
-20260603040000_session_message_projection_order 20260603141458_session_input_inbox
-20260603160727_jittery_ezekiel_stane 20260604172448_event_sourced_session_input
-20260605003541_add_session_context_snapshot 20260605042240_add_context_epoch_agent
-20260611035744_credential 20260611192811_lush_chimera
-20260612174303_project_dir_strategy 20260622142730_simplify_session_context_epoch
-20260622170816_reset_v2_session_state 20260622202450_simplify_session_input
-`)
-
-// schemaSQL is `sqlite3 opencode.db .schema` of the recorded opencode
-// 1.18.33 store, with § standing for the backquote.
-const schemaSQL = `CREATE TABLE §workspace§ (
-          §id§ text PRIMARY KEY,
-          §type§ text NOT NULL,
-          §name§ text DEFAULT '' NOT NULL,
-          §branch§ text,
-          §directory§ text,
-          §extra§ text,
-          §project_id§ text NOT NULL,
-          §time_used§ integer NOT NULL,
-          CONSTRAINT §fk_workspace_project_id_project_id_fk§ FOREIGN KEY (§project_id§) REFERENCES §project§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §data_migration§ (
-          §name§ text PRIMARY KEY,
-          §time_completed§ integer NOT NULL
-        );
-CREATE TABLE §account_state§ (
-          §id§ integer PRIMARY KEY,
-          §active_account_id§ text,
-          §active_org_id§ text,
-          CONSTRAINT §fk_account_state_active_account_id_account_id_fk§ FOREIGN KEY (§active_account_id§) REFERENCES §account§(§id§) ON DELETE SET NULL
-        );
-CREATE TABLE §account§ (
-          §id§ text PRIMARY KEY,
-          §email§ text NOT NULL,
-          §url§ text NOT NULL,
-          §access_token§ text NOT NULL,
-          §refresh_token§ text NOT NULL,
-          §token_expiry§ integer,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL
-        );
-CREATE TABLE §control_account§ (
-          §email§ text NOT NULL,
-          §url§ text NOT NULL,
-          §access_token§ text NOT NULL,
-          §refresh_token§ text NOT NULL,
-          §token_expiry§ integer,
-          §active§ integer NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          CONSTRAINT §control_account_pk§ PRIMARY KEY(§email§, §url§)
-        );
-CREATE TABLE §credential§ (
-          §id§ text PRIMARY KEY,
-          §integration_id§ text,
-          §label§ text NOT NULL,
-          §value§ text NOT NULL,
-          §connector_id§ text,
-          §method_id§ text,
-          §active§ integer,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL
-        );
-CREATE TABLE §event_sequence§ (
-          §aggregate_id§ text PRIMARY KEY,
-          §seq§ integer NOT NULL,
-          §owner_id§ text
-        );
-CREATE TABLE §event§ (
-          §id§ text PRIMARY KEY,
-          §aggregate_id§ text NOT NULL,
-          §seq§ integer NOT NULL,
-          §type§ text NOT NULL,
-          §data§ text NOT NULL,
-          CONSTRAINT §fk_event_aggregate_id_event_sequence_aggregate_id_fk§ FOREIGN KEY (§aggregate_id§) REFERENCES §event_sequence§(§aggregate_id§) ON DELETE CASCADE
-        );
-CREATE TABLE §permission§ (
-          §id§ text PRIMARY KEY,
-          §project_id§ text NOT NULL,
-          §action§ text NOT NULL,
-          §resource§ text NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          CONSTRAINT §fk_permission_project_id_project_id_fk§ FOREIGN KEY (§project_id§) REFERENCES §project§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §project_directory§ (
-          §project_id§ text NOT NULL,
-          §directory§ text NOT NULL,
-          §type§ text,
-          §strategy§ text,
-          §time_created§ integer NOT NULL,
-          CONSTRAINT §project_directory_pk§ PRIMARY KEY(§project_id§, §directory§),
-          CONSTRAINT §fk_project_directory_project_id_project_id_fk§ FOREIGN KEY (§project_id§) REFERENCES §project§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §project§ (
-          §id§ text PRIMARY KEY,
-          §worktree§ text NOT NULL,
-          §vcs§ text,
-          §name§ text,
-          §icon_url§ text,
-          §icon_url_override§ text,
-          §icon_color§ text,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          §time_initialized§ integer,
-          §sandboxes§ text NOT NULL,
-          §commands§ text
-        );
-CREATE TABLE §message§ (
-          §id§ text PRIMARY KEY,
-          §session_id§ text NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          §data§ text NOT NULL,
-          CONSTRAINT §fk_message_session_id_session_id_fk§ FOREIGN KEY (§session_id§) REFERENCES §session§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §part§ (
-          §id§ text PRIMARY KEY,
-          §message_id§ text NOT NULL,
-          §session_id§ text NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          §data§ text NOT NULL,
-          CONSTRAINT §fk_part_message_id_message_id_fk§ FOREIGN KEY (§message_id§) REFERENCES §message§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §session_context_epoch§ (
-          §session_id§ text PRIMARY KEY,
-          §baseline§ text NOT NULL,
-          §snapshot§ text NOT NULL,
-          §baseline_seq§ integer NOT NULL,
-          CONSTRAINT §fk_session_context_epoch_session_id_session_id_fk§ FOREIGN KEY (§session_id§) REFERENCES §session§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §session_input§ (
-          §id§ text PRIMARY KEY,
-          §session_id§ text NOT NULL,
-          §prompt§ text NOT NULL,
-          §delivery§ text NOT NULL,
-          §admitted_seq§ integer NOT NULL,
-          §promoted_seq§ integer,
-          §time_created§ integer NOT NULL,
-          CONSTRAINT §fk_session_input_session_id_session_id_fk§ FOREIGN KEY (§session_id§) REFERENCES §session§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §session_message§ (
-          §id§ text PRIMARY KEY,
-          §session_id§ text NOT NULL,
-          §type§ text NOT NULL,
-          §seq§ integer NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          §data§ text NOT NULL,
-          CONSTRAINT §fk_session_message_session_id_session_id_fk§ FOREIGN KEY (§session_id§) REFERENCES §session§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §session§ (
-          §id§ text PRIMARY KEY,
-          §project_id§ text NOT NULL,
-          §workspace_id§ text,
-          §parent_id§ text,
-          §slug§ text NOT NULL,
-          §directory§ text NOT NULL,
-          §path§ text,
-          §title§ text NOT NULL,
-          §version§ text NOT NULL,
-          §share_url§ text,
-          §summary_additions§ integer,
-          §summary_deletions§ integer,
-          §summary_files§ integer,
-          §summary_diffs§ text,
-          §metadata§ text,
-          §cost§ real DEFAULT 0 NOT NULL,
-          §tokens_input§ integer DEFAULT 0 NOT NULL,
-          §tokens_output§ integer DEFAULT 0 NOT NULL,
-          §tokens_reasoning§ integer DEFAULT 0 NOT NULL,
-          §tokens_cache_read§ integer DEFAULT 0 NOT NULL,
-          §tokens_cache_write§ integer DEFAULT 0 NOT NULL,
-          §revert§ text,
-          §permission§ text,
-          §agent§ text,
-          §model§ text,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          §time_compacting§ integer,
-          §time_archived§ integer,
-          CONSTRAINT §fk_session_project_id_project_id_fk§ FOREIGN KEY (§project_id§) REFERENCES §project§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §todo§ (
-          §session_id§ text NOT NULL,
-          §content§ text NOT NULL,
-          §status§ text NOT NULL,
-          §priority§ text NOT NULL,
-          §position§ integer NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          CONSTRAINT §todo_pk§ PRIMARY KEY(§session_id§, §position§),
-          CONSTRAINT §fk_todo_session_id_session_id_fk§ FOREIGN KEY (§session_id§) REFERENCES §session§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE §session_share§ (
-          §session_id§ text PRIMARY KEY,
-          §id§ text NOT NULL,
-          §secret§ text NOT NULL,
-          §url§ text NOT NULL,
-          §time_created§ integer NOT NULL,
-          §time_updated§ integer NOT NULL,
-          CONSTRAINT §fk_session_share_session_id_session_id_fk§ FOREIGN KEY (§session_id§) REFERENCES §session§(§id§) ON DELETE CASCADE
-        );
-CREATE TABLE IF NOT EXISTS "migration" (id TEXT PRIMARY KEY, time_completed INTEGER NOT NULL);
-CREATE UNIQUE INDEX §event_aggregate_seq_idx§ ON §event§ (§aggregate_id§,§seq§);
-CREATE INDEX §event_aggregate_type_seq_idx§ ON §event§ (§aggregate_id§,§type§,§seq§);
-CREATE UNIQUE INDEX §permission_project_action_resource_idx§ ON §permission§ (§project_id§,§action§,§resource§);
-CREATE INDEX §message_session_time_created_id_idx§ ON §message§ (§session_id§,§time_created§,§id§);
-CREATE INDEX §part_message_id_id_idx§ ON §part§ (§message_id§,§id§);
-CREATE INDEX §part_session_idx§ ON §part§ (§session_id§);
-CREATE INDEX §session_input_session_pending_delivery_seq_idx§ ON §session_input§ (§session_id§,§promoted_seq§,§delivery§,§admitted_seq§);
-CREATE UNIQUE INDEX §session_input_session_admitted_seq_idx§ ON §session_input§ (§session_id§,§admitted_seq§);
-CREATE UNIQUE INDEX §session_input_session_promoted_seq_idx§ ON §session_input§ (§session_id§,§promoted_seq§);
-CREATE UNIQUE INDEX §session_message_session_seq_idx§ ON §session_message§ (§session_id§,§seq§);
-CREATE INDEX §session_message_session_type_seq_idx§ ON §session_message§ (§session_id§,§type§,§seq§);
-CREATE INDEX §session_message_session_time_created_id_idx§ ON §session_message§ (§session_id§,§time_created§,§id§);
-CREATE INDEX §session_message_time_created_idx§ ON §session_message§ (§time_created§);
-CREATE INDEX §session_project_idx§ ON §session§ (§project_id§);
-CREATE INDEX §session_workspace_idx§ ON §session§ (§workspace_id§);
-CREATE INDEX §session_parent_idx§ ON §session§ (§parent_id§);
-CREATE INDEX §todo_session_idx§ ON §todo§ (§session_id§);`

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/sessions"
+)
+
+// TestGeneratedSessionsLoad keeps testdata/gen (the benchmark generator,
+// outside ./...) from rotting: a small session of every agent it writes
+// loads with every call and its result, without a warning, with at least
+// one truncated call whose spill file (when the agent keeps one) is found;
+// Claude Code's steps have their logged requests, not rebuilt ones; and
+// the same flags write the same bytes.
+func TestGeneratedSessionsLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the generator")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "gen")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/gen").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	gen := func(t *testing.T, out string, args ...string) string {
+		cmd := exec.Command(bin, append([]string{"-out", out, "-quiet"}, args...)...)
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("gen %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	const calls = 40
+	for _, agent := range []string{"opencode", "claude-code", "codex", "gemini-cli"} {
+		t.Run(agent, func(t *testing.T) {
+			out := filepath.Join(dir, agent)
+			args := []string{"-agent", agent, "-calls", fmt.Sprint(calls), "-mb", "2"}
+			id := gen(t, out, args...)
+			st, err := sessions.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			sess, err := st.Load(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sess.Warnings) > 0 {
+				t.Errorf("warnings: %q", sess.Warnings)
+			}
+			refs := sess.ToolCalls()
+			if len(refs) != calls {
+				t.Errorf("%d calls, want %d", len(refs), calls)
+			}
+			spills := sessions.SpillsFor(sess.Info)
+			truncated := 0
+			for _, ref := range refs {
+				c := ref.Call
+				if c.Status == model.StatusRunning || (c.Sent == nil && c.Output == "" && c.Error == "") {
+					t.Errorf("call %s (%s): no result (status %s)", c.CallID, c.Tool, c.Status)
+					continue
+				}
+				text := c.Output
+				if c.Sent != nil {
+					text = formatters.ResultText(*c.Sent)
+				}
+				tr := formatters.Detect(c.Tool, text, c.Metadata, spills)
+				if tr == nil {
+					continue
+				}
+				truncated++
+				if tr.SpillPath != "" {
+					if _, _, _, ok := spills.FindSpill(tr.SpillPath); !ok {
+						t.Errorf("call %s: spill %s not found", c.CallID, tr.SpillPath)
+					}
+				}
+			}
+			if truncated == 0 {
+				t.Error("no truncated call")
+			}
+			if agent == "claude-code" {
+				for _, i := range sess.AssistantSteps() {
+					if r := sess.Messages[i].Request; r == nil || r.Rebuilt != "" {
+						t.Errorf("step at message %d: not the logged request: %s", i, rebuilt(r))
+					}
+				}
+			}
+			again := filepath.Join(dir, agent+"-again")
+			gen(t, again, args...)
+			if a, b := treeHash(t, out), treeHash(t, again); a != b {
+				t.Error("the same flags wrote different bytes")
+			}
+		})
+	}
+	t.Run("opencode sessions", func(t *testing.T) {
+		out := filepath.Join(dir, "many")
+		gen(t, out, "-sessions", "30", "-calls", "3", "-mb", "0.01")
+		st, err := sessions.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		infos, err := st.List(context.Background())
+		if err != nil || len(infos) != 30 {
+			t.Fatalf("%d sessions, %v; want 30", len(infos), err)
+		}
+	})
+}
+
+// treeHash hashes the paths and contents of the files under dir.
+func treeHash(t *testing.T, dir string) string {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s %d\n", rel, len(b))
+		h.Write(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+func rebuilt(r *model.LoggedRequest) string {
+	if r == nil {
+		return "none"
+	}
+	return r.Rebuilt
+}
