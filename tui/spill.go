@@ -16,6 +16,7 @@ import (
 // the model saw: ▌ a line it saw whole, ▖ a line it saw part of. The marks
 // are formatters' seen ranges placed in the spill file, nothing else.
 type spillView struct {
+	a             *app
 	st            *Styles
 	width, height int
 
@@ -41,8 +42,9 @@ type lineMark struct {
 	part bool
 }
 
-func newSpillView(st *Styles, tool string, t *model.Truncation) *spillView {
-	s := &spillView{st: st, trunc: t, tool: tool, path: t.SpillFound, loading: true}
+func newSpillView(a *app, tool string, t *model.Truncation) *spillView {
+	st := a.st
+	s := &spillView{a: a, st: st, trunc: t, tool: tool, path: t.SpillFound, loading: true}
 	s.tv = newTextView(st)
 	s.marks, s.unplaced = seenMarks(t)
 	s.tv.seen = func(i int) rune { return markOf(s.marks, i+1) }
