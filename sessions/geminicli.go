@@ -221,9 +221,9 @@ type gcEntry struct {
 	id       string
 	versions []gcVersion
 	firstRun int
-	history  []int // the resumed runs whose history held it
-	rewrite *gcRewrite // the setHistory that wrote the record, if one did
-	carried []*gcEntry // setHistory records this shown entry carries
+	history  []int      // the resumed runs whose history held it
+	rewrite  *gcRewrite // the setHistory that wrote the record, if one did
+	carried  []*gcEntry // setHistory records this shown entry carries
 }
 
 // gcRewrite is one setHistory: the run, its records and the list entries
