@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -212,4 +213,97 @@ func cliCompare(t *testing.T, file string, sess *model.Session, spill formatters
 		t.Errorf("%s: call %s (%s): show prints %q, the wire has %q", file, id, ref.Call.Tool, short(v.Text), short(text))
 	}
 	return 1
+}
+
+// TestGeminiSetHistoryRequests: a resumed Gemini CLI 0.61.0 run whose
+// context management masked a big tool output re-records the history as
+// sent under new ids and `$set`s the list to those (the layout of a
+// recorded probe with a 3,000-match grep_search, too big to keep). Its
+// requests send those records; the next resume converts them, losing the
+// main prompt merged into the session context (as Gemini CLI did); the
+// call keeps the result its own run sent, and render names the masked
+// form each later request re-sent. The shapes are those of the probe's
+// requests after the setHistory and after the next resume.
+func TestGeminiSetHistoryRequests(t *testing.T) {
+	const sid = "95f21dea-abf2-4f11-8bb4-bfe27b096ce9"
+	meta := `{"sessionId":"` + sid + `","projectHash":"h","startTime":"2026-12-01T21:07:10.498Z","lastUpdated":"2026-12-01T21:07:10.498Z","kind":"main"}`
+	ctxText := `"<session_context>\nctx\n</session_context>"`
+	ctx := `{"id":"ctx","timestamp":"2026-12-01T21:07:10.498Z","type":"user","content":[{"text":` + ctxText + `}]}`
+	masked := `"<tool_output_masked>\nbig…\n</tool_output_masked>"`
+	fr := func(out string) string {
+		return `{"functionResponse":{"id":"grep_search__g1","name":"grep_search","response":{"output":` + out + `}}}`
+	}
+	recs := []string{
+		`{"id":"u1","timestamp":"2026-12-01T21:07:10.630Z","type":"user","content":[{"text":"Please run it."}]}`,
+		`{"id":"g1","timestamp":"2026-12-01T21:07:12.019Z","type":"gemini","content":"","model":"gemini-2.5-pro","toolCalls":[{"id":"grep_search__g1","name":"grep_search","args":{"pattern":"big"},"status":"success","timestamp":"2026-12-01T21:07:12.019Z","result":[` + fr(`"big big big"`) + `]}]}`,
+		`{"id":"r1","timestamp":"2026-12-01T21:07:12.100Z","type":"user","content":[` + fr(`"big big big"`) + `]}`,
+		`{"id":"g1b","timestamp":"2026-12-01T21:07:12.200Z","type":"gemini","content":"Done.","model":"gemini-2.5-pro"}`,
+	}
+	n := []string{
+		`{"id":"n1","timestamp":"2026-12-01T21:07:34.838Z","type":"user","content":[{"text":` + ctxText + `},{"text":"Please run it."}]}`,
+		`{"id":"n2","timestamp":"2026-12-01T21:07:34.838Z","type":"gemini","content":[{"functionCall":{"id":"grep_search__g1","name":"grep_search","args":{"pattern":"big"}}}]}`,
+		`{"id":"n3","timestamp":"2026-12-01T21:07:34.838Z","type":"user","content":[` + fr(masked) + `,` + fr(masked) + `]}`,
+		`{"id":"n4","timestamp":"2026-12-01T21:07:34.838Z","type":"gemini","content":[{"text":"Done."}]}`,
+	}
+	u2 := `{"id":"u2","timestamp":"2026-12-01T21:07:34.850Z","type":"user","content":[{"text":"Next."}]}`
+	g2 := `{"id":"g2","timestamp":"2026-12-01T21:07:35.000Z","type":"gemini","content":"Ok.","model":"gemini-2.5-pro"}`
+	u3 := `{"id":"u3","timestamp":"2026-12-01T21:07:36.000Z","type":"user","content":[{"text":"Last."}]}`
+	g3 := `{"id":"g3","timestamp":"2026-12-01T21:07:37.000Z","type":"gemini","content":"Bye.","model":"gemini-2.5-pro"}`
+	set := func(recs ...string) string { return `{"$set":{"messages":[` + strings.Join(recs, ",") + `]}}` }
+	resume := `{"$set":{"sessionId":"` + sid + `"}}`
+	lines := append([]string{meta, set(ctx)}, recs...)
+	lines = append(lines, meta, set(ctx), resume, set(append([]string{ctx}, recs...)...)) // a resume
+	lines = append(lines, n...)
+	lines = append(lines, set(n...), u2, g2)                                                       // its setHistory
+	lines = append(lines, resume, set(append(append([]string{ctx}, n[1:]...), u2, g2)...), u3, g3) // the next resume
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "tmp", "proj", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(chats, "session-2026-12-01T21-07-95f21dea.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sessions.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.Load(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentFR := func(out string) string {
+		return `{"functionResponse":{"name":"grep_search","response":{"output":` + out + `},"id":"g1"}}`
+	}
+	call := `{"functionCall":{"name":"grep_search","args":{"pattern":"big"},"id":"g1"}}`
+	run2 := `[{"role":"user","parts":[{"text":` + ctxText + `},{"text":"Please run it."}]},{"role":"model","parts":[` + call + `]},` +
+		`{"role":"user","parts":[` + sentFR(masked) + `,` + sentFR(masked) + `]},{"role":"model","parts":[{"text":"Done."}]},{"role":"user","parts":[{"text":"Next."}]}]`
+	run3 := `[{"role":"user","parts":[{"text":` + ctxText + `}]},{"role":"model","parts":[` + call + `]},` +
+		`{"role":"user","parts":[` + sentFR(masked) + `,` + sentFR(masked) + `]},{"role":"model","parts":[{"text":"Done."}]},{"role":"user","parts":[{"text":"Next."}]},` +
+		`{"role":"model","parts":[{"text":"Ok."}]},{"role":"user","parts":[{"text":"Last."}]}]`
+	for _, c := range []struct {
+		step int
+		want string
+	}{{3, run2}, {4, run3}} {
+		got, err := rendered(t, sess, render.Gemini, c.step, render.Model{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path, g, w := firstDiff("", got, decode(t, []byte(c.want))); path != "-" {
+			t.Errorf("step %d differs at %s:\n got: %s\nwant: %s", c.step, path, short(g), short(w))
+		}
+		var m string
+		_ = json.Unmarshal([]byte(masked), &m)
+		if r := render.GeminiResentResults(sess, c.step)["g1"]; len(r) != 2 || r[0] != m {
+			t.Errorf("step %d: re-sent results %q, want the masked form twice", c.step, r)
+		}
+	}
+	ref, ok := sess.FindCall("g1")
+	if !ok {
+		t.Fatal("call g1 (the first run's step) is not in the session")
+	}
+	if v := formatters.Visible(ref.Call, nil); v.Text != "big big big" {
+		t.Errorf("g1 shows %q, want the result its run sent", v.Text)
+	}
 }
