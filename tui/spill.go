@@ -120,7 +120,7 @@ func seenText(marks []lineMark) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "no line of it"
+		return "no line"
 	}
 	if len(parts) == 1 {
 		return parts[0]
@@ -169,7 +169,11 @@ func (s *spillView) info() []string {
 	st := s.st
 	n := s.tv.Lines()
 	first := st.Label.Render("full output ") + inertString(s.path, st.Inert)
-	second := st.GutterSeen.Render("▌") + st.Muted.Render(" model saw "+seenText(s.marks)+fmt.Sprintf(" of %s (%s)", commas(n), s.trunc.Kind))
+	saw := seenText(s.marks) + " of " + commas(n)
+	if len(s.marks) == 0 && s.unplaced == 0 {
+		saw = fmt.Sprintf("none of its %s %s", commas(n), plural(n, "line", "lines"))
+	}
+	second := st.GutterSeen.Render("▌") + st.Muted.Render(fmt.Sprintf(" model saw %s (%s)", saw, s.trunc.Kind))
 	if s.unplaced > 0 {
 		second += st.BadgeWarn.Render(fmt.Sprintf(" · %d seen %s not found in this file", s.unplaced, plural(s.unplaced, "piece", "pieces")))
 	}
