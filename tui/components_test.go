@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/stretchr/testify/require"
 
+	"correx/internal/fixtures"
 	"correx/sessions"
 )
 
@@ -128,7 +129,14 @@ func TestHelpLegendScrolls(t *testing.T) {
 // and returns the final model.
 func runFlow(t *testing.T, w, h int, steps ...any) Model {
 	t.Helper()
-	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
+	return runFlowOn(t, fakeOpts(t), w, h, steps...)
+}
+
+// runFlowOn is runFlow on the stores of opts; a step may also be a mouse
+// message, sent as is.
+func runFlowOn(t *testing.T, opts Options, w, h int, steps ...any) Model {
+	t.Helper()
+	tm := teatest.NewTestModel(t, New(opts),
 		teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	var seen bytes.Buffer
@@ -146,6 +154,8 @@ func runFlow(t *testing.T, w, h int, steps ...any) Model {
 			tm.Type(s)
 		case rune:
 			tm.Send(tea.KeyPressMsg{Code: s})
+		case tea.MouseClickMsg, tea.MouseWheelMsg:
+			tm.Send(s)
 		}
 	}
 	tm.Type("q")
@@ -172,6 +182,44 @@ func TestFlowCompareScroll(t *testing.T) {
 	final = runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
 		"5", "wait:rows differ", "l", "w", "wait:call\",")
 	require.True(t, final.current().cmp.wrap)
+}
+
+// End to end on a Claude Code transcript with broken records: the status
+// line says how many, W opens them, j scrolls, esc closes, a click on the
+// status line opens them again and the wheel scrolls.
+func TestFlowWarnings(t *testing.T) {
+	dir := "../testdata/claude-code/anthropic"
+	needDir(t, dir)
+	broken := 0
+	src := fixtures.ClaudeCopy(t, dir, func(file string, lines []string) []string {
+		if strings.Contains(file, "subagents") {
+			return lines
+		}
+		for i := 4; i < min(len(lines), 70); i += 2 {
+			lines[i] = lines[i][:min(len(lines[i]), 20)]
+			broken++
+		}
+		return lines
+	})
+	s, err := sessions.Open(src)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	const w, h = 80, 24
+	final := runFlowOn(t, Options{Stores: []sessions.Store{s}}, w, h,
+		"wait:Claude Code", tea.KeyEnter, "wait:warnings:",
+		"W", "wait:Warnings: ", "j", "j", "j", tea.KeyEscape, "wait:Calls ",
+		tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: h - 2}, "wait:Warnings: ",
+		tea.MouseWheelMsg{Button: tea.MouseWheelDown, X: 10, Y: 5})
+	bad := 0
+	for _, w := range final.warnings {
+		if strings.Contains(w, ".jsonl:") && strings.Contains(w, "bad JSON, skipped") {
+			bad++
+		}
+	}
+	require.Equal(t, broken, bad, "one warning per broken record")
+	wv, ok := final.overlay.(*warningsView)
+	require.True(t, ok, "the click reopened the warnings view")
+	require.Equal(t, 3, wv.off, "the wheel scrolled three lines")
 }
 
 // The constants other code uses name the registry's panes; every pane has
