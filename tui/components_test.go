@@ -22,11 +22,11 @@ func TestPickerFilterPaste(t *testing.T) {
 	h := newHarness(t, fakeOpts(t), 80, 24)
 	h.key("/")
 	h.send(tea.PasteMsg{Content: "explore"})
-	require.Equal(t, "explore", h.m.picker.filter.value)
+	require.Equal(t, "explore", h.m.picker.filter.Value())
 	require.Len(t, h.m.picker.shown, 1)
 	h.key("ctrl+u")
 	h.send(tea.PasteMsg{Content: "Oracle\x1b[31m\nscenario\r\n"})
-	require.Equal(t, "Oracle[31m scenario", h.m.picker.filter.value)
+	require.Equal(t, "Oracle[31m scenario", h.m.picker.filter.Value())
 }
 
 // A paste into a pane's search runs the search.
@@ -34,7 +34,7 @@ func TestPaneSearchPaste(t *testing.T) {
 	h := openMain(t, 120, 40)
 	h.key("l", "/")
 	h.send(tea.PasteMsg{Content: "hello"})
-	require.Equal(t, "hello", h.m.current().search.value)
+	require.Equal(t, "hello", h.m.current().search.Value())
 	require.Contains(t, h.m.current().views[h.m.current().pane].MatchInfo(), "/hello: ")
 }
 
@@ -60,7 +60,7 @@ func TestEndToEndPaste(t *testing.T) {
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	final := tm.FinalModel(t).(Model)
-	require.Equal(t, "explore", final.picker.filter.value)
+	require.Equal(t, "explore", final.picker.filter.Value())
 	require.Len(t, final.picker.shown, 1)
 }
 
@@ -324,4 +324,19 @@ func TestResizeKeepsMatch(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
 	require.True(t, line >= tv.yOff && line < tv.yOff+tv.height, "match line %d, view %d+%d", line, tv.yOff, tv.height)
 	require.Contains(t, h.plain(), "2900")
+}
+
+// The filter and search inputs are bubbles' textinput: the cursor moves
+// and text goes in at it; a typed format character is dropped, not drawn.
+func TestLineInputEdits(t *testing.T) {
+	var in lineInput
+	for _, k := range []string{"a", "b", "c", "left", "X", "space", "\u202e"} {
+		in.Update(keyMsg(k))
+	}
+	require.Equal(t, "abX c", in.Value())
+	view := in.View()
+	require.Equal(t, view, in.View(), "a static cursor: the same frame every time")
+	require.Contains(t, view, "\x1b[7;37mc\x1b[m", "the cursor on the c")
+	in.Clear()
+	require.Empty(t, in.Value())
 }

@@ -159,7 +159,7 @@ func TestPickerGolden(t *testing.T) {
 func TestPickerFilter(t *testing.T) {
 	h := newHarness(t, fakeOpts(t), 80, 24)
 	h.key("/", "type:explore")
-	require.Contains(t, h.plain(), "/explore█")
+	require.Contains(t, h.raw(), "explore\x1b[7;37m \x1b[m", "the filter, a static cursor after it")
 	require.Len(t, h.m.picker.shown, 1)
 	h.key("enter", "enter")
 	require.NotNil(t, h.m.current())
