@@ -304,12 +304,12 @@ func TestPipelineStageKeys(t *testing.T) {
 	tv := &v.views[panePipeline]
 	require.Equal(t, 0, tv.yOff)
 	h.key("]")
-	require.Equal(t, v.stages[1], tv.yOff)
+	require.Equal(t, tv.lineRow(v.stages[1]), tv.yOff)
 	require.Contains(t, h.plain(), "━━ 2 model-visible text ━━")
 	h.key("]")
-	require.Equal(t, v.stages[2], tv.yOff)
+	require.Equal(t, tv.lineRow(v.stages[2]), tv.yOff)
 	h.key("[")
-	require.Equal(t, v.stages[1], tv.yOff)
+	require.Equal(t, tv.lineRow(v.stages[1]), tv.yOff)
 }
 
 // After a resize the current search match stays on screen.
@@ -339,4 +339,36 @@ func TestLineInputEdits(t *testing.T) {
 	require.Contains(t, view, "\x1b[7;37mc\x1b[m", "the cursor on the c")
 	in.Clear()
 	require.Empty(t, in.Value())
+}
+
+// The Pipeline folds a long stage body to its first and last lines; enter
+// unfolds and folds again. Folding is at display only: y copies every line,
+// and the truncation marker is still drawn marked on the lines shown.
+func TestPipelineFolds(t *testing.T) {
+	h := openMain(t, 120, 40)
+	h.selectCall("call_seq")
+	h.key("6", "l")
+	v := h.m.current()
+	tv := &v.views[panePipeline]
+	out := h.plain()
+	require.Contains(t, out, "… 988 lines folded · enter to unfold")
+	require.Contains(t, out, "Pipeline 1–1016/2048")
+	checkFrame(t, h.raw(), 120, 40)
+	require.NotContains(t, out, "1000│")
+	require.Equal(t, tv.text, v.raw[panePipeline], "y copies the text")
+	require.Equal(t, 2048, tv.Lines())
+	require.Contains(t, v.raw[panePipeline], "\n2500\n", "the folded lines are in the copied text")
+	h.key("]")
+	require.Contains(t, h.plain(), "━━ 2 model-visible text ━━", "] jumps to a stage past a fold")
+	require.Contains(t, h.plain(), "lines folded")
+	require.Contains(t, h.raw(), h.m.st.Marker.Render("...output truncated..."), "the marker stays marked")
+	h.key("[", "enter")
+	out = h.plain()
+	require.NotContains(t, out, "lines folded")
+	require.Contains(t, out, "  13│2005")
+	h.key("enter")
+	require.Contains(t, h.plain(), "lines folded", "enter folds again")
+	h.key("/")
+	h.send(tea.PasteMsg{Content: "2500"})
+	require.Contains(t, h.plain(), "│2500", "a match inside a fold unfolds it")
 }

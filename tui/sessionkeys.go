@@ -143,6 +143,9 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Zoom):
 		v.toggleZoom()
 		return nil
+	case v.pane == panePipeline && v.focus == focusPane && tv.HasFolds() && key.Matches(msg, k.Open):
+		tv.ToggleFolds()
+		return nil
 	case v.pane == panePipeline && key.Matches(msg, k.NextStage, k.PrevStage):
 		v.jumpStage(key.Matches(msg, k.NextStage))
 		return nil
@@ -184,6 +187,7 @@ func (v *sessionView) jumpStage(next bool) {
 	tv := &v.views[panePipeline]
 	to := -1
 	for _, l := range v.stages {
+		l = tv.lineRow(l)
 		if next && l > tv.yOff && to < 0 {
 			to = l
 		}
