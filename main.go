@@ -652,7 +652,11 @@ func writeTranscript(w io.Writer, warn func(...string), st sessions.Store, id st
 			fmt.Fprintf(w, "note: %s\n", inert.Cell(v.Why))
 		}
 		if t := v.Truncation; t != nil {
-			fmt.Fprintf(w, "truncated (%s): %s\n", inert.Cell(string(t.Kind)), inert.Cell(seenOf(t)))
+			lines := seenOf(t)
+			fmt.Fprintf(w, "truncated (%s): %s\n", inert.Cell(string(t.Kind)), inert.Cell(lines[0]))
+			for _, l := range lines[1:] {
+				fmt.Fprintf(w, "  %s\n", inert.Cell(l))
+			}
 		}
 		if err := inert.WriteText(w, v.Text); err != nil {
 			return err
@@ -750,8 +754,10 @@ func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.To
 	return steps, nil
 }
 
-// seenOf says how much of the full output the model saw.
-func seenOf(t *model.Truncation) string {
+// seenOf says how much of the full output the model saw and where the full
+// output is, then where each seen range is: one line each, for the caller
+// to make inert (a spill path comes from the transcript).
+func seenOf(t *model.Truncation) []string {
 	s := fmt.Sprintf("model saw %d lines / %d bytes", t.SeenLines, t.SeenBytes)
 	lines, bytes := t.Full()
 	if lines >= 0 {
@@ -763,22 +769,24 @@ func seenOf(t *model.Truncation) string {
 	if t.FullUnknown != "" {
 		s += " (full size unknown: " + t.FullUnknown + ")"
 	}
-	for _, r := range t.Seen {
-		s += "\n  seen: " + seenRangeNote(r)
-	}
-	if t.Notice != nil {
-		s += "\n  notice, not in the result: " + t.Notice.Where
-		if t.Notice.Text != "" {
-			s += ": " + t.Notice.Text
-		}
-	}
 	switch {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound
 	case t.SpillPath != "":
 		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
 	}
-	return s
+	out := []string{s}
+	for _, r := range t.Seen {
+		out = append(out, "seen: "+seenRangeNote(r))
+	}
+	if t.Notice != nil {
+		n := "notice, not in the result: " + t.Notice.Where
+		if t.Notice.Text != "" {
+			n += ": " + t.Notice.Text
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // seenRangeNote is one seen range for the transcript: where it is in the

@@ -94,3 +94,15 @@ func TestTablesShowControlsInert(t *testing.T) {
 		assert.Equal(t, "line one ⟨U+202E⟩txt.exe⟨U+202C⟩\n␛[2Jcleared\tafter tab\n", out)
 	})
 }
+
+// TestTranscriptSeenRangesOnTheirOwnLines: the transcript's truncation note
+// gives each seen range a line of its own (made inert line by line, not
+// as one cell, which wrote its newlines as \n).
+func TestTranscriptSeenRangesOnTheirOwnLines(t *testing.T) {
+	out, stderr, code := correx(t, "transcript", "--source", "testdata/opencode/probe-claude/data", "--session", "ses_dcc9adb1effeZHyUx0Z2ebDYKR")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, out, `\n  seen:`)
+	assert.Contains(t, out, "truncated (read-line): model saw 2 lines / 2006 bytes of 2 lines (full size unknown: the read tool does not report the file's size in bytes)\n"+
+		"  seen: text bytes 71–2074 = lines 1–1; last line in part\n  seen: text bytes 2109–2118 = lines 2–2\n")
+	assert.Contains(t, out, "truncated (bash-tail): model saw 0 lines / 0 bytes of 1 lines / 52001 bytes; full output: ")
+}

@@ -103,7 +103,7 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		gaps = append(gaps, model.Span{Start: last, End: len(text)})
 	}
 	t.Seen, t.Added = []model.SeenRange{}, []model.AddedPiece{}
-	pieces := carveAdded(t, text, gaps, appended)
+	pieces := carveAdded(t, text, gaps, appended, spill)
 	sh := shapes[t.Kind]
 	for i, p := range pieces {
 		r := model.SeenRange{Text: p}
@@ -158,7 +158,7 @@ func ends(sh shape, markers []model.Span, pieces []model.Span, i int) (head, tai
 
 // carveAdded takes the added pieces out of the gaps and returns what is
 // left: the pieces of the output.
-func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended int) []model.Span {
+func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended int, spill SpillFinder) []model.Span {
 	add := func(start, end int, what string) {
 		if end > start {
 			t.Added = append(t.Added, model.AddedPiece{Span: model.Span{Start: start, End: end}, What: what})
@@ -221,12 +221,9 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 		lastGap := i == len(gaps)-1
 		switch {
 		case isRead(t.Kind):
-			// the content's lines; the line break after a cut line; the
-			// footer and the closing tag
-			if strings.HasPrefix(text[g.Start:g.End], "\n") && g.Start > 0 && followedByLineCut(t, g.Start) {
-				add(g.Start, g.Start+1, "line break")
-				g.Start++
-			}
+			// the content's lines; the footer and the closing tag; the
+			// line break after a cut line (the footer first: a cut last
+			// line is followed by the footer's blank line)
 			if e := strings.Index(text[g.Start:g.End], "\n</content>"); e >= 0 {
 				end := g.Start + e
 				if f := strings.LastIndex(text[g.Start:end], "\n\n(End of file - total "); f >= 0 {
@@ -237,6 +234,10 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(end, g.End, "read's footer and closing tag")
 				g.End = end
 			}
+			if strings.HasPrefix(text[g.Start:g.End], "\n") && g.Start > 0 && followedByLineCut(t, g.Start) {
+				add(g.Start, g.Start+1, "line break")
+				g.Start++
+			}
 		case t.Kind == model.TruncReadEntries && lastGap && i > 0:
 			add(g.Start, g.End, "read's closing tag")
 			g.End = g.Start
@@ -244,6 +245,10 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 			if m := shellMetadata.FindStringIndex(text[g.Start:g.End]); m != nil {
 				add(g.Start+m[0], g.End, "bash's <shell_metadata> notes")
 				g.End = g.Start + m[0]
+			}
+			if text[g.Start:g.End] == bashNoOutput && emptyTail(t, spill) {
+				add(g.Start, g.End, "bash's placeholder for an empty tail")
+				g.End = g.Start
 			}
 		case t.Kind == model.TruncV2ReadPage:
 			// the JSON around the content string
@@ -277,6 +282,28 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 	}
 	t.Added = merged
 	return pieces
+}
+
+// bashNoOutput is what opencode's shell tool shows for an empty text
+// (shell.ts: `if(!B)B="(no output)"`): after a cut, when the output's last
+// line alone is over the byte cap and ends with a newline, the tail it
+// keeps is the empty line after it.
+const bashNoOutput = "(no output)"
+
+// emptyTail says whether a bash tail "(no output)" is that placeholder:
+// the spill file, found and readable, does not end with those bytes. When
+// it cannot be read the text is taken as the output's tail (unplaced).
+func emptyTail(t *model.Truncation, spill SpillFinder) bool {
+	rd, ok := spill.(SpillReader)
+	if !ok || t.SpillFound == "" || t.FullBytes == nil {
+		return false
+	}
+	n, size := len(bashNoOutput), *t.FullBytes
+	if size < n {
+		return true
+	}
+	b, err := rd.ReadSpill(t.SpillFound, int64(size-n), n)
+	return err == nil && string(b) != bashNoOutput
 }
 
 // v2PageContent finds the content string's characters (inside its
@@ -328,11 +355,12 @@ func isRead(k model.TruncationKind) bool {
 	return k == model.TruncReadLines || k == model.TruncReadBytes || k == model.TruncReadLine
 }
 
-// followedByLineCut reports whether a marker "... (line truncated to 2000
-// chars)" starts at off (or ends right before it, for the line break).
+// followedByLineCut reports whether a line cut's marker, "... (line
+// truncated to 2000 chars)" or 1.1.65's "...", starts at off (or ends right
+// before it, for the line break).
 func followedByLineCut(t *model.Truncation, off int) bool {
 	for _, m := range t.Markers {
-		if (m.Start == off || m.End == off) && m.End-m.Start == len(readLongLine) {
+		if (m.Start == off || m.End == off) && (m.End-m.Start == len(readLongLine) || m.End-m.Start == len(readLegacyLongLine)) {
 			return true
 		}
 	}

@@ -26,10 +26,16 @@ var (
 	readCapped     = marker{regexp.MustCompile(`\n\n\(Output capped at 50 KB\. Showing lines (\d+)-(\d+)\. Use offset=\d+ to continue\.\)`), "(Output capped at 50 KB. Showing lines "}
 	readLegacyMore = marker{regexp.MustCompile(`\n\n\((?:File has more lines|Output truncated at \d+ bytes)\. Use 'offset' parameter to read beyond line \d+\)`), " Use 'offset' parameter to read beyond line "}
 	readLongLine   = "... (line truncated to 2000 chars)"
-	readEntries    = marker{regexp.MustCompile(`\n\n\(Showing (\d+) of (\d+) entries\. Use 'offset' parameter to read beyond entry (\d+)\)\n</entries>$`), " entries. Use 'offset' parameter to read beyond entry "}
-	globCap        = "\n\n(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
-	grepCapHead    = marker{regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`), "Found "}
-	grepCapTail    = marker{regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`), "(Results truncated"}
+	// 1.1.65's read cuts a line to its first 2000 UTF-16 units and adds
+	// "..." (read.ts: substring(0, MAX_LINE_LENGTH) + "..."), without
+	// flagging it; its <content> tag has no newline after it, 1.18.33's has.
+	readLegacyLongLine = "..."
+	readLegacyContent  = "</path>\n<type>file</type>\n<content>"
+	readLegacyLineCut  = 2000
+	readEntries        = marker{regexp.MustCompile(`\n\n\(Showing (\d+) of (\d+) entries\. Use 'offset' parameter to read beyond entry (\d+)\)\n</entries>$`), " entries. Use 'offset' parameter to read beyond entry "}
+	globCap            = "\n\n(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
+	grepCapHead        = marker{regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`), "Found "}
+	grepCapTail        = marker{regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`), "(Results truncated"}
 )
 
 // Detect finds the truncation markers in a model-visible text of a tool and
@@ -151,6 +157,11 @@ func detectRead(text string) *model.Truncation {
 		mark(model.TruncReadLine, off+i, off+i+len(readLongLine))
 		off += i + len(readLongLine)
 	}
+	if i := strings.Index(text, readLegacyContent); i >= 0 && strings.HasPrefix(text, "<path>") && !strings.HasPrefix(text[i+len(readLegacyContent):], "\n") {
+		for _, s := range legacyLineCuts(text, i+len(readLegacyContent)) {
+			mark(model.TruncReadLine, s, s+len(readLegacyLongLine))
+		}
+	}
 	for _, rule := range []struct {
 		re   marker
 		kind model.TruncationKind
@@ -161,6 +172,40 @@ func detectRead(text string) *model.Truncation {
 		}
 	}
 	return t
+}
+
+// legacyLineCuts finds where 1.1.65's read put "..." after a line cut to
+// 2000 UTF-16 units: the numbered lines from off on whose text is 2000
+// units and "...".
+func legacyLineCuts(text string, off int) []int {
+	var out []int
+	for off < len(text) {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+		}
+		line := text[off:end]
+		if m := readNumber.FindStringIndex(line); m != nil && strings.HasSuffix(line, readLegacyLongLine) &&
+			utf16Len(line[m[1]:len(line)-len(readLegacyLongLine)]) == readLegacyLineCut {
+			out = append(out, end-len(readLegacyLongLine))
+		}
+		off = end + 1
+	}
+	return out
+}
+
+// utf16Len is a string's length in JavaScript (UTF-16 code units).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
 }
 
 // unmarked returns text without the marker spans.

@@ -167,7 +167,7 @@ func decode(t *testing.T, b []byte) any {
 func checkShow(t *testing.T, file string, p render.Provider, sess *model.Session, conv any, l model.Lowering) int {
 	n := 0
 	for _, r := range wireResults(p, conv) {
-		ref, ok := sess.FindCall(r.id)
+		ref, ok := findWireCall(sess, r.id, l)
 		if r.id == "" { // Gemini: results have no id; match by position
 			ref, ok = nthCall(sess, n)
 		}
@@ -182,6 +182,24 @@ func checkShow(t *testing.T, file string, p render.Provider, sess *model.Session
 		n++
 	}
 	return n
+}
+
+// findWireCall finds the call whose id went out as id: the stored id, or
+// the id the AI SDK path rewrote it to for a step's model (WireCallID).
+func findWireCall(sess *model.Session, id string, l model.Lowering) (model.CallRef, bool) {
+	if ref, ok := sess.FindCall(id); ok || id == "" || l != model.LoweringAISDK {
+		return ref, ok
+	}
+	for _, ref := range sess.ToolCalls() {
+		for _, mi := range sess.AssistantSteps() {
+			at := sess.Messages[mi]
+			m := render.Model{ProviderID: at.ProviderID, ModelID: at.ModelID}
+			if m.WireCallID(ref.Call.CallID) == id {
+				return ref, true
+			}
+		}
+	}
+	return model.CallRef{}, false
 }
 
 func nthCall(sess *model.Session, n int) (model.CallRef, bool) {

@@ -410,11 +410,10 @@ func normalize(msgs []msg, p Provider, m Model) []msg {
 		}
 		msgs = kept
 	}
-	switch {
-	case strings.Contains(m.ModelID, "claude"):
-		mapCallIDs(msgs, func(id string) string { return claudeIDChars.ReplaceAllString(id, "_") })
-	case isMistral(m):
-		mapCallIDs(msgs, mistralID)
+	if m.rewritesCallIDs() {
+		mapCallIDs(msgs, m.WireCallID)
+	}
+	if isMistral(m) && !strings.Contains(m.ModelID, "claude") {
 		// Mistral takes no user message right after tool results.
 		var out []msg
 		for i, ms := range msgs {
@@ -426,6 +425,25 @@ func normalize(msgs []msg, p Provider, m Model) []msg {
 		msgs = out
 	}
 	return msgs
+}
+
+// rewritesCallIDs says whether normalizeMessages rewrites tool call ids for
+// the model: a "claude" id or a Mistral model.
+func (m Model) rewritesCallIDs() bool {
+	return strings.Contains(m.ModelID, "claude") || isMistral(m)
+}
+
+// WireCallID is the id a stored tool call id goes out with to model m on
+// the AI SDK path: normalizeMessages keeps [a-zA-Z0-9_-] of it for a
+// "claude" model id, and 9 alphanumerics (padded with 0) for Mistral.
+func (m Model) WireCallID(id string) string {
+	switch {
+	case strings.Contains(m.ModelID, "claude"):
+		return claudeIDChars.ReplaceAllString(id, "_")
+	case isMistral(m):
+		return mistralID(id)
+	}
+	return id
 }
 
 // mapCallIDs rewrites the ids of every tool call and result.

@@ -155,9 +155,19 @@ func (s *legacyStore) listOne(file string) (model.SessionInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	msgs := jsonFiles(filepath.Join(s.root, "message", info.ID))
-	info.Messages = len(msgs)
-	for _, m := range msgs {
+	msgDir := filepath.Join(s.root, "message", info.ID)
+	var d decoder // the warnings are Load's to give
+	for _, m := range jsonFiles(msgDir) {
+		// a message Load cannot decode takes its parts with it: count as it does
+		path := filepath.Join(msgDir, m)
+		data, err := readFile(path)
+		if err != nil {
+			continue
+		}
+		if _, ok := d.message("", data, 0, path); !ok {
+			continue
+		}
+		info.Messages++
 		dir := filepath.Join(s.root, "part", strings.TrimSuffix(m, ".json"))
 		for _, p := range jsonFiles(dir) {
 			data, err := readFile(filepath.Join(dir, p))

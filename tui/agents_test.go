@@ -273,7 +273,7 @@ func TestLoweringToggleWire(t *testing.T) {
 		h.key("2")
 		require.Contains(t, v.raw[paneSees], `[{"type":"text","text":"Image read successfully"},{"type":"media"`)
 		lows := map[model.Lowering]bool{}
-		for k := range h.m.convs {
+		for k := range h.m.convs.convs {
 			lows[k.low] = true
 		}
 		require.True(t, lows[model.LoweringAISDK] && lows[model.LoweringNative], "conversations cached by lowering")

@@ -61,7 +61,7 @@ func (v *sessionView) capsLine(d *sessionData, msg *model.Message) string {
 	if d.caps == nil {
 		return v.st.Muted.Render("inputs: reading opencode's config…")
 	}
-	caps := capsFor(d, v.inputs)
+	caps := capsFor(d, v.a.inputs)
 	line := "inputs: " + caps.For(msg.ProviderID, msg.ModelID).Summary(caps.Declared(msg.ProviderID, msg.ModelID))
 	if c := caps.Declared(msg.ProviderID, msg.ModelID); !c.Assumed {
 		line += " (read now: the config may have changed since the session ran)"
@@ -75,20 +75,21 @@ func (v *sessionView) capsLine(d *sessionData, msg *model.Message) string {
 }
 
 // toggleInputs is I: the next override of the models' declared inputs.
-func (m *Model) toggleInputs(v *sessionView) {
+func (v *sessionView) toggleInputs() {
+	a := v.a
 	in := v.data.sess.Info
 	if in.Agent != model.AgentOpencode && in.Agent != "" {
-		m.warn(agentName(in.Agent) + " builds its own requests: model inputs are not opencode's to decide")
+		a.warn(agentName(in.Agent) + " builds its own requests: model inputs are not opencode's to decide")
 		return
 	}
-	m.inputs = m.inputs.Next()
-	switch m.inputs {
+	a.inputs = a.inputs.Next()
+	switch a.inputs {
 	case model.CapsTextOnly:
-		m.info("inputs: text-only (override: media become opencode's \"ERROR: Cannot read …\" text)")
+		a.info("inputs: text-only (override: media become opencode's \"ERROR: Cannot read …\" text)")
 	case model.CapsAllInputs:
-		m.info("inputs: all (override: every image, audio, video and PDF is sent)")
+		a.info("inputs: all (override: every image, audio, video and PDF is sent)")
 	default:
-		m.info("inputs: as declared in opencode's config")
+		a.info("inputs: as declared in opencode's config")
 	}
 }
 

@@ -55,7 +55,7 @@ func TestInputsHeaderAndOverride(t *testing.T) {
 // the current override.
 func requestJSON(t *testing.T, h *harness) string {
 	v := h.m.current()
-	for k, res := range h.m.convs {
+	for k, res := range h.m.convs.convs {
 		if k.sess == v.data.sess && k.p == v.provider && k.inputs == h.m.inputs && res.json != "" {
 			return res.json
 		}

@@ -13,10 +13,25 @@ type compareView struct {
 	width, height int
 	rows          []diffRow
 	differ        int
-	yOff          int
+	yOff          int // the top row
+	xOff          int // cells scrolled sideways, both sides alike
+	wrap          bool
 	cache         map[int]string
 	cacheW        int
 }
+
+// ScrollRight scrolls both sides n cells sideways (left when negative).
+func (c *compareView) ScrollRight(n int) {
+	c.xOff = max(c.xOff+n, 0)
+	if c.wrap {
+		c.xOff = 0
+	}
+	c.cache = nil
+}
+
+// SetWrap wraps long lines instead of cutting them; a row then takes as
+// many lines as its longer side needs.
+func (c *compareView) SetWrap(on bool) { c.wrap, c.xOff, c.cache = on, 0, nil }
 
 func (c *compareView) SetStyles(st *Styles) { c.st = st; c.cache = nil }
 
@@ -86,26 +101,44 @@ func (c *compareView) row(i int) string {
 				spans[k].style = spans[k].style.Inherit(base)
 			}
 		}
-		return fit(ansi.Truncate(styleLine(text, spans, base, c.st), w, "…"), w)
+		line := styleLine(text, spans, base, c.st)
+		if c.wrap {
+			return ansi.Hardwrap(line, w, true)
+		}
+		if c.xOff > 0 {
+			line = ansi.TruncateLeft(line, c.xOff, "…")
+		}
+		return fit(ansi.Truncate(line, w, "…"), w)
 	}
 	mid := c.st.Gutter.Render("│")
 	if !r.same {
 		mid = c.st.DiffMark.Render("≠")
 	}
-	s := side(r.left, r.hasL, lw) + mid + side(r.right, r.hasR, rw)
+	l, rt := strings.Split(side(r.left, r.hasL, lw), "\n"), strings.Split(side(r.right, r.hasR, rw), "\n")
+	var lines []string
+	for k := range max(len(l), len(rt)) {
+		a, b := "", ""
+		if k < len(l) {
+			a = l[k]
+		}
+		if k < len(rt) {
+			b = rt[k]
+		}
+		lines = append(lines, fit(a, lw)+mid+fit(b, rw))
+	}
+	s := strings.Join(lines, "\n")
 	c.cache[i] = s
 	return s
 }
 
 func (c *compareView) View() string {
 	out := make([]string, 0, c.height)
-	for k := 0; k < c.height; k++ {
-		i := c.yOff + k
+	for i := c.yOff; len(out) < c.height; i++ {
 		if i >= len(c.rows) {
 			out = append(out, strings.Repeat(" ", c.width))
 			continue
 		}
-		out = append(out, c.row(i))
+		out = append(out, strings.Split(c.row(i), "\n")...)
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out[:c.height], "\n")
 }

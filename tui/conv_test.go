@@ -18,7 +18,6 @@ import (
 // JSON of the whole session, its line index right, and the Wire and
 // Pipeline excerpts the same as from the whole conversation.
 func TestLazyConversationSpooled(t *testing.T) {
-	defer func(m int64) { maxInMemoryJSON = m }(maxInMemoryJSON)
 	t.Cleanup(func() {
 		spools.Lock()
 		dir := spools.dir
@@ -56,8 +55,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 				want, err := render.MarshalIndent(val)
 				require.NoError(t, err)
 				for _, mem := range []int64{0, 1 << 30} {
-					maxInMemoryJSON = mem
-					res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{})
+					res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{}, mem)
 					require.NoError(t, res.err)
 					got := res.json
 					if res.file != nil {
@@ -75,7 +73,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
 					require.Equal(t, int64(len(want)), res.size)
 				}
-				res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{})
+				res := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, model.SessionCapabilities{}, 1<<30)
 				ids := stepCallIDs(full, step)
 				wantEx := excerpts(val, r.Places, ids, render.MarshalIndent)
 				for _, id := range ids {

@@ -207,12 +207,12 @@ type spillMsg struct {
 
 type pagerDoneMsg struct{ err error }
 
-func listCmd(store sessions.Store) tea.Cmd {
+func listCmd(ctx context.Context, store sessions.Store) tea.Cmd {
 	return func() tea.Msg {
 		if store == nil {
 			return listedMsg{}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		infos, err := store.List(ctx)
 		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store)}
@@ -222,12 +222,12 @@ func listCmd(store sessions.Store) tea.Cmd {
 // loadCmd loads a session and the subagent sessions its task calls made
 // (to a depth of 4), computing every call's visible result; a session the
 // store reads lazily comes as its first outline page (lazy.go).
-func loadCmd(store sessions.Store, id string) tea.Cmd {
+func loadCmd(ctx context.Context, cfg Config, store sessions.Store, id string) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		if l := sessions.LazyFor(store, id); l != nil {
-			return loadFirstPage(ctx, store, l, id)
+			return loadFirstPage(ctx, cfg, store, l, id)
 		}
 		sess, err := store.Load(ctx, id)
 		if err != nil {
@@ -268,15 +268,15 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 // Update. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
-func convCmd(k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
+func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		if l != nil {
 			// one at a time: each may read every output of the session
 			convSem <- struct{}{}
 			defer func() { <-convSem }()
-			return convMsg{key: k, res: convSpool(ctx, k, &snap, l, caps)}
+			return convMsg{key: k, res: convSpool(ctx, k, &snap, l, caps, cfg.MaxInMemoryJSON)}
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
@@ -309,13 +309,10 @@ func itemCount(v render.Value) int {
 // convSem lets one lazy conversation render at a time.
 var convSem = make(chan struct{}, 1)
 
-// maxInMemoryJSON is the largest conversation JSON a lazy session's pane
-// holds in memory; a larger one is read from its spool file.
-var maxInMemoryJSON int64 = 4 << 20
-
 // convSpool renders a lazy session's conversation and writes its JSON to
-// a temporary file.
-func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities) convResult {
+// a temporary file; a JSON up to maxMem bytes is read back into memory, a
+// larger one is shown from the file.
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) convResult {
 	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 	if err != nil {
 		return convResult{err: err}
@@ -339,7 +336,7 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil && lw.n <= maxInMemoryJSON {
+	if err == nil && lw.n <= maxMem {
 		var b []byte
 		if b, err = os.ReadFile(f.Name()); err == nil {
 			res.json = string(b)
@@ -398,9 +395,9 @@ func (c *byteCounter) Write(p []byte) (int, error) {
 
 // otherCmd loads the candidate sessions of the other pipeline in order and
 // returns the first with a call of tool (else the first that loads).
-func otherCmd(store sessions.Store, cands []model.SessionInfo, tool string) tea.Cmd {
+func otherCmd(ctx context.Context, store sessions.Store, cands []model.SessionInfo, tool string) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		var first *sessionData
 		var lastErr error

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -49,6 +50,40 @@ func (in *lineInput) Update(msg tea.KeyPressMsg) inputResult {
 	return inputIgnored
 }
 
+// Paste adds pasted text as one line: line breaks become spaces and other
+// control characters are dropped, so a paste can neither end the input
+// nor reach the terminal.
+func (in *lineInput) Paste(text string) {
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	in.value += strings.TrimRight(b.String(), " ")
+}
+
 func (in lineInput) View() string {
 	return inertString(in.value, plainStyle) + "█"
+}
+
+// searchInput feeds a key to a pane search; the search runs as you type.
+func searchInput(msg tea.KeyPressMsg, on *bool, in *lineInput, tv *textView, relayout func()) tea.Cmd {
+	var cmd tea.Cmd
+	switch in.Update(msg) {
+	case inputDone:
+		*on = false
+	case inputCancel:
+		*on = false
+		in.value = ""
+		cmd = tv.Search("")
+	case inputEdited:
+		cmd = tv.Search(in.value)
+	}
+	relayout()
+	return cmd
 }

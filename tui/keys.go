@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap is every binding of the TUI. Bindings are matched by the component
 // that has focus; help shows the ones that apply to it.
@@ -9,6 +13,8 @@ type KeyMap struct {
 	Quit key.Binding
 	Help key.Binding
 	Back key.Binding
+	// Warnings opens the warnings view
+	Warnings key.Binding
 
 	// lists (picker and call list)
 	Up       key.Binding
@@ -24,12 +30,16 @@ type KeyMap struct {
 	FocusPane key.Binding
 	NextPane  key.Binding
 	PrevPane  key.Binding
-	JumpPane  key.Binding // 1-6, shown in help only
+	JumpPane  key.Binding // 1-9, one a registered pane
 	Provider  key.Binding
 	Provider2 key.Binding
 	Lowering  key.Binding // ai-sdk ↔ native for opencode v1 sessions
 	Inputs    key.Binding // the models' inputs: declared, text-only, all
 	OtherPipe key.Binding // Compare: the same tool in the other pipeline
+	Zoom      key.Binding // the focused pane full width, and back
+	NextStage key.Binding // Pipeline: the next stage
+	PrevStage key.Binding
+	Wrap      key.Binding // Compare: wrap long lines
 	Left      key.Binding
 	Right     key.Binding
 	HalfUp    key.Binding
@@ -51,6 +61,8 @@ func DefaultKeyMap() KeyMap {
 		Help: b(k("?"), h("?", "help")),
 		Back: b(k("esc"), h("esc", "back")),
 
+		Warnings: b(k("W"), h("W", "warnings")),
+
 		Up:       b(k("up", "k"), h("↑/k", "up")),
 		Down:     b(k("down", "j"), h("↓/j", "down")),
 		PageUp:   b(k("pgup", "b"), h("pgup/b", "page up")),
@@ -63,12 +75,16 @@ func DefaultKeyMap() KeyMap {
 		FocusPane: b(k("right", "l"), h("→/l", "focus pane")),
 		NextPane:  b(k("tab"), h("tab", "next pane")),
 		PrevPane:  b(k("shift+tab"), h("shift+tab", "prev pane")),
-		JumpPane:  b(k("1", "2", "3", "4", "5", "6"), h("1-6", "jump to pane")),
+		JumpPane:  b(k(jumpKeys()...), h(fmt.Sprintf("1-%d", len(jumpKeys())), "jump to pane")),
 		Provider:  b(k("p"), h("p", "provider")),
 		Provider2: b(k("P"), h("P", "compare with")),
 		Lowering:  b(k("L"), h("L", "lowering")),
 		Inputs:    b(k("I"), h("I", "inputs")),
 		OtherPipe: b(k("V"), h("V", "v1↔v2")),
+		Zoom:      b(k("+", "z"), h("+", "zoom pane")),
+		NextStage: b(k("]"), h("]/[", "stage (Pipeline)")),
+		PrevStage: b(k("[")),
+		Wrap:      b(k("w"), h("w", "wrap (Compare)")),
 		Left:      b(k("left", "h"), h("←/→", "scroll sideways")),
 		Right:     b(k("right", "l")),
 		HalfUp:    b(k("ctrl+u"), h("ctrl+u", "half page up")),
@@ -80,4 +96,13 @@ func DefaultKeyMap() KeyMap {
 		Spill:     b(k("o"), h("o", "full output")),
 		Pager:     b(k("O"), h("O", "full output in $PAGER")),
 	}
+}
+
+// jumpKeys are the digits that jump to the registered panes (nine at most).
+func jumpKeys() []string {
+	var ks []string
+	for i := range min(int(paneCount), 9) {
+		ks = append(ks, fmt.Sprint(i+1))
+	}
+	return ks
 }

@@ -21,12 +21,6 @@ import (
 // kept for the most recently shown calls only, so what stays in memory
 // does not grow with the session's output.
 
-// Page sizes, in messages; variables so tests can page small sessions.
-var (
-	firstPageMessages = 32
-	pageMessages      = 256
-)
-
 const (
 	// maxDetailBytes bounds the outputs and visible texts kept for shown
 	// calls; the most recent call is kept whatever its size.
@@ -98,8 +92,8 @@ type detailMsg struct {
 }
 
 // loadFirstPage reads the first outline page of session id.
-func loadFirstPage(ctx context.Context, store sessions.Store, l sessions.Lazy, id string) tea.Msg {
-	p, err := l.LoadOutline(ctx, id, 0, firstPageMessages)
+func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sessions.Lazy, id string) tea.Msg {
+	p, err := l.LoadOutline(ctx, id, 0, cfg.FirstPage)
 	if err != nil {
 		return loadedMsg{id: id, err: err}
 	}
@@ -113,12 +107,12 @@ func loadFirstPage(ctx context.Context, store sessions.Store, l sessions.Lazy, i
 }
 
 // pageCmd reads the outline page of d's session that follows what d holds.
-func pageCmd(store sessions.Store, d *sessionData) tea.Cmd {
+func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionData) tea.Cmd {
 	l, id, from, budget := d.lazy, d.sess.Info.ID, d.next, d.budget
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		p, err := l.LoadOutline(ctx, id, from, pageMessages)
+		p, err := l.LoadOutline(ctx, id, from, cfg.Page)
 		if err != nil {
 			return pageMsg{data: d, err: err}
 		}
@@ -204,7 +198,7 @@ func countAssistant(msgs []model.Message) int {
 
 // detailCmd computes the visible result of call idx of d, reading the
 // whole call first when the outline elided its output.
-func detailCmd(d *sessionData, idx int) tea.Cmd {
+func detailCmd(ctx context.Context, d *sessionData, idx int) tea.Cmd {
 	ci := &d.calls[idx]
 	c, l := ci.ref.Call, d.lazy
 	info := d.sess.Info
@@ -214,7 +208,7 @@ func detailCmd(d *sessionData, idx int) tea.Cmd {
 	return func() tea.Msg {
 		msg := detailMsg{key: k}
 		if c.Elided {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			full, err := l.LoadOutput(ctx, info.ID, partID)
 			if err != nil {
@@ -323,4 +317,38 @@ func (c *callInfo) errResult() bool {
 		return c.errRes
 	}
 	return false
+}
+
+// addPage appends a lazy session's outline page and asks for the next.
+func (m *Model) addPage(msg pageMsg) tea.Cmd {
+	d := msg.data
+	if msg.err != nil {
+		d.loading = false
+		if d == m.liveNext {
+			m.liveNext = nil
+		}
+		m.warn("could not read the rest of the session: " + msg.err.Error())
+		return nil
+	}
+	d.budget -= msg.used
+	d.addPage(msg.page, msg.children, msg.pre)
+	m.addWarnings(msg.warns...)
+	m.addWarnings(msg.page.Session.Warnings...)
+	for _, v := range m.stack {
+		if v.data == d {
+			v.list.SetRows(buildRows(d, 0))
+		}
+	}
+	if d.loading && (d == m.liveNext || len(m.stack) > 0 && m.stack[0].data == d) {
+		ctx := m.ctx
+		if d != m.liveNext {
+			ctx = m.stack[0].ctx
+		}
+		return pageCmd(ctx, m.cfg, m.store, d)
+	}
+	d.loading = false
+	if d == m.liveNext {
+		m.swapLive(d)
+	}
+	return nil
 }

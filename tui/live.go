@@ -14,7 +14,7 @@ import (
 
 // Live: while correx is open, a session that is still being written (an
 // opencode running in another terminal) updates as new calls land. Every
-// liveEvery a command lists the store (one short read, never blocking the
+// Config.LiveEvery a command lists the store (one short read, never blocking the
 // writer) and reloads the open session only when its counts or update time
 // changed; the call list keeps its selection and the status line says what
 // is new.
@@ -25,9 +25,6 @@ import (
 // the one taken before the previous successful list. The fingerprint rides
 // the check loop (liveMsg, then the next liveTickMsg); a check with none
 // (the first, or after a failure, or a store that cannot say) lists.
-
-// liveEvery is a variable so tests can shorten it.
-var liveEvery = 2 * time.Second
 
 // liveTickMsg starts a check; fp is the store's fingerprint at the
 // previous successful check ("" when there is none).
@@ -48,11 +45,11 @@ type liveMsg struct {
 }
 
 // liveTick schedules the first check.
-func liveTick() tea.Cmd { return nextLiveTick("") }
+func liveTick(every time.Duration) tea.Cmd { return nextLiveTick(every, "") }
 
 // nextLiveTick schedules a check that knows the fingerprint fp.
-func nextLiveTick(fp string) tea.Cmd {
-	return tea.Tick(liveEvery, func(time.Time) tea.Msg { return liveTickMsg{fp: fp} })
+func nextLiveTick(every time.Duration, fp string) tea.Cmd {
+	return tea.Tick(every, func(time.Time) tea.Msg { return liveTickMsg{fp: fp} })
 }
 
 // liveCmd checks the store: when its fingerprint is still prevFP it does
@@ -60,7 +57,7 @@ func nextLiveTick(fp string) tea.Cmd {
 // when its listed facts differ from prev, the ones of the previous list.
 // The fingerprint is taken before the list, so a write during the list
 // changes the next one.
-func liveCmd(store sessions.Store, id string, prev model.SessionInfo, prevFP string) tea.Cmd {
+func liveCmd(ctx context.Context, cfg Config, store sessions.Store, id string, prev model.SessionInfo, prevFP string) tea.Cmd {
 	return func() tea.Msg {
 		fp, ok := sessions.Fingerprint(store)
 		if !ok {
@@ -69,9 +66,9 @@ func liveCmd(store sessions.Store, id string, prev model.SessionInfo, prevFP str
 		if fp != "" && fp == prevFP {
 			return liveMsg{unchanged: true, fp: fp}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		lctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		infos, err := store.List(ctx)
+		infos, err := store.List(lctx)
 		msg := liveMsg{infos: infos, err: err}
 		if err != nil {
 			return msg
@@ -82,7 +79,7 @@ func liveCmd(store sessions.Store, id string, prev model.SessionInfo, prevFP str
 		}
 		for _, in := range infos {
 			if in.ID == id && changed(in, prev) {
-				if loaded, ok := loadCmd(store, id)().(loadedMsg); ok && loaded.err == nil {
+				if loaded, ok := loadCmd(ctx, cfg, store, id)().(loadedMsg); ok && loaded.err == nil {
 					msg.data = loaded.data
 				} else {
 					msg.fp = "" // list again next time
@@ -105,7 +102,7 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case liveTickMsg:
 		if m.store == nil || m.checking || m.liveNext != nil {
-			return nextLiveTick(msg.fp)
+			return nextLiveTick(m.cfg.LiveEvery, msg.fp)
 		}
 		m.checking = true
 		id, prev := "", model.SessionInfo{}
@@ -113,11 +110,11 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 			id = m.stack[0].data.sess.Info.ID
 			prev, _ = m.picker.Info(id)
 		}
-		return liveCmd(m.store, id, prev, msg.fp)
+		return liveCmd(m.ctx, m.cfg, m.store, id, prev, msg.fp)
 	case liveMsg:
 		m.checking = false
 		if msg.unchanged {
-			return nextLiveTick(msg.fp)
+			return nextLiveTick(m.cfg.LiveEvery, msg.fp)
 		}
 		if msg.err == nil {
 			m.picker.Refresh(msg.infos)
@@ -125,11 +122,11 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 		if d := msg.data; d != nil && len(m.stack) > 0 && m.stack[0].data.sess.Info.ID == d.sess.Info.ID {
 			if d.loading {
 				m.liveNext = d // swapped in by swapLive once its last page is read
-				return tea.Batch(pageCmd(m.store, d), nextLiveTick(msg.fp))
+				return tea.Batch(pageCmd(m.ctx, m.cfg, m.store, d), nextLiveTick(m.cfg.LiveEvery, msg.fp))
 			}
 			m.swapLive(d)
 		}
-		return nextLiveTick(msg.fp)
+		return nextLiveTick(m.cfg.LiveEvery, msg.fp)
 	}
 	return nil
 }
@@ -174,7 +171,7 @@ func (v *sessionView) Replace(d *sessionData) string {
 			v.list.Select(i)
 		}
 	}
-	v.loaded = [paneCount]string{}
+	clear(v.loaded)
 	var parts []string
 	if len(added) > 0 {
 		parts = append(parts, fmt.Sprintf("%d new %s (%s)", len(added), plural(len(added), "call", "calls"), strings.Join(added, ", ")))
@@ -202,8 +199,13 @@ func (p *picker) Refresh(infos []model.SessionInfo) {
 	if !ok {
 		return
 	}
+	p.SelectID(sel.ID)
+}
+
+// SelectID selects session id when it is shown.
+func (p *picker) SelectID(id string) {
 	for k, i := range p.shown {
-		if p.all[i].ID == sel.ID {
+		if p.all[i].ID == id {
 			p.sel = k
 			p.scroll()
 		}

@@ -21,19 +21,18 @@ import (
 // would, and the open view must show the new call, keep the selection and
 // say what is new.
 func TestLiveSessionGrows(t *testing.T) {
-	liveEvery = time.Millisecond
-	t.Cleanup(func() { liveEvery = 2 * time.Second })
-	t.Run("one page", func(t *testing.T) { liveSessionGrows(t) })
+	cfg := DefaultConfig()
+	cfg.LiveEvery = time.Millisecond
+	t.Run("one page", func(t *testing.T) { liveSessionGrows(t, cfg) })
 	t.Run("many pages", func(t *testing.T) {
 		// the reload reads several outline pages before it is swapped in
-		first, rest := firstPageMessages, pageMessages
-		firstPageMessages, pageMessages = 3, 4
-		t.Cleanup(func() { firstPageMessages, pageMessages = first, rest })
-		liveSessionGrows(t)
+		cfg := cfg
+		cfg.FirstPage, cfg.Page = 3, 4
+		liveSessionGrows(t, cfg)
 	})
 }
 
-func liveSessionGrows(t *testing.T) {
+func liveSessionGrows(t *testing.T, cfg Config) {
 	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -57,7 +56,7 @@ func liveSessionGrows(t *testing.T) {
 	st, err := sessions.Open(dbPath)
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: root, Live: true}, 120, 30)
+	h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: root, Live: true, Config: &cfg}, 120, 30)
 	v := h.m.current()
 	require.NotNil(t, v)
 	before := len(v.list.rows)
@@ -148,8 +147,8 @@ func ageFiles(t *testing.T, dbPath string) {
 // A live check of a store whose files did not change since the previous
 // list lists nothing; a write makes the next check list (and reload) again.
 func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
-	liveEvery = time.Millisecond
-	t.Cleanup(func() { liveEvery = 2 * time.Second })
+	cfg := DefaultConfig()
+	cfg.LiveEvery = time.Millisecond
 	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
 	require.NoError(t, err)
 	dbPath := filepath.Join(t.TempDir(), "opencode.db")
@@ -165,7 +164,7 @@ func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	cs := &countingStore{Store: st}
-	h := newHarness(t, Options{Stores: []sessions.Store{cs}, SessionID: root, Live: true}, 120, 30)
+	h := newHarness(t, Options{Stores: []sessions.Store{cs}, SessionID: root, Live: true, Config: &cfg}, 120, 30)
 	require.NotNil(t, h.m.current())
 	lists := cs.lists
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -16,7 +18,7 @@ import (
 // picker lists the sessions of all stores, newest first, filtered as you
 // type after /.
 type picker struct {
-	st            *Styles
+	a             *app
 	width, height int
 	now           func() time.Time
 
@@ -31,14 +33,98 @@ type picker struct {
 	filtering bool
 }
 
-func newPicker(st *Styles, now func() time.Time) picker {
-	return picker{st: st, now: now, loading: true}
+func newPicker(a *app) picker {
+	return picker{a: a, now: a.now, loading: true}
+}
+
+func (p *picker) typing() bool { return p.filtering }
+
+// Update takes a key (every key while the filter is typed) or the mouse.
+func (p *picker) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if p.filtering {
+			switch p.filter.Update(msg) {
+			case inputDone:
+				p.filtering = false
+			case inputCancel:
+				p.filtering = false
+				p.filter.value = ""
+			}
+			p.apply()
+			return nil
+		}
+		return p.key(msg)
+	case tea.PasteMsg:
+		if p.filtering {
+			p.filter.Paste(msg.Content)
+			p.apply()
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			p.Move(-1)
+		case tea.MouseWheelDown:
+			p.Move(1)
+		}
+	case tea.MouseClickMsg:
+		if i := p.rowAt(msg.Y); msg.Button == tea.MouseLeft && i >= 0 {
+			p.sel = i
+			p.scroll()
+		}
+	}
+	return nil
+}
+
+func (p *picker) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := &p.a.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return p.a.quit()
+	case key.Matches(msg, k.Back):
+		if p.filter.value != "" {
+			p.filter.value = ""
+			p.apply()
+			return nil
+		}
+		return send(backMsg{})
+	case key.Matches(msg, k.Up):
+		p.Move(-1)
+	case key.Matches(msg, k.Down):
+		p.Move(1)
+	case key.Matches(msg, k.PageUp):
+		p.Move(-p.rowsHeight())
+	case key.Matches(msg, k.PageDown):
+		p.Move(p.rowsHeight())
+	case key.Matches(msg, k.Top):
+		p.Move(-len(p.shown))
+	case key.Matches(msg, k.Bottom):
+		p.Move(len(p.shown))
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+	case key.Matches(msg, k.Open):
+		if in, ok := p.Selected(); ok && p.a.store != nil {
+			return send(openMsg{in})
+		}
+	}
+	return nil
+}
+
+func (p *picker) ShortHelp() []key.Binding {
+	k := p.a.keys
+	return []key.Binding{k.Down, k.Open, k.Filter, k.Quit, k.Help}
+}
+
+func (p *picker) FullHelp() [][]key.Binding {
+	k := p.a.keys
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter}}
 }
 
 func (p *picker) SetSize(w, h int) { p.width, p.height = w, h; p.scroll() }
 
 func (p *picker) SetSessions(infos []model.SessionInfo, err error) {
 	p.all, p.err, p.loading = infos, err, false
+	p.a.listed = infos
 	p.apply()
 }
 
@@ -102,7 +188,7 @@ func (p *picker) cols() pickerCols {
 }
 
 func (p *picker) View() string {
-	st := p.st
+	st := p.a.st
 	var lines []string
 	switch {
 	case p.filtering:
@@ -110,7 +196,7 @@ func (p *picker) View() string {
 	case p.filter.value != "":
 		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.value, st.Inert), len(p.shown), len(p.all))), p.width))
 	default:
-		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d sessions, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all))), p.width))
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d %s, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all), plural(len(p.all), "session", "sessions"))), p.width))
 	}
 	c := p.cols()
 	hdr := "  " + fit("TITLE", c.title) + " " + fit("AGENT", c.agent) + " " + fit("DIRECTORY", c.dir) + " " +
@@ -138,7 +224,7 @@ func (p *picker) View() string {
 }
 
 func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
-	st := p.st
+	st := p.a.st
 	title := in.Title
 	if title == "" {
 		title = in.ID

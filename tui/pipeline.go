@@ -481,7 +481,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	var texts [2]string
 	allReady := true
 	for i, sd := range sides {
-		low := render.SessionLowering(sd.sess.Info, v.lowV1)
+		low := render.SessionLowering(sd.sess.Info, v.a.lowering)
 		vis := sd.ci.visFor(low, v.provider)
 		var b strings.Builder
 		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
@@ -496,7 +496,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			texts[i] = b.String()
 			continue
 		}
-		k := convKey{sess: sd.sess, data: sd.data, p: v.provider, step: step, low: low, inputs: v.inputs}
+		k := convKey{sess: sd.sess, data: sd.data, p: v.provider, step: step, low: low, inputs: v.a.inputs}
 		res, ready := conv(k)
 		switch {
 		case !ready:
@@ -516,7 +516,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		}
 		texts[i] = b.String()
 	}
-	key := fmt.Sprintf("x/%s/%p/%s/%s/%s/%t", rowKey(r), o, v.provider, v.lowV1, v.inputs, allReady)
+	key := fmt.Sprintf("x/%s/%p/%s/%s/%s/%t", rowKey(r), o, v.provider, v.a.lowering, v.a.inputs, allReady)
 	if v.loaded[p] == key {
 		return
 	}

@@ -146,10 +146,10 @@ func TestSetFileKeepsSearch(t *testing.T) {
 // waiting for it.
 func TestUpdateAppliesFileSearch(t *testing.T) {
 	tv, _ := fileView(t, 30)
-	sv := &sessionView{}
+	sv := &sessionView{views: make([]textView, paneCount)}
 	sv.views[paneRequest] = *tv
 	sp := &spillView{tv: newTextView(NewStyles(true))}
-	m := Model{stack: []*sessionView{sv}, spill: sp}
+	m := Model{app: &app{}, stack: []*sessionView{sv}, spill: sp}
 	cmd := sv.views[paneRequest].Search("ab")
 	nm, _ := m.Update(cmd())
 	m = nm.(Model)

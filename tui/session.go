@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"correx/formatters"
 	"encoding/json"
 	"fmt"
@@ -10,23 +11,6 @@ import (
 
 	"correx/model"
 	"correx/render"
-)
-
-type paneKind int
-
-const (
-	paneCall paneKind = iota
-	paneSees
-	paneWire
-	paneRequest
-	paneCompare
-	panePipeline
-	paneCount
-)
-
-var (
-	paneNames = [paneCount]string{"Call", "Model sees", "Wire", "Request", "Compare", "Pipeline"}
-	paneShort = [paneCount]string{"Call", "Sees", "Wire", "Req", "Cmp", "Pipe"}
 )
 
 type focusKind int
@@ -42,30 +26,30 @@ type convSource func(convKey) (convResult, bool)
 // sessionView is one session on screen: the call list on the left, the
 // selected call's panes on the right.
 type sessionView struct {
-	st   *Styles
-	data *sessionData
+	a *app
+	// ctx is cancelled when the view is left for good (Close): the
+	// commands computing for it stop
+	ctx    context.Context
+	cancel context.CancelFunc
+	st     *Styles
+	data   *sessionData
 
 	list     callList
 	pane     paneKind
 	focus    focusKind
 	provider render.Provider
 	compare  render.Provider
-	// lowV1 is the lowering chosen for v1 opencode sessions (L); the
-	// root sets it before every refresh.
-	lowV1 model.Lowering
-	// inputs is the override of the models' declared inputs (I)
-	inputs model.CapsOverride
 	// other, when set, makes Compare show the selected call beside the
 	// first call of the same tool in a session of the other opencode
 	// pipeline (V).
 	other *sessionData
 
-	views   [paneCount]textView
+	views   []textView // one a registered pane
 	cmp     compareView
-	loaded  [paneCount]string // content key of what each view holds
-	headers [paneCount][]string
-	hdr     []string          // the current pane's headers wrapped to its width
-	raw     [paneCount]string // the pane's text for copying
+	loaded  []string // content key of what each view holds
+	headers [][]string
+	hdr     []string // the current pane's headers wrapped to its width
+	raw     []string // the pane's text for copying
 	// need lists conversations the current pane waits for; needDetail is
 	// the selected call of a lazy session while its visible result is not
 	// computed (lazy.go).
@@ -73,15 +57,21 @@ type sessionView struct {
 	needDetail *detailKey
 
 	width, height int
-	listW         int
+	listW         int   // 0 when zoomed
+	zoomed        bool  // the pane has the whole width (+)
+	stages        []int // the Pipeline's stage heading lines, in order
 
 	searching bool
 	search    lineInput
 	listQuery string
 }
 
-func newSessionView(st *Styles, d *sessionData) *sessionView {
-	v := &sessionView{st: st, data: d, pane: paneSees}
+func newSessionView(a *app, d *sessionData) *sessionView {
+	st := a.st
+	v := &sessionView{a: a, st: st, data: d, pane: paneSees}
+	v.ctx, v.cancel = context.WithCancel(a.ctx)
+	v.views, v.loaded = make([]textView, paneCount), make([]string, paneCount)
+	v.headers, v.raw = make([][]string, paneCount), make([]string, paneCount)
 	v.list = callList{st: st, focused: true}
 	v.list.SetRows(buildRows(d, 0))
 	for i := range v.views {
@@ -117,13 +107,16 @@ func (v *sessionView) SetStyles(st *Styles) {
 		v.views[i].SetStyles(st)
 	}
 	v.cmp.SetStyles(st)
-	v.loaded = [paneCount]string{}
+	clear(v.loaded)
 }
 
 func (v *sessionView) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.listW = clampInt(w*2/5, min(28, w/2), 60)
 	v.list.SetSize(v.listW-2, h-2)
+	if v.zoomed {
+		v.listW = 0
+	}
 	v.layoutPane()
 }
 
@@ -183,7 +176,7 @@ func (v *sessionView) refresh(conv convSource) {
 	}
 	ci := r.info()
 	sess := r.data.sess
-	low := render.SessionLowering(sess.Info, v.lowV1)
+	low := render.SessionLowering(sess.Info, v.a.lowering)
 	v.needDetail = nil
 	if !ci.ready {
 		v.needDetail = &detailKey{r.data, r.idx}
@@ -195,122 +188,7 @@ func (v *sessionView) refresh(conv convSource) {
 		return
 	}
 	r.data.touch(r.idx)
-	vis := ci.visFor(low, v.provider)
-	switch p {
-	case paneCall:
-		key := rowKey(r)
-		if v.loaded[p] != key {
-			text := callJSON(ci.call())
-			v.headers[p] = v.callHeader(ci, sess)
-			v.views[p].SetContent(text, lexerByName("json"), nil, false)
-			v.raw[p], v.loaded[p] = text, key
-		}
-	case paneSees:
-		key := rowKey(r) + "/" + string(low)
-		if v.loaded[p] != key {
-			v.headers[p] = v.seesHeader(ci, vis)
-			v.views[p].empty = "(empty: the model was shown an empty result)"
-			if len(vis.Result.Content) > 0 {
-				v.views[p].empty = "(no text: the model was shown the items above)"
-			}
-			var marks []model.Span
-			if t := vis.Truncation; t != nil {
-				marks = t.Markers
-			}
-			v.views[p].SetContentSyntax(vis.Text, v.readSyntax(ci), marks, false)
-			v.raw[p], v.loaded[p] = vis.Text, key
-		}
-	case paneWire, paneRequest, panePipeline:
-		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%d/%s", rowKey(r), v.provider, step, low)
-		if p == paneRequest {
-			key = fmt.Sprintf("%p/%s/%d/%s", sess, v.provider, step, low)
-		}
-		key += fmt.Sprintf("/%s/%t", v.inputs, r.data.caps != nil)
-		res, ready := convResult{}, step == 0
-		if step > 0 {
-			k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: low, inputs: v.inputs}
-			if res, ready = conv(k); !ready {
-				v.need = append(v.need, k)
-			}
-		}
-		key += fmt.Sprint(ready)
-		if v.loaded[p] == key {
-			break
-		}
-		if p == panePipeline {
-			text, heads, notes, marks, head := v.pipelineContent(ci, sess, low, step, res, ready)
-			v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
-			v.views[p].lineStyle = pipeLineStyle(v.st, heads, notes)
-			v.views[p].SetContent(text, nil, marks, false)
-			v.raw[p], v.loaded[p] = text, key
-			break
-		}
-		text, head, empty := v.wireContent(p, ci, sess, low, step, res, ready)
-		v.headers[p] = withLine(head, v.capsLine(r.data, ci.msg))
-		v.views[p].empty = empty
-		if p == paneRequest && ready && res.err == nil && res.file != nil {
-			v.views[p].SetFile(res.file, lexerByName("json"), false)
-		} else {
-			v.views[p].SetContent(text, lexerByName("json"), nil, false)
-		}
-		v.raw[p], v.loaded[p] = text, key
-	case paneCompare:
-		if v.other != nil {
-			v.crossCompare(r, conv)
-			break
-		}
-		step := requestStep(ci, sess)
-		key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.inputs, r.data.caps != nil)
-		var texts [2]string
-		var notes [2]string
-		allReady := true
-		for i, prov := range []render.Provider{v.provider, v.compare} {
-			if step == 0 {
-				notes[i] = "no later request"
-				continue
-			}
-			k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.inputs}
-			res, ready := conv(k)
-			if !ready {
-				v.need = append(v.need, k)
-				allReady = false
-				notes[i] = "rendering…"
-				continue
-			}
-			switch {
-			case res.err != nil:
-				notes[i] = "error: " + res.err.Error()
-			case !res.rendered:
-				notes[i] = "not available yet"
-			default:
-				if e := res.excerpts[ci.call().CallID]; e.wireOK {
-					texts[i] = e.wire
-				} else {
-					notes[i] = notPlaced(e)
-				}
-			}
-		}
-		key += fmt.Sprint(allReady)
-		if v.loaded[p] == key {
-			break
-		}
-		v.cmp.SetContent(texts[0], texts[1], false)
-		head := v.st.Badge.Render(v.provider.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, sess, v.provider)+" vs ") +
-			v.st.Badge.Render(v.compare.Label()) + v.st.Muted.Render(" "+v.asSentFor(ci, sess, v.compare))
-		if step > 0 {
-			head += v.st.Muted.Render(fmt.Sprintf(" · request of step %d", step))
-		}
-		head += v.st.Muted.Render(loweringWord(low))
-		second := v.st.Muted.Render(fmt.Sprintf("%d of %d rows differ (≠)", v.cmp.differ, len(v.cmp.rows)))
-		for i, n := range notes {
-			if n != "" {
-				second += v.st.BadgeWarn.Render(fmt.Sprintf(" · %s: %s", []render.Provider{v.provider, v.compare}[i].Label(), n))
-			}
-		}
-		v.headers[p] = withLine([]string{head, second}, v.capsLine(r.data, ci.msg))
-		v.raw[p], v.loaded[p] = texts[0], key
-	}
+	panes[p].load(v, selected{p: p, r: r, ci: ci, sess: sess, low: low, vis: ci.visFor(low, v.provider), conv: conv})
 	v.layoutPane()
 }
 
@@ -546,15 +424,18 @@ func notPlaced(e excerpt) string {
 }
 
 // tabs renders the pane tab bar and returns it with each tab's x range.
-func (v *sessionView) tabs(w int) (string, [paneCount][2]int) {
-	var ranges [paneCount][2]int
-	names := paneNames
+func (v *sessionView) tabs(w int) (string, [][2]int) {
+	ranges := make([][2]int, paneCount)
+	names := make([]string, paneCount)
 	total := 0
-	for i := range names {
-		total += len(fmt.Sprint(i+1)) + 1 + ansi.StringWidth(names[i]) + 2
+	for i, p := range panes {
+		names[i] = p.name
+		total += len(fmt.Sprint(i+1)) + 1 + ansi.StringWidth(p.name) + 2
 	}
 	if total > w {
-		names = paneShort
+		for i, p := range panes {
+			names[i] = p.short
+		}
 	}
 	var b strings.Builder
 	x := 0
@@ -579,7 +460,10 @@ func (v *sessionView) View() string {
 	if v.listQuery != "" && v.focus == focusList {
 		title += " /" + v.listQuery
 	}
-	left := box(st, "[←] "+title, strings.Split(v.list.View(), "\n"), v.listW, v.height, v.focus == focusList)
+	left := ""
+	if !v.zoomed {
+		left = box(st, "[←] "+title, strings.Split(v.list.View(), "\n"), v.listW, v.height, v.focus == focusList)
+	}
 
 	w, h := v.paneInner()
 	tabs, _ := v.tabs(w)
@@ -601,14 +485,20 @@ func (v *sessionView) View() string {
 	if len(inner) > h {
 		inner = inner[:h]
 	}
-	ptitle := "[→] " + paneNames[v.pane]
+	ptitle := "[→] " + panes[v.pane].name
 	if v.pane == paneCompare && v.other != nil {
 		ptitle += " v1 ↔ v2"
 	}
 	if v.pane != paneCompare && tv.Lines() > 0 {
 		ptitle += fmt.Sprintf(" %d–%d/%d", tv.yOff+1, min(tv.yOff+tv.height, tv.Lines()), tv.Lines())
 	}
+	if v.zoomed {
+		ptitle += " (zoomed: + back)"
+	}
 	right := box(st, ptitle, inner, v.width-v.listW, v.height, v.focus == focusPane)
+	if v.zoomed {
+		return right
+	}
 	return joinH(left, right)
 }
 

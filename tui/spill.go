@@ -16,6 +16,7 @@ import (
 // the model saw: ▌ a line it saw whole, ▖ a line it saw part of. The marks
 // are formatters' seen ranges placed in the spill file, nothing else.
 type spillView struct {
+	a             *app
 	st            *Styles
 	width, height int
 
@@ -41,8 +42,9 @@ type lineMark struct {
 	part bool
 }
 
-func newSpillView(st *Styles, tool string, t *model.Truncation) *spillView {
-	s := &spillView{st: st, trunc: t, tool: tool, path: t.SpillFound, loading: true}
+func newSpillView(a *app, tool string, t *model.Truncation) *spillView {
+	st := a.st
+	s := &spillView{a: a, st: st, trunc: t, tool: tool, path: t.SpillFound, loading: true}
 	s.tv = newTextView(st)
 	s.marks, s.unplaced = seenMarks(t)
 	s.tv.seen = func(i int) rune { return markOf(s.marks, i+1) }
@@ -120,7 +122,7 @@ func seenText(marks []lineMark) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "no line of it"
+		return "no line"
 	}
 	if len(parts) == 1 {
 		return parts[0]
@@ -169,7 +171,11 @@ func (s *spillView) info() []string {
 	st := s.st
 	n := s.tv.Lines()
 	first := st.Label.Render("full output ") + inertString(s.path, st.Inert)
-	second := st.GutterSeen.Render("▌") + st.Muted.Render(" model saw "+seenText(s.marks)+fmt.Sprintf(" of %s (%s)", commas(n), s.trunc.Kind))
+	saw := seenText(s.marks) + " of " + commas(n)
+	if len(s.marks) == 0 && s.unplaced == 0 {
+		saw = fmt.Sprintf("none of its %s %s", commas(n), plural(n, "line", "lines"))
+	}
+	second := st.GutterSeen.Render("▌") + st.Muted.Render(fmt.Sprintf(" model saw %s (%s)", saw, s.trunc.Kind))
 	if s.unplaced > 0 {
 		second += st.BadgeWarn.Render(fmt.Sprintf(" · %d seen %s not found in this file", s.unplaced, plural(s.unplaced, "piece", "pieces")))
 	}

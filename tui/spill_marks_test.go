@@ -37,7 +37,7 @@ func TestSpillViewMarksExactlyTheSeenRanges(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sv := newSpillView(NewStyles(true), ref.Call.Tool, tr)
+				sv := newSpillView(&app{st: NewStyles(true)}, ref.Call.Tool, tr)
 				files++
 				marked += checkMarks(t, f.ID()+" "+ref.Call.CallID, b, tr, sv)
 			}

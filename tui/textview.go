@@ -365,8 +365,15 @@ func splitLines(text string) ([]string, []int) {
 func (v *textView) SetStyles(st *Styles) { v.st = st; v.cache = map[int]string{} }
 
 func (v *textView) SetSize(w, h int) {
-	v.width, v.height = max(w, 1), max(h, 1)
+	w, h = max(w, 1), max(h, 1)
+	resized := w != v.width || h != v.height
+	shown := v.query != "" && len(v.matches) > 0 && v.cur < len(v.matches) &&
+		v.matches[v.cur].line >= v.yOff && v.matches[v.cur].line < v.yOff+v.height
+	v.width, v.height = w, h
 	v.clamp()
+	if resized && shown {
+		v.showMatch() // the current match stays on screen
+	}
 }
 
 func (v *textView) Lines() int { return v.count() }

@@ -36,7 +36,7 @@ func TestFileTextView(t *testing.T) {
 		mem := newTextView(st)
 		s := &spillView{tv: newTextView(st)}
 		fv := &s.tv
-		m := Model{spill: s}
+		m := Model{app: &app{}, spill: s}
 		mem.SetSize(60, 5)
 		fv.SetSize(60, 5)
 		mem.SetContent(c.body, c.lex, nil, false)

@@ -33,6 +33,7 @@ func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	m := New(opts)
 	m.now = func() time.Time { return fakeNow }
 	m.picker.now = m.now
+	m.cfg.StatusTTL = 0 // a clear timer would hold the synchronous harness
 	hs := &harness{t: t, m: m}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(m.Init())
@@ -351,8 +352,9 @@ func TestHelpFollowsFocus(t *testing.T) {
 	require.Contains(t, h.plain(), "enter open")
 	h.selectCall("call_task")
 	require.Contains(t, h.plain(), "enter into subagent")
+	require.NotContains(t, h.plain(), "y copy")
 	h.key("l")
-	require.Contains(t, h.plain(), "y copy pane")
+	require.Contains(t, h.plain(), "y copy") // the hint bar's short form of "copy pane"
 	h.key("?")
 	require.Contains(t, h.plain(), "compare with")
 }

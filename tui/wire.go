@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aymanbagabas/go-udiff/lcs"
+
 	"correx/model"
 	"correx/render"
 )
@@ -127,59 +129,35 @@ type diffRow struct {
 	same        bool
 }
 
-// diffLines aligns two texts line by line (longest common subsequence;
-// texts too long for that are aligned by position).
+// diffLines aligns two texts line by line with go-udiff's line diff
+// (which stays fast on texts of any length).
 func diffLines(a, b []string) []diffRow {
-	n, m := len(a), len(b)
-	if n*m > 4_000_000 {
-		var rows []diffRow
-		for i := 0; i < max(n, m); i++ {
+	var rows []diffRow
+	same := func(i, j int) {
+		rows = append(rows, diffRow{left: a[i], right: b[j], hasL: true, hasR: true, same: true})
+	}
+	i, j := 0, 0
+	for _, d := range lcs.DiffLines(a, b) {
+		for ; i < d.Start; i, j = i+1, j+1 {
+			same(i, j)
+		}
+		// a changed region: its old and new lines side by side, the
+		// longer side's rest alone
+		for k := 0; k < max(d.End-d.Start, d.ReplEnd-d.ReplStart); k++ {
 			r := diffRow{}
-			if i < n {
-				r.left, r.hasL = a[i], true
+			if d.Start+k < d.End {
+				r.left, r.hasL = a[d.Start+k], true
 			}
-			if i < m {
-				r.right, r.hasR = b[i], true
+			if d.ReplStart+k < d.ReplEnd {
+				r.right, r.hasR = b[d.ReplStart+k], true
 			}
 			r.same = r.hasL && r.hasR && r.left == r.right
 			rows = append(rows, r)
 		}
-		return rows
+		i, j = d.End, d.ReplEnd
 	}
-	// lcs[i][j] = LCS length of a[i:], b[j:]
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var rows []diffRow
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			rows = append(rows, diffRow{left: a[i], right: b[j], hasL: true, hasR: true, same: true})
-			i++
-			j++
-		case i < n && j < m && lcs[i][j] == lcs[i+1][j+1]:
-			// both lines changed: show them side by side
-			rows = append(rows, diffRow{left: a[i], right: b[j], hasL: true, hasR: true})
-			i++
-			j++
-		case j < m && (i >= n || lcs[i][j+1] >= lcs[i+1][j]):
-			rows = append(rows, diffRow{right: b[j], hasR: true})
-			j++
-		default:
-			rows = append(rows, diffRow{left: a[i], hasL: true})
-			i++
-		}
+	for ; i < len(a) && j < len(b); i, j = i+1, j+1 {
+		same(i, j)
 	}
 	return rows
 }

@@ -29,7 +29,7 @@ type flavour struct {
 	Wire       string // chat, anthropic, gemini, responses, bedrock
 	Legacy     bool   // 1.1.x JSON storage
 	Lowering   string // "" (the AI SDK), "native" (OPENCODE_EXPERIMENTAL_NATIVE_LLM=1) or "v2" (opencode serve's v2 loop)
-	Scenario   string // "" (script.go) or "two" (scenario2.go)
+	Scenario   string // "" (script.go), "two" (scenario2.go) or "three" (scenario3.go)
 }
 
 func (f flavour) model() string { return f.ProviderID + "/" + f.ModelID }
@@ -52,6 +52,12 @@ var allFlavours = []flavour{
 	{Name: "v2-anthropic", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Lowering: "v2"},
 	{Name: "local", Version: currentVersion, ProviderID: "oracle-local", ModelID: "oracle-local-model", Wire: "chat", Scenario: "two"},
 	{Name: "anthropic-2", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Scenario: "two"},
+	{Name: "probe-claude", Version: currentVersion, ProviderID: "oracle-probe", ModelID: "claude-probe-4", Wire: "chat", Scenario: "three"},
+	{Name: "probe-mistral", Version: currentVersion, ProviderID: "oracle-probe", ModelID: "mistral-probe-large", Wire: "chat", Scenario: "three"},
+	{Name: "probe-legacy", Version: legacyVersion, ProviderID: "oracle-probe", ModelID: "devstral-probe", Wire: "chat", Legacy: true, Scenario: "three"},
+	{Name: "probe-gemini", Version: currentVersion, ProviderID: "oracle-gemini", ModelID: "gemini-2.5-pro", Wire: "gemini", Scenario: "three"},
+	{Name: "probe-native", Version: currentVersion, ProviderID: "anthropic", ModelID: "claude-sonnet-4-5", Wire: "anthropic", Lowering: "native", Scenario: "three"},
+	{Name: "probe-bedrock", Version: currentVersion, ProviderID: "amazon-bedrock", ModelID: "anthropic.claude-sonnet-4-5-20250929-v1:0", Wire: "bedrock", Scenario: "three"},
 }
 
 // options are the command-line flags.

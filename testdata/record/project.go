@@ -228,7 +228,7 @@ func opencodeConfig(f flavour, baseURL string) map[string]any {
 	case "local":
 		// declared in the global config (scenario2.go), not here
 		return cfg
-	case "anthropic", "anthropic-native", "v2-anthropic", "anthropic-2":
+	case "anthropic", "anthropic-native", "v2-anthropic", "anthropic-2", "probe-native":
 		provider = map[string]any{"anthropic": map[string]any{
 			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": "sk-ant-oracle-fake-key"},
 		}}
@@ -246,7 +246,9 @@ func opencodeConfig(f flavour, baseURL string) map[string]any {
 				"modalities": withImage, "limit": limit,
 			}},
 		}}
-	case "gemini":
+	case "probe-claude", "probe-mistral", "probe-legacy":
+		provider = probeConfig(f, baseURL)
+	case "gemini", "probe-gemini":
 		provider = map[string]any{f.ProviderID: map[string]any{
 			"npm":     "@ai-sdk/google",
 			"name":    "Oracle Gemini",
@@ -256,7 +258,7 @@ func opencodeConfig(f flavour, baseURL string) map[string]any {
 				"modalities": withImage, "limit": limit,
 			}},
 		}}
-	case "bedrock":
+	case "bedrock", "probe-bedrock":
 		provider = map[string]any{"amazon-bedrock": map[string]any{
 			"options": map[string]any{"region": "us-east-1", "baseURL": baseURL},
 		}}

@@ -33,7 +33,7 @@ func opencodeEnv(l layout, f flavour) []string {
 	if f.Name == "local" {
 		env = append(env, "ORACLE_LOCAL_KEY=sk-local-fake-key")
 	}
-	if f.Name == "bedrock" {
+	if f.Wire == "bedrock" {
 		env = append(env,
 			"AWS_ACCESS_KEY_ID=AKIAORACLEFAKEKEY000",
 			"AWS_SECRET_ACCESS_KEY=oracleFakeSecretAccessKey0000000000000000",
@@ -63,7 +63,7 @@ func recordFlavour(opt options, f flavour) (err error) {
 		return err
 	}
 	mainScript, exploreScript := scripts(f, l.Proj, prov.baseURL())
-	mainPrompt, followUpPrompt, explorePrompt := f.prompts()
+	mainPrompt, followUpPrompt, explorePrompt, secondPrompt := f.prompts()
 	prov.setScripts(mainScript, exploreScript)
 	logDir := filepath.Join(opt.cacheDir, "logs", f.Name)
 	_ = os.RemoveAll(logDir)
@@ -80,9 +80,11 @@ func recordFlavour(opt options, f flavour) (err error) {
 	runArgs = append(runArgs, "--format", "json", "-m", f.model())
 	var cmds []command
 
-	out1, err := runOpencode(opt, bin, l.Proj, env, runArgs, mainPrompt, filepath.Join(logDir, "run-1"))
+	out1, err := runOpencodeUntil(opt, bin, l.Proj, env, runArgs, mainPrompt, filepath.Join(logDir, "run-1"), prov.interrupt)
 	cmds = append(cmds, command{Argv: append([]string{"opencode"}, runArgs...), Stdin: mainPrompt, Dir: l.Proj})
-	if err != nil {
+	if errors.Is(err, errInterrupted) {
+		logf("main run interrupted as scripted")
+	} else if err != nil {
 		return fmt.Errorf("main run: %w", err)
 	}
 	m := sessionIDRe.FindSubmatch(out1)
@@ -97,6 +99,13 @@ func recordFlavour(opt options, f flavour) (err error) {
 	cmds = append(cmds, command{Argv: append([]string{"opencode"}, followArgs...), Stdin: followUpPrompt, Dir: l.Proj})
 	if err != nil {
 		return fmt.Errorf("follow-up run: %w", err)
+	}
+	if secondPrompt != "" {
+		_, err = runOpencode(opt, bin, l.Proj, env, followArgs, secondPrompt, filepath.Join(logDir, "run-3"))
+		cmds = append(cmds, command{Argv: append([]string{"opencode"}, followArgs...), Stdin: secondPrompt, Dir: l.Proj})
+		if err != nil {
+			return fmt.Errorf("second follow-up run: %w", err)
+		}
 	}
 
 	sessionIDs, err := listSessions(l, f)
@@ -228,6 +237,16 @@ func recordFlavour(opt options, f flavour) (err error) {
 // runOpencode runs one opencode command in its own process group, with the
 // prompt on stdin, and returns its stdout. Output is kept under logBase.*.
 func runOpencode(opt options, bin, dir string, env, args []string, stdin, logBase string) ([]byte, error) {
+	return runOpencodeUntil(opt, bin, dir, env, args, stdin, logBase, nil)
+}
+
+// errInterrupted is runOpencodeUntil's error when it interrupted opencode.
+var errInterrupted = errors.New("interrupted by the recorder")
+
+// runOpencodeUntil is runOpencode that, once interrupt is closed, waits two
+// seconds (the tool is running) and sends SIGINT to opencode's process
+// group, as Ctrl-C in a terminal does.
+func runOpencodeUntil(opt options, bin, dir string, env, args []string, stdin, logBase string, interrupt <-chan struct{}) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opt.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -249,7 +268,23 @@ func runOpencode(opt options, bin, dir string, env, args []string, stdin, logBas
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	logf("running opencode %s", strings.Join(args, " "))
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	interrupted := make(chan struct{})
+	if interrupt != nil {
+		go func() {
+			select {
+			case <-interrupt:
+				time.Sleep(2 * time.Second)
+				logf("  sending SIGINT to opencode")
+				close(interrupted)
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err = cmd.Wait()
 	if cmd.Process != nil {
 		// Leftovers (a timed-out shell command, a language server) die with the group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -262,6 +297,11 @@ func runOpencode(opt options, bin, dir string, env, args []string, stdin, logBas
 	logf("  exited after %s: %v", time.Since(start).Round(time.Millisecond), errOrOK(err))
 	if ctx.Err() != nil {
 		return stdout, fmt.Errorf("timed out after %s", opt.timeout)
+	}
+	select {
+	case <-interrupted:
+		return stdout, errInterrupted
+	default:
 	}
 	if err != nil {
 		return stdout, fmt.Errorf("%v; stderr tail: %s", err, tail(stderr.String(), 1500))

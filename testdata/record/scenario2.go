@@ -25,17 +25,24 @@ const (
 	explorePrompt2  = "Name the markdown files of the project and say how many there are."
 )
 
-// prompts are the flavour's main, follow-up and subagent prompts.
-func (f flavour) prompts() (main, followUp, explore string) {
-	if f.Scenario == "two" {
-		return mainPrompt2, followUpPrompt2, explorePrompt2
+// prompts are the flavour's main, follow-up and subagent prompts, and
+// the second follow-up's ("" for none).
+func (f flavour) prompts() (main, followUp, explore, second string) {
+	switch f.Scenario {
+	case "two":
+		return mainPrompt2, followUpPrompt2, explorePrompt2, ""
+	case "three":
+		return mainPrompt3, followUpPrompt3, explorePrompt3, secondPrompt3
 	}
-	return mainPrompt, followUpPrompt, explorePrompt
+	return mainPrompt, followUpPrompt, explorePrompt, ""
 }
 
 // scenarioFiles are the project files of a flavour's scenario.
 func (f flavour) scenarioFiles() map[string][]byte {
 	files := projectFiles()
+	if f.Scenario == "three" {
+		scenarioFiles3(files)
+	}
 	if f.Scenario != "two" {
 		return files
 	}

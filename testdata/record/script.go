@@ -20,6 +20,7 @@ type step struct {
 	Reasoning string
 	Text      string
 	Calls     []call
+	Unsigned  bool // reasoning without a signature (Anthropic, Bedrock)
 }
 
 const (
@@ -77,8 +78,11 @@ func c(name string, args rawJSON) call { return call{Name: name, Args: string(ar
 // scripts returns the scripted turns for the main conversation and for the
 // explore subagent. Turn N of a conversation is answered by element N.
 func scripts(f flavour, proj, pageURL string) (steps, explore []step) {
-	if f.Scenario == "two" {
+	switch f.Scenario {
+	case "two":
 		return scripts2(f, proj, pageURL)
+	case "three":
+		return scripts3(f, proj, pageURL)
 	}
 	p := func(rel string) string {
 		if rel == "" {
@@ -214,13 +218,13 @@ func scripts(f flavour, proj, pageURL string) (steps, explore []step) {
 func scriptFor(firstUser string, main, explore []step) (string, []step) {
 	t := strings.TrimSpace(firstUser)
 	switch {
-	case t == mainPrompt, t == mainPrompt2:
+	case t == mainPrompt, t == mainPrompt2, t == mainPrompt3:
 		return "main", main
-	case t == explorePrompt, strings.Contains(t, explorePrompt2):
+	case t == explorePrompt, strings.Contains(t, explorePrompt2), strings.Contains(t, explorePrompt3):
 		return "explore", explore
 	case strings.Contains(t, explorePrompt):
 		return "explore", explore
-	case strings.Contains(t, mainPrompt), strings.Contains(t, mainPrompt2):
+	case strings.Contains(t, mainPrompt), strings.Contains(t, mainPrompt2), strings.Contains(t, mainPrompt3):
 		return "main", main
 	}
 	return "", nil

@@ -38,6 +38,11 @@ type fakeProvider struct {
 
 	srv *http.Server
 	ln  net.Listener
+
+	// interrupt is closed when the step running interruptCommand was
+	// served (scenario three), once.
+	interrupt     chan struct{}
+	interruptOnce sync.Once
 }
 
 func startFakeProvider(f flavour) (*fakeProvider, error) {
@@ -45,7 +50,7 @@ func startFakeProvider(f flavour) (*fakeProvider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &fakeProvider{f: f, ln: ln}
+	p := &fakeProvider{f: f, ln: ln, interrupt: make(chan struct{})}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil
@@ -152,7 +157,12 @@ func (p *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	logf("  request %03d %s %s kind=%s scenario=%s turn=%d -> %s", c.Seq, r.Method, c.Path, c.Kind, c.Scenario, c.Turn, st)
-	a := answer{step: st, ids: newIDs(p.f.Name, c), inTokens: len(body) / 4, model: p.f.ModelID}
+	for _, cl := range st.Calls {
+		if strings.Contains(cl.Args, interruptCommand) {
+			defer p.interruptOnce.Do(func() { close(p.interrupt) })
+		}
+	}
+	a := answer{step: st, ids: newIDs(p.f.Name, c), inTokens: len(body) / 4, model: p.f.ModelID, oddIDs: p.f.Scenario == "three"}
 	if !stream {
 		writeNonStream(w, wire, a)
 		return
@@ -248,7 +258,11 @@ func analyze(wire string, doc map[string]any) conversation {
 			case "user":
 				addUser(texts(mm["content"], "text"))
 			case "assistant":
-				cv.assistants++
+				// not the "Done." opencode puts between tool results and a
+				// user message for Mistral models: no step of the script
+				if mm["content"] != "Done." || mm["tool_calls"] != nil {
+					cv.assistants++
+				}
 			}
 		}
 	case "gemini":

@@ -18,6 +18,7 @@ type answer struct {
 	ids      ids
 	inTokens int
 	model    string
+	oddIDs   bool // Chat tool call ids with ':' and '.' (scenario three: the per-model id rules)
 }
 
 func (a answer) outTokens() int {
@@ -156,6 +157,9 @@ func streamChat(w http.ResponseWriter, a answer) {
 	}
 	for i, c := range a.step.Calls {
 		callID := "call_" + a.ids.alnum(fmt.Sprintf("call%d", i), 24)
+		if a.oddIDs {
+			callID = "call:" + a.ids.alnum(fmt.Sprintf("call%d", i), 12) + ".v1"
+		}
 		s.data(delta(J("tool_calls", A(J("index", i, "id", callID, "type", "function",
 			"function", J("name", c.Name, "arguments", "")))), nil))
 		for _, piece := range chunks(c.Args, 2) {
@@ -194,7 +198,9 @@ func streamAnthropic(w http.ResponseWriter, a answer) {
 		for _, piece := range chunks(a.step.Reasoning, 3) {
 			s.event("content_block_delta", J("type", "content_block_delta", "index", idx, "delta", J("type", "thinking_delta", "thinking", piece)))
 		}
-		s.event("content_block_delta", J("type", "content_block_delta", "index", idx, "delta", J("type", "signature_delta", "signature", "Eq"+a.ids.b64("signature", 96))))
+		if !a.step.Unsigned {
+			s.event("content_block_delta", J("type", "content_block_delta", "index", idx, "delta", J("type", "signature_delta", "signature", "Eq"+a.ids.b64("signature", 96))))
+		}
 		s.event("content_block_stop", J("type", "content_block_stop", "index", idx))
 		idx++
 	}
@@ -413,7 +419,9 @@ func streamBedrock(w http.ResponseWriter, a answer) {
 		for _, piece := range chunks(a.step.Reasoning, 3) {
 			ev("contentBlockDelta", J("contentBlockIndex", idx, "delta", J("reasoningContent", J("text", piece))))
 		}
-		ev("contentBlockDelta", J("contentBlockIndex", idx, "delta", J("reasoningContent", J("signature", a.ids.b64("bedrock-signature", 96)))))
+		if !a.step.Unsigned {
+			ev("contentBlockDelta", J("contentBlockIndex", idx, "delta", J("reasoningContent", J("signature", a.ids.b64("bedrock-signature", 96)))))
+		}
 		ev("contentBlockStop", J("contentBlockIndex", idx))
 		idx++
 	}

@@ -1,0 +1,279 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
+)
+
+// A paste into the picker's filter is taken whole, as one line: line
+// breaks become spaces and control characters are dropped.
+func TestPickerFilterPaste(t *testing.T) {
+	h := newHarness(t, fakeOpts(t), 80, 24)
+	h.key("/")
+	h.send(tea.PasteMsg{Content: "explore"})
+	require.Equal(t, "explore", h.m.picker.filter.value)
+	require.Len(t, h.m.picker.shown, 1)
+	h.key("ctrl+u")
+	h.send(tea.PasteMsg{Content: "Oracle\x1b[31m\nscenario\r\n"})
+	require.Equal(t, "Oracle[31m scenario", h.m.picker.filter.value)
+}
+
+// A paste into a pane's search runs the search.
+func TestPaneSearchPaste(t *testing.T) {
+	h := openMain(t, 120, 40)
+	h.key("l", "/")
+	h.send(tea.PasteMsg{Content: "hello"})
+	require.Equal(t, "hello", h.m.current().search.value)
+	require.Contains(t, h.m.current().views[h.m.current().pane].MatchInfo(), "/hello: ")
+}
+
+// End to end, a real program: a bracketed paste reaches the filter.
+func TestEndToEndPaste(t *testing.T) {
+	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
+		teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	var seen bytes.Buffer
+	waitFor := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			seen.Write(b)
+			return bytes.Contains(seen.Bytes(), []byte(s))
+		}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	waitFor("Oracle scenario run")
+	tm.Type("/")
+	tm.Send(tea.PasteMsg{Content: "explore"})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitFor("Find text files (@explore subagent)") // the only session the filter kept
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	final := tm.FinalModel(t).(Model)
+	require.Equal(t, "explore", final.picker.filter.value)
+	require.Len(t, final.picker.shown, 1)
+}
+
+// The picker counts in the singular for one session.
+func TestPickerOneSession(t *testing.T) {
+	s := newFakeStore(t)
+	s.infos = s.infos[:1]
+	h := newHarness(t, Options{Stores: []sessions.Store{s}}, 120, 24)
+	require.Contains(t, h.plain(), "1 session, newest first")
+}
+
+// W (or a click on the status line) opens every warning, scrollable;
+// esc closes it.
+func TestWarningsView(t *testing.T) {
+	opts := fakeOpts(t)
+	for i := range 30 {
+		opts.Warnings = append(opts.Warnings, "store.db: row "+string(rune('a'+i%26))+": a damaged part")
+	}
+	h := newHarness(t, opts, 80, 24)
+	require.Contains(t, h.plain(), "⚠ 30 warnings")
+	h.key("W")
+	out := h.plain()
+	require.Contains(t, out, "Warnings: 30")
+	require.Contains(t, out, "1. store.db: row a: a damaged part")
+	require.NotContains(t, out, "30. ")
+	h.key("G")
+	require.Contains(t, h.plain(), "30. store.db: row d: a damaged part")
+	h.key("esc")
+	require.NotContains(t, h.plain(), "Warnings: 30")
+	h.send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: 22})
+	require.Contains(t, h.plain(), "Warnings: 30")
+}
+
+// The hint bar advertises only keys that apply: L and V are opencode's,
+// V only in Compare; o only when the call's full output was spilled.
+func TestHintBarKeysThatApply(t *testing.T) {
+	h := openStores(t, 200, 30, agentFixtures[0].dir, agentFixtures[2].dir)
+	openSession(t, h, "Claude Code")
+	hint := h.plain()
+	hint = hint[strings.LastIndex(hint, "\n")+1:]
+	require.Contains(t, hint, "esc back")
+	require.NotContains(t, hint, "L lowering")
+	require.NotContains(t, hint, "V v1↔v2")
+	h.key("esc")
+	openSession(t, h, "opencode v1")
+	h.key("5")
+	hint = h.plain()
+	hint = hint[strings.LastIndex(hint, "\n")+1:]
+	require.Contains(t, hint, "L lowering")
+	require.Contains(t, hint, "V v1↔v2")
+}
+
+// Help ends with the legend; at 80×24 it scrolls into view.
+func TestHelpLegendScrolls(t *testing.T) {
+	h := openMain(t, 80, 24)
+	h.key("?")
+	require.NotContains(t, h.plain(), "projection")
+	h.key("G")
+	out := h.plain()
+	require.Contains(t, out, "projection the same step lowered for another provider")
+	require.Contains(t, out, "≠          Compare: the row differs")
+}
+
+// runFlow runs a real program on the fake store at w×h, sends keys (text
+// typed as is, or tea key codes), waits for want after each step, quits,
+// and returns the final model.
+func runFlow(t *testing.T, w, h int, steps ...any) Model {
+	t.Helper()
+	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	var seen bytes.Buffer
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			if want, ok := strings.CutPrefix(s, "wait:"); ok {
+				teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+					seen.Write(b)
+					return bytes.Contains(seen.Bytes(), []byte(want))
+				}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+				seen.Reset()
+				continue
+			}
+			tm.Type(s)
+		case rune:
+			tm.Send(tea.KeyPressMsg{Code: s})
+		}
+	}
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	return tm.FinalModel(t).(Model)
+}
+
+// End to end: zoom a pane and back.
+func TestFlowZoom(t *testing.T) {
+	final := runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
+		"l", "+", "wait:zoomed: + back")
+	v := final.current()
+	require.True(t, v.zoomed)
+	require.Equal(t, 0, v.listW)
+	require.Equal(t, focusPane, v.focus)
+}
+
+// End to end: Compare scrolls sideways and wraps.
+func TestFlowCompareScroll(t *testing.T) {
+	final := runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
+		"5", "wait:rows differ", "l", tea.KeyRight, tea.KeyRight, tea.KeyRight, "wait:…")
+	c := final.current().cmp
+	require.Equal(t, 3*sideStep, c.xOff)
+	final = runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
+		"5", "wait:rows differ", "l", "w", "wait:call\",")
+	require.True(t, final.current().cmp.wrap)
+}
+
+// The constants other code uses name the registry's panes; every pane has
+// a tab, a jump key and a load.
+func TestPaneRegistry(t *testing.T) {
+	for k, name := range map[paneKind]string{paneCall: "Call", paneSees: "Model sees", paneWire: "Wire",
+		paneRequest: "Request", paneCompare: "Compare", panePipeline: "Pipeline"} {
+		require.Equal(t, name, panes[k].name)
+	}
+	require.Len(t, DefaultKeyMap().JumpPane.Keys(), int(paneCount))
+	h := openMain(t, 120, 40)
+	for i, p := range panes {
+		require.NotNil(t, p.load, p.name)
+		require.NotEmpty(t, p.short, p.name)
+		h.key(fmt.Sprint(i + 1))
+		require.Equal(t, paneKind(i), h.m.current().pane)
+		require.Contains(t, h.plain(), "[→] "+p.name)
+	}
+}
+
+// esc from a session opened with --session goes to the picker, on that
+// session's row.
+func TestEscFromSessionLaunch(t *testing.T) {
+	o := fakeOpts(t)
+	o.SessionID = "ses_child"
+	h := newHarness(t, o, 80, 24)
+	require.NotNil(t, h.m.current())
+	h.key("esc")
+	require.Equal(t, pagePicker, h.m.page)
+	in, ok := h.m.picker.Selected()
+	require.True(t, ok)
+	require.Equal(t, "ses_child", in.ID)
+	require.Contains(t, h.plain(), "Oracle scenario run")
+}
+
+// The header keeps the session's title: the id is shortened first.
+func TestHeaderKeepsTitle(t *testing.T) {
+	s := newFakeStore(t)
+	main := s.sess["ses_main"]
+	main.Info.ID = "ses_0123456789abcdefghijklmnopqrstuvwxyz"
+	main.Info.Title = "A long session title that fills the header"
+	s.infos[0] = main.Info
+	s.sess[main.Info.ID] = main
+	h := newHarness(t, Options{Stores: []sessions.Store{s}, SessionID: main.Info.ID}, 80, 24)
+	header := strings.SplitN(h.plain(), "\n", 2)[0]
+	require.Contains(t, header, "A long session title that fills the header")
+	require.Contains(t, header, "ses_0123…")
+	require.Contains(t, header, "opencode 1.18.33")
+}
+
+// Compare aligns texts of any size: equal lines side by side, a changed
+// line beside its replacement, inserted lines alone; past the 4M cells
+// the old table gave up at, still aligned.
+func TestDiffLinesAligns(t *testing.T) {
+	rows := diffLines([]string{"a", "b", "c", "d"}, []string{"a", "B", "c", "x", "d"})
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s|%s|%t", r.left, r.right, r.same))
+	}
+	require.Equal(t, []string{"a|a|true", "b|B|false", "c|c|true", "|x|false", "d|d|true"}, got)
+	var a, b []string
+	for i := range 3000 {
+		a = append(a, fmt.Sprint(i))
+		if i != 1500 {
+			b = append(b, fmt.Sprint(i))
+		}
+	}
+	rows = diffLines(a, b)
+	require.Len(t, rows, 3000)
+	require.False(t, rows[1500].same)
+	require.True(t, rows[1500].hasL && !rows[1500].hasR)
+	require.True(t, rows[2999].same, "the lines after the deletion stay aligned")
+}
+
+// ] and [ jump between the Pipeline's stages.
+func TestPipelineStageKeys(t *testing.T) {
+	h := openMain(t, 80, 24)
+	h.selectCall("call_seq")
+	h.key("6", "l")
+	v := h.m.current()
+	require.Len(t, v.stages, 5)
+	tv := &v.views[panePipeline]
+	require.Equal(t, 0, tv.yOff)
+	h.key("]")
+	require.Equal(t, v.stages[1], tv.yOff)
+	require.Contains(t, h.plain(), "━━ 2 model-visible text ━━")
+	h.key("]")
+	require.Equal(t, v.stages[2], tv.yOff)
+	h.key("[")
+	require.Equal(t, v.stages[1], tv.yOff)
+}
+
+// After a resize the current search match stays on screen.
+func TestResizeKeepsMatch(t *testing.T) {
+	h := openMain(t, 120, 40)
+	h.selectCall("call_seq")
+	h.key("l", "/", "type:2900", "enter")
+	tv := &h.m.current().views[paneSees]
+	require.NotEmpty(t, tv.matches)
+	line := tv.matches[tv.cur].line
+	require.True(t, line >= tv.yOff && line < tv.yOff+tv.height)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
+	require.True(t, line >= tv.yOff && line < tv.yOff+tv.height, "match line %d, view %d+%d", line, tv.yOff, tv.height)
+	require.Contains(t, h.plain(), "2900")
+}
