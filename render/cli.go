@@ -111,6 +111,10 @@ type gcRec struct {
 //   - then every record the run wrote itself: a user record's parts, a
 //     model record written live as its text and function calls (thoughts
 //     are not sent);
+//   - a setHistory of the run (its context management masking big tool
+//     outputs: the history re-recorded under new ids, carried by the
+//     messages, see gcItems) is the whole history sent from there on, one
+//     record's content parts per content;
 //   - a rewritten model record's thoughts are stripped and its first call
 //     gets the sentinel signature (stripThoughts);
 //   - consecutive contents of one role are merged (so each resume sends
@@ -189,17 +193,33 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 				break
 			}
 		}
-		for _, sm := range s.Messages {
-			if !gcInHistory(sm.Stored, run) {
+		for _, it := range gcItems(s.Messages) {
+			if !gcInHistory(it.stored, run) {
 				continue
 			}
-			if v, ok := gcPick(sm.Stored, run-1); ok {
+			if v, ok := gcPick(it.stored, run-1); ok {
 				hist = append(hist, gcConvert(gcRecOf(v.Record))...)
 			}
 		}
 	}
-	for _, sm := range s.Messages[:upto] {
-		v, ok := gcPick(sm.Stored, run)
+	inRewrite := false
+	for _, it := range gcItems(s.Messages[:upto]) {
+		v, ok := gcPick(it.stored, run)
+		if ok && it.rewrite == run && v.Run == run {
+			// this run's setHistory: the history as sent from here on,
+			// one record per content
+			if !inRewrite {
+				hist, inRewrite = nil, true
+			}
+			r := gcRecOf(v.Record)
+			role := "user"
+			if r.Type == "gemini" {
+				role = "model"
+			}
+			hist = append(hist, gcContent{role: role, parts: gcParts(r.Content)})
+			continue
+		}
+		inRewrite = false
 		if !ok || v.Run != run || run > 1 && v.Set {
 			continue // an earlier run's record, or a resume's rewrite
 		}
@@ -274,6 +294,45 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 		gcSignFirstCall(merged[i].parts)
 	}
 	return merged
+}
+
+// gcItem is one record's versions (as in Message.Stored); rewrite is the
+// run whose setHistory wrote it (0: a record of the session's messages).
+type gcItem struct {
+	stored  []json.RawMessage
+	rewrite int
+}
+
+// gcItems are the records of the messages in list order: each message's
+// own, then the setHistory records it carries (see sessions/geminicli.go).
+func gcItems(msgs []model.Message) []gcItem {
+	var out []gcItem
+	for _, sm := range msgs {
+		own := gcItem{}
+		var carried []gcItem
+		for _, raw := range sm.Stored {
+			var c struct {
+				Rewrite *struct {
+					Run      int               `json:"run"`
+					Versions []json.RawMessage `json:"versions"`
+					History  []int             `json:"history"`
+				} `json:"rewrite"`
+			}
+			if json.Unmarshal(raw, &c) != nil || c.Rewrite == nil {
+				own.stored = append(own.stored, raw)
+				continue
+			}
+			it := gcItem{stored: c.Rewrite.Versions, rewrite: c.Rewrite.Run}
+			if len(c.Rewrite.History) > 0 {
+				b, _ := json.Marshal(map[string][]int{"history": c.Rewrite.History})
+				it.stored = append(it.stored, b)
+			}
+			carried = append(carried, it)
+		}
+		out = append(out, own)
+		out = append(out, carried...)
+	}
+	return out
 }
 
 func gcRecOf(raw json.RawMessage) gcRec {
@@ -640,4 +699,62 @@ func objectInput(raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := Marshal(Obj{{"input", json.RawMessage(t)}})
 	return b
+}
+
+// GeminiResentResults are the results a Gemini CLI session's step (0: the
+// last) sent in another form than the call's stored result, by call id on
+// the wire: a resumed run's setHistory (context management masking a big
+// tool output) re-sent the result shrunk, as the request's contents hold
+// it. Each value is the functionResponse output or error texts of the
+// call, in the order of the request (each copy a resume sent again was
+// masked on its own, naming its own spill file). Nil for other sessions.
+func GeminiResentResults(s *model.Session, step int) map[string][]string {
+	steps := s.AssistantSteps()
+	if s.Info.Agent != model.AgentGeminiCLI || step < 0 || step > len(steps) || len(steps) == 0 {
+		return nil
+	}
+	if step == 0 {
+		step = len(steps)
+	}
+	var out map[string][]string
+	for _, c := range gcHistory(s, steps[step-1]) {
+		for _, p := range c.parts {
+			v, ok := gcStripPrefix(p).Get("functionResponse")
+			if !ok {
+				continue
+			}
+			var fr struct {
+				ID       string                     `json:"id"`
+				Response map[string]json.RawMessage `json:"response"`
+			}
+			if json.Unmarshal(rawOf(v), &fr) != nil {
+				continue
+			}
+			ref, found := s.FindCall(fr.ID)
+			if !found || ref.Call.Sent == nil {
+				continue
+			}
+			text, ok := gcResponseText(fr.Response)
+			if ok && text != formatters.ResultText(*ref.Call.Sent) {
+				if out == nil {
+					out = map[string][]string{}
+				}
+				out[fr.ID] = append(out[fr.ID], text)
+			}
+		}
+	}
+	return out
+}
+
+// gcResponseText is a functionResponse's output or error text.
+func gcResponseText(resp map[string]json.RawMessage) (string, bool) {
+	var s string
+	if len(resp) == 1 {
+		for _, k := range []string{"output", "error"} {
+			if r, ok := resp[k]; ok && json.Unmarshal(r, &s) == nil {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }

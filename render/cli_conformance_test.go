@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func TestCLIConformance(t *testing.T) {
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
 				}
-				results += checkCLIShow(t, e.File, p, sess, want)
+				results += checkCLIShow(t, e.File, p, sess, want, render.GeminiResentResults(sess, e.Step))
 				checked++
 				// the projections carry the same results
 				for _, q := range render.Providers {
@@ -95,16 +96,18 @@ func TestCLIConformance(t *testing.T) {
 // TestCLIStoredVsSent reads the recorder's check of every CLI fixture
 // (record.json "stored_vs_sent"): each tool result the agent stored was
 // found, equal, in the first request after it and in every later one of
-// its session; "final" counts a subagent's complete_task, which ends its
-// loop and is never sent.
+// its session, or there in the form Gemini CLI's context management masked
+// it to ("resent_masked"); "final" counts a subagent's complete_task,
+// which ends its loop and is never sent.
 func TestCLIStoredVsSent(t *testing.T) {
 	for _, dir := range cliFixtureDirs(t) {
 		var rec struct {
 			Check *struct {
-				Results   int `json:"results"`
-				SentNext  int `json:"sent_next"`
-				ResentAll int `json:"resent_all"`
-				Final     int `json:"final"`
+				Results      int `json:"results"`
+				SentNext     int `json:"sent_next"`
+				ResentAll    int `json:"resent_all"`
+				ResentMasked int `json:"resent_masked"`
+				Final        int `json:"final"`
 			} `json:"stored_vs_sent"`
 			Problems []string `json:"problems"`
 		}
@@ -117,10 +120,10 @@ func TestCLIStoredVsSent(t *testing.T) {
 			t.Errorf("%s: %v", dir, err)
 		case c == nil || c.Results == 0:
 			t.Errorf("%s: record.json has no stored_vs_sent check", dir)
-		case c.SentNext+c.Final != c.Results || c.ResentAll != c.SentNext || len(rec.Problems) > 0:
+		case c.SentNext+c.Final != c.Results || c.ResentAll+c.ResentMasked != c.SentNext || len(rec.Problems) > 0:
 			t.Errorf("%s: stored vs sent %+v, problems %q", dir, *c, rec.Problems)
 		default:
-			t.Logf("%s: %d results sent as stored and re-sent unchanged, %d final", filepath.Base(dir), c.SentNext, c.Final)
+			t.Logf("%s: %d results sent as stored and re-sent unchanged (%d of them masked later), %d final", filepath.Base(dir), c.SentNext, c.ResentMasked, c.Final)
 		}
 	}
 }
@@ -152,8 +155,10 @@ func dropOpaqueSignatures(got, want any) (dropped, contents int) {
 }
 
 // checkCLIShow compares each tool result on the agent's own wire with
-// `correx show` (the model-visible text, spill finder as the CLI uses it).
-func checkCLIShow(t *testing.T, file string, p render.Provider, sess *model.Session, conv any) int {
+// `correx show` (the model-visible text, spill finder as the CLI uses it),
+// or, for a result this request re-sent shrunk (a Gemini CLI resume's
+// setHistory), with the form render says it sent.
+func checkCLIShow(t *testing.T, file string, p render.Provider, sess *model.Session, conv any, resent map[string][]string) int {
 	n := 0
 	spill := sessions.SpillsFor(sess.Info)
 	for _, m := range conv.([]any) {
@@ -183,6 +188,15 @@ func checkCLIShow(t *testing.T, file string, p render.Provider, sess *model.Sess
 					s = string(b)
 				}
 				id, _ = fr["id"].(string)
+				if rs := resent[id]; len(rs) > 0 {
+					r := rs[0]
+					resent[id] = rs[1:]
+					if r != s {
+						t.Errorf("%s: call %s: render says it re-sent %q, the wire has %q", file, id, short(r), short(s))
+					}
+					n++
+					continue
+				}
 				n += cliCompare(t, file, sess, spill, id, s)
 			}
 		}
@@ -201,4 +215,97 @@ func cliCompare(t *testing.T, file string, sess *model.Session, spill formatters
 		t.Errorf("%s: call %s (%s): show prints %q, the wire has %q", file, id, ref.Call.Tool, short(v.Text), short(text))
 	}
 	return 1
+}
+
+// TestGeminiSetHistoryRequests: a resumed Gemini CLI 0.61.0 run whose
+// context management masked a big tool output re-records the history as
+// sent under new ids and `$set`s the list to those (the layout of a
+// recorded probe with a 3,000-match grep_search, too big to keep). Its
+// requests send those records; the next resume converts them, losing the
+// main prompt merged into the session context (as Gemini CLI did); the
+// call keeps the result its own run sent, and render names the masked
+// form each later request re-sent. The shapes are those of the probe's
+// requests after the setHistory and after the next resume.
+func TestGeminiSetHistoryRequests(t *testing.T) {
+	const sid = "95f21dea-abf2-4f11-8bb4-bfe27b096ce9"
+	meta := `{"sessionId":"` + sid + `","projectHash":"h","startTime":"2026-12-01T21:07:10.498Z","lastUpdated":"2026-12-01T21:07:10.498Z","kind":"main"}`
+	ctxText := `"<session_context>\nctx\n</session_context>"`
+	ctx := `{"id":"ctx","timestamp":"2026-12-01T21:07:10.498Z","type":"user","content":[{"text":` + ctxText + `}]}`
+	masked := `"<tool_output_masked>\nbig…\n</tool_output_masked>"`
+	fr := func(out string) string {
+		return `{"functionResponse":{"id":"grep_search__g1","name":"grep_search","response":{"output":` + out + `}}}`
+	}
+	recs := []string{
+		`{"id":"u1","timestamp":"2026-12-01T21:07:10.630Z","type":"user","content":[{"text":"Please run it."}]}`,
+		`{"id":"g1","timestamp":"2026-12-01T21:07:12.019Z","type":"gemini","content":"","model":"gemini-2.5-pro","toolCalls":[{"id":"grep_search__g1","name":"grep_search","args":{"pattern":"big"},"status":"success","timestamp":"2026-12-01T21:07:12.019Z","result":[` + fr(`"big big big"`) + `]}]}`,
+		`{"id":"r1","timestamp":"2026-12-01T21:07:12.100Z","type":"user","content":[` + fr(`"big big big"`) + `]}`,
+		`{"id":"g1b","timestamp":"2026-12-01T21:07:12.200Z","type":"gemini","content":"Done.","model":"gemini-2.5-pro"}`,
+	}
+	n := []string{
+		`{"id":"n1","timestamp":"2026-12-01T21:07:34.838Z","type":"user","content":[{"text":` + ctxText + `},{"text":"Please run it."}]}`,
+		`{"id":"n2","timestamp":"2026-12-01T21:07:34.838Z","type":"gemini","content":[{"functionCall":{"id":"grep_search__g1","name":"grep_search","args":{"pattern":"big"}}}]}`,
+		`{"id":"n3","timestamp":"2026-12-01T21:07:34.838Z","type":"user","content":[` + fr(masked) + `,` + fr(masked) + `]}`,
+		`{"id":"n4","timestamp":"2026-12-01T21:07:34.838Z","type":"gemini","content":[{"text":"Done."}]}`,
+	}
+	u2 := `{"id":"u2","timestamp":"2026-12-01T21:07:34.850Z","type":"user","content":[{"text":"Next."}]}`
+	g2 := `{"id":"g2","timestamp":"2026-12-01T21:07:35.000Z","type":"gemini","content":"Ok.","model":"gemini-2.5-pro"}`
+	u3 := `{"id":"u3","timestamp":"2026-12-01T21:07:36.000Z","type":"user","content":[{"text":"Last."}]}`
+	g3 := `{"id":"g3","timestamp":"2026-12-01T21:07:37.000Z","type":"gemini","content":"Bye.","model":"gemini-2.5-pro"}`
+	set := func(recs ...string) string { return `{"$set":{"messages":[` + strings.Join(recs, ",") + `]}}` }
+	resume := `{"$set":{"sessionId":"` + sid + `"}}`
+	lines := append([]string{meta, set(ctx)}, recs...)
+	lines = append(lines, meta, set(ctx), resume, set(append([]string{ctx}, recs...)...)) // a resume
+	lines = append(lines, n...)
+	lines = append(lines, set(n...), u2, g2)                                                       // its setHistory
+	lines = append(lines, resume, set(append(append([]string{ctx}, n[1:]...), u2, g2)...), u3, g3) // the next resume
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "tmp", "proj", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(chats, "session-2026-12-01T21-07-95f21dea.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sessions.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.Load(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentFR := func(out string) string {
+		return `{"functionResponse":{"name":"grep_search","response":{"output":` + out + `},"id":"g1"}}`
+	}
+	call := `{"functionCall":{"name":"grep_search","args":{"pattern":"big"},"id":"g1"}}`
+	run2 := `[{"role":"user","parts":[{"text":` + ctxText + `},{"text":"Please run it."}]},{"role":"model","parts":[` + call + `]},` +
+		`{"role":"user","parts":[` + sentFR(masked) + `,` + sentFR(masked) + `]},{"role":"model","parts":[{"text":"Done."}]},{"role":"user","parts":[{"text":"Next."}]}]`
+	run3 := `[{"role":"user","parts":[{"text":` + ctxText + `}]},{"role":"model","parts":[` + call + `]},` +
+		`{"role":"user","parts":[` + sentFR(masked) + `,` + sentFR(masked) + `]},{"role":"model","parts":[{"text":"Done."}]},{"role":"user","parts":[{"text":"Next."}]},` +
+		`{"role":"model","parts":[{"text":"Ok."}]},{"role":"user","parts":[{"text":"Last."}]}]`
+	for _, c := range []struct {
+		step int
+		want string
+	}{{3, run2}, {4, run3}} {
+		got, err := rendered(t, sess, render.Gemini, c.step, render.Model{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path, g, w := firstDiff("", got, decode(t, []byte(c.want))); path != "-" {
+			t.Errorf("step %d differs at %s:\n got: %s\nwant: %s", c.step, path, short(g), short(w))
+		}
+		var m string
+		_ = json.Unmarshal([]byte(masked), &m)
+		if r := render.GeminiResentResults(sess, c.step)["g1"]; len(r) != 2 || r[0] != m {
+			t.Errorf("step %d: re-sent results %q, want the masked form twice", c.step, r)
+		}
+	}
+	ref, ok := sess.FindCall("g1")
+	if !ok {
+		t.Fatal("call g1 (the first run's step) is not in the session")
+	}
+	if v := formatters.Visible(ref.Call, nil); v.Text != "big big big" {
+		t.Errorf("g1 shows %q, want the result its run sent", v.Text)
+	}
 }

@@ -19,6 +19,12 @@ package sessions
 // in the history a resumed run loaded (the file as it stood when the run
 // began), {"history":[runs]}.
 //
+// A resumed run's context management (tool output masking) can re-record
+// the whole history as sent under new ids and `$set` the list to those
+// only (setHistory): the replaced records stay the session's messages, and
+// the last of them carries the new records in Stored as
+// {"rewrite":{"run","id","versions","history"}} (geminiShown).
+//
 // A run begins at a metadata line, or at the {"$set":{"sessionId"}} a
 // resume writes into the file it resumes when messages were written since
 // the last metadata line: a resume first starts a chat file named for the
@@ -215,7 +221,18 @@ type gcEntry struct {
 	id       string
 	versions []gcVersion
 	firstRun int
-	history  []int // the resumed runs whose history held it
+	history  []int      // the resumed runs whose history held it
+	rewrite  *gcRewrite // the setHistory that wrote the record, if one did
+	carried  []*gcEntry // setHistory records this shown entry carries
+}
+
+// gcRewrite is one setHistory: the run, its records and the list entries
+// they took the place of.
+type gcRewrite struct {
+	run      int
+	entries  []*gcEntry
+	replaced []*gcEntry
+	shown    bool
 }
 
 type gcVersion struct {
@@ -346,6 +363,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 				}
 				// a Map by id, as Gemini CLI loads it: a repeated id keeps
 				// its first place and its last record
+				old := list
 				list = list[:0:0]
 				in := map[*gcEntry]bool{}
 				for _, r := range recs {
@@ -354,6 +372,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 						list = append(list, e)
 					}
 				}
+				geminiMarkRewrite(run, written, old, list)
 			}
 		case top["sessionId"] != nil && top["id"] == nil:
 			newRun()
@@ -403,8 +422,9 @@ func readGeminiChat(path string) (*model.Session, error) {
 		return nil, notSession(path, "no sessionId: not a Gemini CLI chat")
 	}
 	sess.Info.Updated = updated
-	geminiWarnReplaced(sess, path, order, list, rewound)
-	for _, e := range list {
+	shown := geminiShown(list)
+	geminiWarnReplaced(sess, path, order, shown, rewound)
+	for _, e := range shown {
 		if m, ok := geminiMessage(e, sess); ok {
 			sess.Messages = append(sess.Messages, m)
 		}
@@ -413,12 +433,79 @@ func readGeminiChat(path string) (*model.Session, error) {
 	return sess, nil
 }
 
+// geminiMarkRewrite recognises Gemini CLI's setHistory in a resumed run:
+// its context management (tool output masking) re-records the whole
+// history as sent, one record per content under new ids, then a `$set`
+// of those records only. The entries it replaced stay the session's
+// steps; the records are what the run (and every later one) sent as that
+// history.
+func geminiMarkRewrite(run int, written bool, old, set []*gcEntry) {
+	if run < 2 || !written || len(set) == 0 {
+		return
+	}
+	in := map[*gcEntry]bool{}
+	for _, e := range set {
+		in[e] = true
+		for _, v := range e.versions {
+			if v.Run != run {
+				return
+			}
+		}
+		if e.firstRun != run {
+			return
+		}
+	}
+	var replaced []*gcEntry
+	for _, e := range old {
+		if !in[e] {
+			replaced = append(replaced, e)
+		}
+	}
+	if len(replaced) == 0 {
+		return
+	}
+	rw := &gcRewrite{run: run, entries: set, replaced: replaced}
+	for _, e := range set {
+		e.rewrite = rw
+	}
+}
+
+// geminiShown is the list as the session's messages: a setHistory's
+// records give way to the entries they replaced, the last of which
+// carries them all (as {"rewrite":{"run","id","versions","history"}} in
+// Stored, for render).
+func geminiShown(list []*gcEntry) []*gcEntry {
+	var out []*gcEntry
+	seen := map[*gcEntry]bool{}
+	var carrier *gcEntry
+	var emit func(es []*gcEntry)
+	emit = func(es []*gcEntry) {
+		for _, e := range es {
+			switch rw := e.rewrite; {
+			case rw != nil && rw.shown:
+			case rw != nil:
+				rw.shown = true
+				emit(rw.replaced)
+				if carrier != nil {
+					carrier.carried = append(carrier.carried, rw.entries...)
+				}
+			case !seen[e]:
+				seen[e] = true
+				out = append(out, e)
+				carrier = e
+			}
+		}
+	}
+	emit(list)
+	return out
+}
+
 // geminiWarnReplaced says when records a run wrote live are not in the
-// final list and no $rewindTo removed them: a later run replaced the
-// history with records of new ids (Gemini CLI's setHistory, e.g. its
-// context management shrinking large tool outputs in a resumed run). correx
-// does not rebuild that layout: the replaced steps are not shown and the
-// requests rebuilt from the new records may differ from what was sent.
+// shown list and no $rewindTo removed them: a later run replaced the
+// history with records of new ids in a way geminiMarkRewrite does not
+// recognise as a setHistory. correx does not rebuild that layout: the
+// replaced steps are not shown and the requests rebuilt from the new
+// records may differ from what was sent.
 func geminiWarnReplaced(sess *model.Session, path string, order, list []*gcEntry, rewound map[*gcEntry]bool) {
 	kept := map[*gcEntry]bool{}
 	for _, e := range list {
@@ -430,7 +517,7 @@ func geminiWarnReplaced(sess *model.Session, path string, order, list []*gcEntry
 		for _, v := range e.versions {
 			live = live || !v.Set
 		}
-		if live && !kept[e] && !rewound[e] {
+		if live && !kept[e] && !rewound[e] && e.rewrite == nil {
 			n++
 		}
 	}
@@ -465,6 +552,10 @@ func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
 	}
 	if len(e.history) > 0 {
 		b, _ := json.Marshal(map[string][]int{"history": e.history})
+		m.Stored = append(m.Stored, b)
+	}
+	for _, c := range e.carried {
+		b, _ := json.Marshal(map[string]any{"rewrite": map[string]any{"run": c.rewrite.run, "id": c.id, "versions": c.versions, "history": c.history}})
 		m.Stored = append(m.Stored, b)
 	}
 	switch r.Type {

@@ -71,8 +71,13 @@ func (s *legacyStore) readSession(file string) (model.SessionInfo, error) {
 	if _, err := unmarshal(data, &ss); err != nil {
 		return model.SessionInfo{}, fmt.Errorf("%s: bad JSON: %w", file, err)
 	}
+	// opencode names the file by the id; Load finds a session by its file
+	name := strings.TrimSuffix(filepath.Base(file), ".json")
 	if ss.ID == "" {
-		ss.ID = strings.TrimSuffix(filepath.Base(file), ".json")
+		ss.ID = name
+	}
+	if ss.ID != name {
+		return model.SessionInfo{}, fmt.Errorf("not a session file: %s (its id %q is not its file name)", file, ss.ID)
 	}
 	return ss.info(s.root, s.dataDir), nil
 }

@@ -254,8 +254,10 @@ func checkNumbered(t testing.TB, name, piece string, r model.SeenRange) {
 	}
 }
 
-// numberedAs says line starts with number n and its separator.
+// numberedAs says line starts with number n and its separator: opencode's
+// "N: " (its read writes the space even before an empty line), Claude
+// Code's "N\t".
 func numberedAs(line string, n int) bool {
 	rest, ok := strings.CutPrefix(line, strconv.Itoa(n))
-	return ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "\t"))
+	return ok && (strings.HasPrefix(rest, ": ") || strings.HasPrefix(rest, "\t"))
 }

@@ -19,7 +19,7 @@ import (
 const geminiCLIVersion = "0.61.0"
 
 func init() {
-	for _, name := range []string{"gemini-cli", "gemini-cli-second", "gemini-cli-third"} {
+	for _, name := range []string{"gemini-cli", "gemini-cli-second", "gemini-cli-third", "gemini-cli-masked"} {
 		allFlavours = append(allFlavours, flavour{Name: name, Version: geminiCLIVersion, ProviderID: "gemini-api-key", ModelID: "default", Wire: "gemini"})
 		agentRecorders[name] = recordGeminiCLI
 	}
@@ -44,6 +44,9 @@ func geminiScenario(name, proj string) cliScenario {
 	}
 	if name == "gemini-cli-third" {
 		return geminiThirdScenario(proj, p, shell, read)
+	}
+	if name == "gemini-cli-masked" {
+		return geminiMaskedScenario(proj, read)
 	}
 	if name == "gemini-cli-second" {
 		const prompt = "Please run the second correx oracle scenario for Gemini CLI: look around the project, then summarise."
@@ -429,8 +432,11 @@ type geminiStoredVsSent struct {
 	Results   int `json:"results"`    // distinct stored results (by wire id)
 	SentNext  int `json:"sent_next"`  // equal to the stored one in the first request that has it
 	ResentAll int `json:"resent_all"` // and in every later request
-	MaxCopies int `json:"max_copies"` // most copies of one result in one request
-	Final     int `json:"final"`      // never sent: a subagent's complete_task, which ends its loop
+	// or in every later request as stored or masked by Gemini CLI's
+	// context management (a resume's setHistory: "<tool_output_masked>")
+	ResentMasked int `json:"resent_masked,omitempty"`
+	MaxCopies    int `json:"max_copies"` // most copies of one result in one request
+	Final        int `json:"final"`      // never sent: a subagent's complete_task, which ends its loop
 }
 
 func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manifestEntry) (geminiStoredVsSent, []string) {
@@ -502,7 +508,7 @@ func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manife
 	out.Results = len(order)
 	for _, id := range order {
 		want := stored[id]
-		seen, first, every := 0, false, true
+		seen, first, every, masked := 0, false, true, false
 		for i, r := range reqs {
 			if r.Kind != "main" || manifest[i].Session != want.session {
 				continue
@@ -532,6 +538,10 @@ func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manife
 						first = same
 					}
 					seen++
+					if !same && seen > 1 && geminiMasked(p.FunctionResponse.Response) {
+						masked = true
+						continue
+					}
 					every = every && same
 				}
 			}
@@ -546,14 +556,26 @@ func geminiCheckStoredVsSent(chats []string, reqs []*captured, manifest []manife
 			problems = append(problems, fmt.Sprintf("result %s: not sent as stored", id))
 		default:
 			out.SentNext++
-			if every {
+			switch {
+			case every && masked:
+				out.ResentMasked++
+			case every:
 				out.ResentAll++
-			} else {
+			default:
 				problems = append(problems, fmt.Sprintf("result %s: re-sent differently", id))
 			}
 		}
 	}
 	return out, problems
+}
+
+// geminiMasked says whether a function response is the form Gemini CLI's
+// ToolOutputMaskingService sends instead of a big older output.
+func geminiMasked(resp json.RawMessage) bool {
+	var r struct {
+		Output string `json:"output"`
+	}
+	return json.Unmarshal(resp, &r) == nil && strings.HasPrefix(r.Output, "<tool_output_masked>\n")
 }
 
 // copyTreeLinks copies a tree, recreating symlinks as they are.
