@@ -139,6 +139,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		t.Seen = append(t.Seen, r)
 	}
 	t.SeenLines, t.SeenBytes = seenSizes(t, text)
+	// a full size below what the text shows (a footer's count that lies)
+	// is no full size
+	if t.FullLines != nil && t.SeenLines > *t.FullLines || t.FullBytes != nil && t.SeenBytes > *t.FullBytes {
+		t.FullLines, t.FullBytes = nil, nil
+		t.FullUnknown = "the full size it states is less than what it shows"
+	}
 }
 
 // ends says whether piece i of pieces starts the output (the head a rule

@@ -343,6 +343,11 @@ type ccRequest struct {
 	req  *model.LoggedRequest
 	id   string
 	line int
+	// msgs is req.Messages with the spare capacity the next request, which
+	// keeps them all, appends its own into (req.Messages is capped, so no
+	// one else writes there); extended says a request did.
+	msgs     []json.RawMessage
+	extended bool
 }
 
 // ccRun is a run of transcript lines: consecutive user lines, or
@@ -916,12 +921,19 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 		return
 	}
 	req := &model.LoggedRequest{Provider: "anthropic"}
+	var msgs []json.RawMessage
 	if l.Keep > 0 {
 		base := st.requests[l.Base]
-		if base == nil || base.req.Missing > 0 || len(base.req.Messages) < l.Keep {
+		switch {
+		case base == nil || base.req.Missing > 0 || len(base.req.Messages) < l.Keep:
 			req.Missing += l.Keep
-		} else {
-			req.Messages = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.req.Messages[:l.Keep]...)
+		case len(base.msgs) == l.Keep && !base.extended:
+			// the usual step: share the base's messages rather than copy
+			// them, which would make a session quadratic in its steps
+			base.extended = true
+			msgs = base.msgs
+		default:
+			msgs = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.req.Messages[:l.Keep]...)
 		}
 	}
 	for _, h := range l.Tail {
@@ -936,8 +948,9 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 			req.Missing++
 			continue
 		}
-		req.Messages = append(req.Messages, m)
+		msgs = append(msgs, m)
 	}
+	req.Messages = msgs[:len(msgs):len(msgs)]
 	for _, cc := range l.CacheControl {
 		var where string
 		var mi, bi int
@@ -950,7 +963,7 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 		}
 		req.Cache = append(req.Cache, model.CacheMark{Message: mi, Block: bi, Value: cc.Value})
 	}
-	st.requests[l.ID] = &ccRequest{req: req, id: l.ID, line: lineNo}
+	st.requests[l.ID] = &ccRequest{req: req, id: l.ID, line: lineNo, msgs: msgs}
 	st.pending = l.ID
 }
 
@@ -1152,27 +1165,39 @@ func (r *ccReader) finish(sess *model.Session) {
 			sess.Messages[idx].Request = st.rebuilt(st.stepLine[idx], why)
 		}
 	}
-	// the tool results as first sent (Claude Code appends reminders)
+	// the tool results as first sent (Claude Code appends reminders), and
+	// the first logged request carrying each: steps share their messages,
+	// so each message is read once, at its first step
 	sentSeen := map[string]bool{}
+	firstLogged := map[string]*model.LoggedRequest{} // tool_use id -> first logged request with its result
+	read := map[ccMessageKey]bool{}
 	for _, idx := range steps {
 		req := sess.Messages[idx].Request
 		if req == nil {
 			continue
 		}
+		logged := req.Rebuilt == ""
 		for _, raw := range req.Messages {
-			var m struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
+			key := ccMessageKey{len: len(raw), logged: logged}
+			if len(raw) > 0 {
+				key.at = &raw[0]
 			}
-			if json.Unmarshal(raw, &m) != nil || m.Role != "user" || len(m.Content) == 0 || m.Content[0] != '[' {
+			if read[key] {
 				continue
 			}
-			var blocks []model.AnthropicBlock
-			if json.Unmarshal(m.Content, &blocks) != nil {
+			read[key] = true
+			m, ok := ccReadSent(raw)
+			if !ok {
 				continue
 			}
-			for _, b := range blocks {
-				if b.Type != "tool_result" || sentSeen[b.ToolUseID] {
+			for _, b := range m.blocks {
+				if b.Type != "tool_result" {
+					continue
+				}
+				if logged && firstLogged[b.ToolUseID] == nil && bytes.Contains(m.content, []byte(b.ToolUseID)) {
+					firstLogged[b.ToolUseID] = req
+				}
+				if !m.user || sentSeen[b.ToolUseID] {
 					continue
 				}
 				sentSeen[b.ToolUseID] = true
@@ -1191,13 +1216,9 @@ func (r *ccReader) finish(sess *model.Session) {
 	// where each notice went: the first logged request with the result
 	for _, n := range st.notices {
 		c := st.calls[n.id]
-	requests:
-		for _, idx := range steps {
-			if req := sess.Messages[idx].Request; req != nil && req.Rebuilt == "" {
-				if where, ok := noticeWhere(req, n.id, c.Notice.Text); ok {
-					c.Notice.Where = fmt.Sprintf("%s (read_truncation_notice at %s:%d)", where, r.file, n.line)
-					break requests
-				}
+		if req := firstLogged[n.id]; req != nil {
+			if where, ok := noticeWhere(req, n.id, c.Notice.Text); ok {
+				c.Notice.Where = fmt.Sprintf("%s (read_truncation_notice at %s:%d)", where, r.file, n.line)
 			}
 		}
 	}
@@ -1211,6 +1232,36 @@ func (r *ccReader) finish(sess *model.Session) {
 			sess.Info.Truncated++
 		}
 	}
+}
+
+// ccMessageKey is one request message by where its bytes are: the steps
+// that share it share them. logged sets logged requests' apart.
+type ccMessageKey struct {
+	at     *byte
+	len    int
+	logged bool
+}
+
+// ccSentMessage is a request message read for its tool results.
+type ccSentMessage struct {
+	user    bool                   // a user message with a block list: its results are sent ones
+	content json.RawMessage        // its content
+	blocks  []model.AnthropicBlock // its blocks, when the content is a list
+}
+
+// ccReadSent reads a request message's blocks; ok is false when it has
+// none.
+func ccReadSent(raw json.RawMessage) (m ccSentMessage, ok bool) {
+	var msg struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &msg) != nil || json.Unmarshal(msg.Content, &m.blocks) != nil {
+		return m, false
+	}
+	m.user = msg.Role == "user" && len(msg.Content) > 0 && msg.Content[0] == '['
+	m.content = msg.Content
+	return m, true
 }
 
 // claudeCanonical is a JSON value as Claude Code hashes it in api-request

@@ -267,3 +267,38 @@ func TestClaudeUnknownResultBlockWarned(t *testing.T) {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
 }
+
+// Requests share the messages of the request they extend (the prefix is
+// not copied): two requests extending one base (a rewind or a resume)
+// each keep their own tail, and appending to one request's messages
+// changes no other.
+func TestClaudeRequestsShareBase(t *testing.T) {
+	r := &ccReader{file: "t.jsonl", st: map[*model.Session]*ccState{}, rank: map[*model.Session]int{}}
+	sess := r.newSession("s")
+	st := r.st[sess]
+	for _, h := range []string{"1", "2", "3"} {
+		st.blobs[h] = json.RawMessage(`{"role":"user","content":"m` + h + `"}`)
+	}
+	for _, rec := range []ccLine{
+		{ID: "a", Tail: []string{"1", "2", "3"}},
+		{ID: "b", Base: "a", Keep: 3, Tail: []string{"1"}},
+		{ID: "c", Base: "a", Keep: 3, Tail: []string{"2"}},
+		{ID: "d", Base: "b", Keep: 4, Tail: []string{"3"}},
+		{ID: "e", Base: "d", Keep: 3, Tail: []string{"2"}},
+	} {
+		r.request(sess, st, rec, 1)
+	}
+	_ = append(st.requests["a"].req.Messages, json.RawMessage(`"clobber"`))
+	want := map[string]string{"a": "m1 m2 m3", "b": "m1 m2 m3 m1", "c": "m1 m2 m3 m2", "d": "m1 m2 m3 m1 m3", "e": "m1 m2 m3 m2"}
+	for id, w := range want {
+		var got []string
+		for _, raw := range st.requests[id].req.Messages {
+			var m ccMessage
+			_ = json.Unmarshal(raw, &m)
+			got = append(got, ccContentText(m.Content))
+		}
+		if strings.Join(got, " ") != w {
+			t.Errorf("request %s: messages %q, want %s", id, got, w)
+		}
+	}
+}
