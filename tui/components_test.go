@@ -255,21 +255,6 @@ func TestEscFromSessionLaunch(t *testing.T) {
 	require.Contains(t, h.plain(), "Oracle scenario run")
 }
 
-// The header keeps the session's title: the id is shortened first.
-func TestHeaderKeepsTitle(t *testing.T) {
-	s := newFakeStore(t)
-	main := s.sess["ses_main"]
-	main.Info.ID = "ses_0123456789abcdefghijklmnopqrstuvwxyz"
-	main.Info.Title = "A long session title that fills the header"
-	s.infos[0] = main.Info
-	s.sess[main.Info.ID] = main
-	h := newHarness(t, Options{Stores: []sessions.Store{s}, SessionID: main.Info.ID}, 80, 24)
-	header := strings.SplitN(h.plain(), "\n", 2)[0]
-	require.Contains(t, header, "A long session title that fills the header")
-	require.Contains(t, header, "ses_0123…")
-	require.Contains(t, header, "opencode 1.18.33")
-}
-
 // Compare aligns texts of any size: equal lines side by side, a changed
 // line beside its replacement, inserted lines alone; past the 4M cells
 // the old table gave up at, still aligned.

@@ -110,6 +110,7 @@ func TestHeaderGolden(t *testing.T) {
 			out := h.plain()
 			header := strings.SplitN(out, "\n", 2)[0]
 			require.Contains(t, header, main.Info.Title)
+			require.Contains(t, header, "opencode 1.18.33")
 			if sz[0] == 80 { // no room for the whole id: it gives way, not the title
 				require.Contains(t, header, "ses_0123…")
 				require.NotContains(t, header, main.Info.ID)
