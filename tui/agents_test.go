@@ -97,7 +97,7 @@ func TestAgentsPickerHeaderAndPanes(t *testing.T) {
 			for h.m.page != pagePicker {
 				h.key("esc")
 			}
-			if h.m.picker.filter.value != "" {
+			if h.m.picker.filter.Value() != "" {
 				h.key("esc")
 			}
 			h.key("/", "type:"+strings.ToLower(f.label), "enter")

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/stretchr/testify/require"
 
+	"correx/internal/fixtures"
 	"correx/sessions"
 )
 
@@ -21,11 +22,11 @@ func TestPickerFilterPaste(t *testing.T) {
 	h := newHarness(t, fakeOpts(t), 80, 24)
 	h.key("/")
 	h.send(tea.PasteMsg{Content: "explore"})
-	require.Equal(t, "explore", h.m.picker.filter.value)
+	require.Equal(t, "explore", h.m.picker.filter.Value())
 	require.Len(t, h.m.picker.shown, 1)
 	h.key("ctrl+u")
 	h.send(tea.PasteMsg{Content: "Oracle\x1b[31m\nscenario\r\n"})
-	require.Equal(t, "Oracle[31m scenario", h.m.picker.filter.value)
+	require.Equal(t, "Oracle[31m scenario", h.m.picker.filter.Value())
 }
 
 // A paste into a pane's search runs the search.
@@ -33,7 +34,7 @@ func TestPaneSearchPaste(t *testing.T) {
 	h := openMain(t, 120, 40)
 	h.key("l", "/")
 	h.send(tea.PasteMsg{Content: "hello"})
-	require.Equal(t, "hello", h.m.current().search.value)
+	require.Equal(t, "hello", h.m.current().search.Value())
 	require.Contains(t, h.m.current().views[h.m.current().pane].MatchInfo(), "/hello: ")
 }
 
@@ -59,7 +60,7 @@ func TestEndToEndPaste(t *testing.T) {
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	final := tm.FinalModel(t).(Model)
-	require.Equal(t, "explore", final.picker.filter.value)
+	require.Equal(t, "explore", final.picker.filter.Value())
 	require.Len(t, final.picker.shown, 1)
 }
 
@@ -128,7 +129,14 @@ func TestHelpLegendScrolls(t *testing.T) {
 // and returns the final model.
 func runFlow(t *testing.T, w, h int, steps ...any) Model {
 	t.Helper()
-	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
+	return runFlowOn(t, fakeOpts(t), w, h, steps...)
+}
+
+// runFlowOn is runFlow on the stores of opts; a step may also be a mouse
+// message, sent as is.
+func runFlowOn(t *testing.T, opts Options, w, h int, steps ...any) Model {
+	t.Helper()
+	tm := teatest.NewTestModel(t, New(opts),
 		teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	var seen bytes.Buffer
@@ -146,6 +154,8 @@ func runFlow(t *testing.T, w, h int, steps ...any) Model {
 			tm.Type(s)
 		case rune:
 			tm.Send(tea.KeyPressMsg{Code: s})
+		case tea.MouseClickMsg, tea.MouseWheelMsg:
+			tm.Send(s)
 		}
 	}
 	tm.Type("q")
@@ -172,6 +182,44 @@ func TestFlowCompareScroll(t *testing.T) {
 	final = runFlow(t, 80, 24, "wait:Oracle scenario run", tea.KeyEnter, "wait:Calls 8",
 		"5", "wait:rows differ", "l", "w", "wait:call\",")
 	require.True(t, final.current().cmp.wrap)
+}
+
+// End to end on a Claude Code transcript with broken records: the status
+// line says how many, W opens them, j scrolls, esc closes, a click on the
+// status line opens them again and the wheel scrolls.
+func TestFlowWarnings(t *testing.T) {
+	dir := "../testdata/claude-code/anthropic"
+	needDir(t, dir)
+	broken := 0
+	src := fixtures.ClaudeCopy(t, dir, func(file string, lines []string) []string {
+		if strings.Contains(file, "subagents") {
+			return lines
+		}
+		for i := 4; i < min(len(lines), 70); i += 2 {
+			lines[i] = lines[i][:min(len(lines[i]), 20)]
+			broken++
+		}
+		return lines
+	})
+	s, err := sessions.Open(src)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	const w, h = 80, 24
+	final := runFlowOn(t, Options{Stores: []sessions.Store{s}}, w, h,
+		"wait:Claude Code", tea.KeyEnter, "wait:warnings:",
+		"W", "wait:Warnings: ", "j", "j", "j", tea.KeyEscape, "wait:Calls ",
+		tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: h - 2}, "wait:Warnings: ",
+		tea.MouseWheelMsg{Button: tea.MouseWheelDown, X: 10, Y: 5})
+	bad := 0
+	for _, w := range final.warnings {
+		if strings.Contains(w, ".jsonl:") && strings.Contains(w, "bad JSON, skipped") {
+			bad++
+		}
+	}
+	require.Equal(t, broken, bad, "one warning per broken record")
+	wv, ok := final.overlay.(*warningsView)
+	require.True(t, ok, "the click reopened the warnings view")
+	require.Equal(t, 3, wv.off, "the wheel scrolled three lines")
 }
 
 // The constants other code uses name the registry's panes; every pane has
@@ -205,21 +253,6 @@ func TestEscFromSessionLaunch(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "ses_child", in.ID)
 	require.Contains(t, h.plain(), "Oracle scenario run")
-}
-
-// The header keeps the session's title: the id is shortened first.
-func TestHeaderKeepsTitle(t *testing.T) {
-	s := newFakeStore(t)
-	main := s.sess["ses_main"]
-	main.Info.ID = "ses_0123456789abcdefghijklmnopqrstuvwxyz"
-	main.Info.Title = "A long session title that fills the header"
-	s.infos[0] = main.Info
-	s.sess[main.Info.ID] = main
-	h := newHarness(t, Options{Stores: []sessions.Store{s}, SessionID: main.Info.ID}, 80, 24)
-	header := strings.SplitN(h.plain(), "\n", 2)[0]
-	require.Contains(t, header, "A long session title that fills the header")
-	require.Contains(t, header, "ses_0123…")
-	require.Contains(t, header, "opencode 1.18.33")
 }
 
 // Compare aligns texts of any size: equal lines side by side, a changed
@@ -256,12 +289,12 @@ func TestPipelineStageKeys(t *testing.T) {
 	tv := &v.views[panePipeline]
 	require.Equal(t, 0, tv.yOff)
 	h.key("]")
-	require.Equal(t, v.stages[1], tv.yOff)
+	require.Equal(t, tv.lineRow(v.stages[1]), tv.yOff)
 	require.Contains(t, h.plain(), "━━ 2 model-visible text ━━")
 	h.key("]")
-	require.Equal(t, v.stages[2], tv.yOff)
+	require.Equal(t, tv.lineRow(v.stages[2]), tv.yOff)
 	h.key("[")
-	require.Equal(t, v.stages[1], tv.yOff)
+	require.Equal(t, tv.lineRow(v.stages[1]), tv.yOff)
 }
 
 // After a resize the current search match stays on screen.
@@ -276,4 +309,51 @@ func TestResizeKeepsMatch(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
 	require.True(t, line >= tv.yOff && line < tv.yOff+tv.height, "match line %d, view %d+%d", line, tv.yOff, tv.height)
 	require.Contains(t, h.plain(), "2900")
+}
+
+// The filter and search inputs are bubbles' textinput: the cursor moves
+// and text goes in at it; a typed format character is dropped, not drawn.
+func TestLineInputEdits(t *testing.T) {
+	var in lineInput
+	for _, k := range []string{"a", "b", "c", "left", "X", "space", "\u202e"} {
+		in.Update(keyMsg(k))
+	}
+	require.Equal(t, "abX c", in.Value())
+	view := in.View()
+	require.Equal(t, view, in.View(), "a static cursor: the same frame every time")
+	require.Contains(t, view, "\x1b[7;37mc\x1b[m", "the cursor on the c")
+	in.Clear()
+	require.Empty(t, in.Value())
+}
+
+// The Pipeline folds a long stage body to its first and last lines; enter
+// unfolds and folds again. Folding is at display only: y copies every line,
+// and the truncation marker is still drawn marked on the lines shown.
+func TestPipelineFolds(t *testing.T) {
+	h := openMain(t, 120, 40)
+	h.selectCall("call_seq")
+	h.key("6", "l")
+	v := h.m.current()
+	tv := &v.views[panePipeline]
+	out := h.plain()
+	require.Contains(t, out, "… 988 lines folded · enter to unfold")
+	require.Contains(t, out, "Pipeline 1–1016/2048")
+	checkFrame(t, h.raw(), 120, 40)
+	require.NotContains(t, out, "1000│")
+	require.Equal(t, tv.text, v.raw[panePipeline], "y copies the text")
+	require.Equal(t, 2048, tv.Lines())
+	require.Contains(t, v.raw[panePipeline], "\n2500\n", "the folded lines are in the copied text")
+	h.key("]")
+	require.Contains(t, h.plain(), "━━ 2 model-visible text ━━", "] jumps to a stage past a fold")
+	require.Contains(t, h.plain(), "lines folded")
+	require.Contains(t, h.raw(), h.m.st.Marker.Render("...output truncated..."), "the marker stays marked")
+	h.key("[", "enter")
+	out = h.plain()
+	require.NotContains(t, out, "lines folded")
+	require.Contains(t, out, "  13│2005")
+	h.key("enter")
+	require.Contains(t, h.plain(), "lines folded", "enter folds again")
+	h.key("/")
+	h.send(tea.PasteMsg{Content: "2500"})
+	require.Contains(t, h.plain(), "│2500", "a match inside a fold unfolds it")
 }

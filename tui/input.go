@@ -2,16 +2,19 @@ package tui
 
 import (
 	"strings"
-	"unicode/utf8"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"correx/internal/inert"
 )
 
-// lineInput is a minimal one-line text input for filters and searches:
-// typing appends, backspace deletes, ctrl+u clears. It draws its own block
-// cursor, so a frame never depends on a blink timer.
+// lineInput is the one-line text input of filters and searches: bubbles'
+// textinput (cursor movement, word and line deletion) with a static cursor,
+// so a frame never depends on a blink timer. The zero value is ready.
 type lineInput struct {
-	value string
+	ti    textinput.Model
+	ready bool
 }
 
 // inputResult says what a key did to a lineInput.
@@ -24,52 +27,68 @@ const (
 	inputIgnored
 )
 
+// model makes the textinput on first use: focused, no prompt, a cursor
+// that does not blink.
+func (in *lineInput) model() *textinput.Model {
+	if !in.ready {
+		in.ti = textinput.New()
+		in.ti.Prompt = ""
+		st := in.ti.Styles()
+		st.Cursor.Blink = false
+		in.ti.SetStyles(st)
+		in.ti.Focus()
+		in.ready = true
+	}
+	return &in.ti
+}
+
+func (in *lineInput) Value() string { return in.model().Value() }
+
+// Clear empties the input.
+func (in *lineInput) Clear() { in.model().Reset() }
+
 func (in *lineInput) Update(msg tea.KeyPressMsg) inputResult {
 	switch msg.String() {
 	case "enter":
 		return inputDone
 	case "esc":
 		return inputCancel
-	case "backspace", "ctrl+h":
-		if in.value != "" {
-			_, n := utf8.DecodeLastRuneInString(in.value)
-			in.value = in.value[:len(in.value)-n]
-		}
-		return inputEdited
-	case "ctrl+u":
-		in.value = ""
-		return inputEdited
 	case "space":
-		in.value += " "
-		return inputEdited
+		msg = tea.KeyPressMsg{Code: ' ', Text: " "}
 	}
-	if msg.Text != "" && msg.Mod&^tea.ModShift == 0 {
-		in.value += msg.Text
-		return inputEdited
+	msg.Text = inputText(msg.Text)
+	ti := in.model()
+	before, pos := ti.Value(), ti.Position()
+	*ti, _ = ti.Update(msg) // a static cursor asks for no blink Cmd
+	if ti.Value() == before && ti.Position() == pos {
+		return inputIgnored
 	}
-	return inputIgnored
+	return inputEdited
 }
 
-// Paste adds pasted text as one line: line breaks become spaces and other
-// control characters are dropped, so a paste can neither end the input
-// nor reach the terminal.
+// Paste adds pasted text as one line (see inputText), so a paste can
+// neither end the input nor reach the terminal.
 func (in *lineInput) Paste(text string) {
+	ti := in.model()
+	*ti, _ = ti.Update(tea.PasteMsg{Content: strings.TrimRight(inputText(text), " ")})
+}
+
+// inputText is text for the input: line breaks and tabs become spaces, and
+// what the inspector would draw as an inert glyph (control and format
+// characters) is dropped, as the input draws its text as is.
+func inputText(text string) string {
 	var b strings.Builder
 	for _, r := range text {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
+		if r == '\n' || r == '\r' || r == '\t' {
 			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		default:
+		} else if _, odd := inert.Glyph(r); !odd {
 			b.WriteRune(r)
 		}
 	}
-	in.value += strings.TrimRight(b.String(), " ")
+	return b.String()
 }
 
-func (in lineInput) View() string {
-	return inertString(in.value, plainStyle) + "█"
-}
+func (in *lineInput) View() string { return in.model().View() }
 
 // searchInput feeds a key to a pane search; the search runs as you type.
 func searchInput(msg tea.KeyPressMsg, on *bool, in *lineInput, tv *textView, relayout func()) tea.Cmd {
@@ -79,10 +98,10 @@ func searchInput(msg tea.KeyPressMsg, on *bool, in *lineInput, tv *textView, rel
 		*on = false
 	case inputCancel:
 		*on = false
-		in.value = ""
+		in.Clear()
 		cmd = tv.Search("")
 	case inputEdited:
-		cmd = tv.Search(in.value)
+		cmd = tv.Search(in.Value())
 	}
 	relayout()
 	return cmd

@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
 )
 
 // layoutSizes are the terminals the layout goldens are drawn at.
@@ -70,5 +72,51 @@ func TestHintBarAt80(t *testing.T) {
 	hint := out[strings.LastIndex(out, "\n")+1:]
 	for _, want := range []string{"enter open", "o full output", "/ search", "esc back", "? help"} {
 		require.Contains(t, hint, want)
+	}
+}
+
+// The warnings view numbers each warning and wraps it to the width.
+func TestWarningsGolden(t *testing.T) {
+	for _, sz := range layoutSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			opts := fakeOpts(t)
+			opts.Warnings = []string{
+				"opencode.db: table part, row prt_0001: unexpected end of JSON input; the part is skipped",
+				"ses_main.jsonl:12: a record longer than the 64 MiB read limit; the rest of the file is skipped, and this warning is long enough to wrap at 80 columns",
+				"store.db: row c: a damaged part",
+			}
+			h := newHarness(t, opts, sz[0], sz[1])
+			h.key("W")
+			out := h.plain()
+			require.Contains(t, out, "Warnings: 3")
+			checkFrame(t, h.raw(), sz[0], sz[1])
+			golden.RequireEqual(t, out)
+		})
+	}
+}
+
+// The session header keeps a long title whole and shortens the id when
+// the two do not fit.
+func TestHeaderGolden(t *testing.T) {
+	for _, sz := range layoutSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			s := newFakeStore(t)
+			main := s.sess["ses_main"]
+			main.Info.ID = "ses_0123456789abcdefghijklmnopqrstuvwxyz"
+			main.Info.Title = "A long session title that fills the header"
+			s.infos[0] = main.Info
+			s.sess[main.Info.ID] = main
+			h := newHarness(t, Options{Stores: []sessions.Store{s}, SessionID: main.Info.ID}, sz[0], sz[1])
+			out := h.plain()
+			header := strings.SplitN(out, "\n", 2)[0]
+			require.Contains(t, header, main.Info.Title)
+			require.Contains(t, header, "opencode 1.18.33")
+			if sz[0] == 80 { // no room for the whole id: it gives way, not the title
+				require.Contains(t, header, "ses_0123…")
+				require.NotContains(t, header, main.Info.ID)
+			}
+			checkFrame(t, h.raw(), sz[0], sz[1])
+			golden.RequireEqual(t, out)
+		})
 	}
 }

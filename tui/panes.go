@@ -135,15 +135,17 @@ var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessio
 	if v.loaded[s.p] == key {
 		return
 	}
-	text, heads, notes, marks, head := v.pipelineContent(s.ci, s.sess, s.low, step, res, ready)
+	p, head := v.pipelineContent(s.ci, s.sess, s.low, step, res, ready)
+	text := p.b.String()
 	v.stages = v.stages[:0]
-	for l := range heads {
+	for l := range p.heads {
 		v.stages = append(v.stages, l)
 	}
 	slices.Sort(v.stages)
 	v.headers[s.p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
-	v.views[s.p].lineStyle = pipeLineStyle(v.st, heads, notes)
-	v.views[s.p].SetContent(text, nil, marks, false)
+	v.views[s.p].lineStyle = pipeLineStyle(v.st, p.heads, p.notes)
+	v.views[s.p].SetContent(text, nil, p.marks, false)
+	v.views[s.p].SetFolds(p.folds)
 	v.raw[s.p], v.loaded[s.p] = text, key
 }}
 

@@ -49,7 +49,7 @@ func (p *picker) Update(msg tea.Msg) tea.Cmd {
 				p.filtering = false
 			case inputCancel:
 				p.filtering = false
-				p.filter.value = ""
+				p.filter.Clear()
 			}
 			p.apply()
 			return nil
@@ -82,8 +82,8 @@ func (p *picker) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return p.a.quit()
 	case key.Matches(msg, k.Back):
-		if p.filter.value != "" {
-			p.filter.value = ""
+		if p.filter.Value() != "" {
+			p.filter.Clear()
 			p.apply()
 			return nil
 		}
@@ -129,7 +129,7 @@ func (p *picker) SetSessions(infos []model.SessionInfo, err error) {
 }
 
 func (p *picker) apply() {
-	q := asciiLower(p.filter.value)
+	q := asciiLower(p.filter.Value())
 	p.shown = p.shown[:0]
 	for i, in := range p.all {
 		hay := in.Title + " " + in.Directory + " " + in.ID + " " + agentLabel(in) + " " + string(in.Agent)
@@ -193,8 +193,8 @@ func (p *picker) View() string {
 	switch {
 	case p.filtering:
 		lines = append(lines, fit(st.Prompt.Render("/")+p.filter.View(), p.width))
-	case p.filter.value != "":
-		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.value, st.Inert), len(p.shown), len(p.all))), p.width))
+	case p.filter.Value() != "":
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.Value(), st.Inert), len(p.shown), len(p.all))), p.width))
 	default:
 		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d %s, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all), plural(len(p.all), "session", "sessions"))), p.width))
 	}

@@ -36,7 +36,12 @@ type pipeText struct {
 	heads map[int]bool
 	notes map[int]bool
 	marks []model.Span
+	folds []lineRange // the middles of long bodies, folded at display
 }
+
+// A body longer than foldOver lines is shown folded to its first and last
+// foldKeep lines.
+const foldOver, foldKeep = 40, 8
 
 func newPipeText() *pipeText {
 	return &pipeText{heads: map[int]bool{}, notes: map[int]bool{}}
@@ -70,12 +75,15 @@ func (p *pipeText) note(s string) {
 // body writes a stage's text exactly, and returns where it starts; a
 // text without a final newline is ended by one (the label said so).
 func (p *pipeText) body(text string) int {
-	off := p.b.Len()
+	off, first := p.b.Len(), p.line
 	p.b.WriteString(text)
 	p.line += strings.Count(text, "\n")
 	if !strings.HasSuffix(text, "\n") {
 		p.b.WriteByte('\n')
 		p.line++
+	}
+	if p.line-first > foldOver {
+		p.folds = append(p.folds, lineRange{first + foldKeep, p.line - foldKeep})
 	}
 	return off
 }
@@ -386,7 +394,7 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 }
 
 // pipelineContent composes the Pipeline pane for a call.
-func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low model.Lowering, step int, res convResult, ready bool) (string, map[int]bool, map[int]bool, []model.Span, []string) {
+func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low model.Lowering, step int, res convResult, ready bool) (*pipeText, []string) {
 	c := ci.call()
 	vis := ci.visFor(low, v.provider)
 	p := newPipeText()
@@ -431,7 +439,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 	}
 
 	head := []string{v.providerLabel(ci, sess, low, step)}
-	return p.b.String(), p.heads, p.notes, p.marks, head
+	return p, head
 }
 
 func loweringWord(low model.Lowering) string {

@@ -490,7 +490,8 @@ func (v *sessionView) View() string {
 		ptitle += " v1 ↔ v2"
 	}
 	if v.pane != paneCompare && tv.Lines() > 0 {
-		ptitle += fmt.Sprintf(" %d–%d/%d", tv.yOff+1, min(tv.yOff+tv.height, tv.Lines()), tv.Lines())
+		first, last := tv.shownLines()
+		ptitle += fmt.Sprintf(" %d–%d/%d", first, last, tv.Lines())
 	}
 	if v.zoomed {
 		ptitle += " (zoomed: + back)"

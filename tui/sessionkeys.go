@@ -53,9 +53,10 @@ func (v *sessionView) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.searching = false
 	case inputCancel:
 		v.searching = false
-		v.search.value, v.listQuery = "", ""
+		v.search.Clear()
+		v.listQuery = ""
 	case inputEdited:
-		v.listQuery = v.search.value
+		v.listQuery = v.search.Value()
 		if i := v.list.search(v.listQuery, 1, v.list.sel-1); i >= 0 && v.listQuery != "" {
 			v.list.Select(i)
 		}
@@ -67,13 +68,13 @@ func (v *sessionView) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 func (v *sessionView) paste(text string) tea.Cmd {
 	v.search.Paste(text)
 	if v.focus == focusList {
-		v.listQuery = v.search.value
+		v.listQuery = v.search.Value()
 		if i := v.list.search(v.listQuery, 1, v.list.sel-1); i >= 0 && v.listQuery != "" {
 			v.list.Select(i)
 		}
 		return nil
 	}
-	cmd := v.views[v.pane].Search(v.search.value)
+	cmd := v.views[v.pane].Search(v.search.Value())
 	v.layoutPane()
 	return cmd
 }
@@ -89,7 +90,8 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 		case v.focus == focusPane:
 			v.focusList()
 		case v.listQuery != "":
-			v.listQuery, v.search.value = "", ""
+			v.listQuery = ""
+			v.search.Clear()
 		default:
 			return send(backMsg{})
 		}
@@ -141,12 +143,15 @@ func (v *sessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Zoom):
 		v.toggleZoom()
 		return nil
+	case v.pane == panePipeline && v.focus == focusPane && tv.HasFolds() && key.Matches(msg, k.Open):
+		tv.ToggleFolds()
+		return nil
 	case v.pane == panePipeline && key.Matches(msg, k.NextStage, k.PrevStage):
 		v.jumpStage(key.Matches(msg, k.NextStage))
 		return nil
 	case key.Matches(msg, k.Search):
 		v.searching = true
-		v.search.value = ""
+		v.search.Clear()
 		var cmd tea.Cmd
 		if v.focus == focusPane {
 			cmd = tv.Search("")
@@ -182,6 +187,7 @@ func (v *sessionView) jumpStage(next bool) {
 	tv := &v.views[panePipeline]
 	to := -1
 	for _, l := range v.stages {
+		l = tv.lineRow(l)
 		if next && l > tv.yOff && to < 0 {
 			to = l
 		}

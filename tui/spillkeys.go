@@ -19,7 +19,7 @@ func (s *spillView) Update(msg tea.Msg) tea.Cmd {
 	case tea.PasteMsg:
 		if s.searching {
 			s.search.Paste(msg.Content)
-			cmd := s.tv.Search(s.search.value)
+			cmd := s.tv.Search(s.search.Value())
 			s.layout()
 			return cmd
 		}
@@ -43,7 +43,7 @@ func (s *spillView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		if tv.query != "" {
 			cmd := tv.Search("")
-			s.search.value = ""
+			s.search.Clear()
 			s.layout()
 			return cmd
 		}
@@ -54,7 +54,7 @@ func (s *spillView) key(msg tea.KeyPressMsg) tea.Cmd {
 		return s.a.copyPane(tv.file, "the full output", "")
 	case key.Matches(msg, k.Search):
 		s.searching = true
-		s.search.value = ""
+		s.search.Clear()
 		cmd := tv.Search("")
 		s.layout()
 		return cmd

@@ -51,6 +51,14 @@ type textView struct {
 	numbers   bool
 	empty     string // shown when the text is empty
 
+	// folds are line ranges drawn as one row each ("… N lines folded"),
+	// at display only: the text, its marks, search and copy keep every
+	// line. rows maps a display row to its line (-1-k: fold k); nil when
+	// nothing is folded, rows and lines then being the same.
+	folds    []lineRange
+	unfolded bool
+	rows     []int
+
 	yOff, xOff int
 	cache      map[int]string
 
@@ -66,6 +74,98 @@ type textView struct {
 }
 
 type match struct{ line, start, end int }
+
+// lineRange is the lines [start, end).
+type lineRange struct{ start, end int }
+
+// SetFolds folds the ranges (set after the content, which clears them).
+func (v *textView) SetFolds(fs []lineRange) {
+	v.folds = fs
+	v.layoutRows()
+}
+
+// HasFolds reports whether the content has ranges to fold.
+func (v *textView) HasFolds() bool { return len(v.folds) > 0 }
+
+// ToggleFolds unfolds every fold, or folds them again, keeping the top line.
+func (v *textView) ToggleFolds() {
+	top := v.rowLine(v.yOff)
+	v.unfolded = !v.unfolded
+	v.layoutRows()
+	v.yOff = v.lineRow(top)
+	v.clamp()
+}
+
+func (v *textView) layoutRows() {
+	v.rows = nil
+	if v.unfolded || len(v.folds) == 0 {
+		return
+	}
+	k := 0
+	for i := 0; i < v.count(); i++ {
+		if k < len(v.folds) && i == v.folds[k].start {
+			v.rows = append(v.rows, -1-k)
+			i = v.folds[k].end - 1
+			k++
+			continue
+		}
+		v.rows = append(v.rows, i)
+	}
+}
+
+func (v *textView) rowCount() int {
+	if v.rows == nil {
+		return v.count()
+	}
+	return len(v.rows)
+}
+
+// rowLine is the line drawn on row r (a fold's first line for a fold).
+func (v *textView) rowLine(r int) int {
+	if v.rows == nil || r >= len(v.rows) {
+		return r
+	}
+	if l := v.rows[r]; l < 0 {
+		return v.folds[-1-l].start
+	}
+	return v.rows[r]
+}
+
+// lineRow is the row line l is drawn on (its fold's, when folded).
+func (v *textView) lineRow(l int) int {
+	if v.rows == nil {
+		return l
+	}
+	for r := range v.rows {
+		if v.rowLine(r) > l {
+			return max(r-1, 0)
+		}
+	}
+	return max(len(v.rows)-1, 0)
+}
+
+// shownLines are the first and last lines on screen, counted from 1.
+func (v *textView) shownLines() (first, last int) {
+	end := min(v.yOff+v.height, v.rowCount()) - 1
+	last = v.rowLine(end) + 1
+	if v.rows != nil && v.rows[end] < 0 {
+		last = v.folds[-1-v.rows[end]].end
+	}
+	return v.rowLine(v.yOff) + 1, last
+}
+
+// hidden reports whether line l is inside a fold.
+func (v *textView) hidden(l int) bool {
+	if v.rows == nil {
+		return false
+	}
+	for _, f := range v.folds {
+		if l >= f.start && l < f.end {
+			return true
+		}
+	}
+	return false
+}
 
 // maxMatches caps the matches of a search.
 const maxMatches = 100000
@@ -101,6 +201,7 @@ func (v *textView) SetContent(text string, lex chroma.Lexer, marks []model.Span,
 // SetContentSyntax is SetContent with a line styler of the caller's.
 func (v *textView) SetContentSyntax(text string, syntax func(string) []span, marks []model.Span, keep bool) {
 	v.text, v.syntax, v.marks, v.file = text, syntax, marks, nil
+	v.folds, v.rows = nil, nil
 	v.trail = strings.HasSuffix(text, "\n")
 	v.lines, v.starts = splitLines(text)
 	v.cache = map[int]string{}
@@ -391,7 +492,7 @@ func (v *textView) gutterWidth() int {
 
 func (v *textView) contentWidth() int { return max(v.width-v.gutterWidth(), 1) }
 
-func (v *textView) maxY() int { return max(v.count()-v.height, 0) }
+func (v *textView) maxY() int { return max(v.rowCount()-v.height, 0) }
 
 func (v *textView) clamp() {
 	v.yOff = clampInt(v.yOff, 0, v.maxY())
@@ -413,6 +514,11 @@ func (v *textView) Right()           { v.xOff += max(v.contentWidth()/2, 4) }
 
 // GotoLine scrolls so line i (0-based) is in view, a third from the top.
 func (v *textView) GotoLine(i int) {
+	if v.hidden(i) { // a match inside a fold unfolds
+		v.unfolded = true
+		v.layoutRows()
+	}
+	i = v.lineRow(i)
 	if i < v.yOff || i >= v.yOff+v.height {
 		v.yOff = i - v.height/3
 	}
@@ -632,9 +738,15 @@ func (v *textView) View() string {
 		return strings.Join(out, "\n")
 	}
 	for r := 0; r < v.height; r++ {
-		i := v.yOff + r
-		if i >= v.count() {
+		if v.yOff+r >= v.rowCount() {
 			out = append(out, strings.Repeat(" ", v.width))
+			continue
+		}
+		i := v.rowLine(v.yOff + r)
+		if v.rows != nil && v.rows[v.yOff+r] < 0 {
+			f := v.folds[-1-v.rows[v.yOff+r]]
+			msg := fmt.Sprintf("… %s lines folded · enter to unfold", commas(f.end-f.start))
+			out = append(out, padRight(strings.Repeat(" ", gw)+v.st.Muted.Render(ansi.Truncate(msg, cw, "…")), v.width))
 			continue
 		}
 		var g string

@@ -144,13 +144,13 @@ func checkFrame(t *testing.T, out string, w, h int) {
 }
 
 func TestPickerGolden(t *testing.T) {
-	for _, w := range []int{80, 120} {
-		t.Run(fmt.Sprint(w), func(t *testing.T) {
-			h := newHarness(t, fakeOpts(t), w, 24)
+	for _, sz := range layoutSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			h := newHarness(t, fakeOpts(t), sz[0], sz[1])
 			out := h.plain()
 			require.Contains(t, out, "Oracle scenario run")
 			require.Contains(t, out, "subagent: Find text files")
-			checkFrame(t, h.raw(), w, 24)
+			checkFrame(t, h.raw(), sz[0], sz[1])
 			golden.RequireEqual(t, out)
 		})
 	}
@@ -159,7 +159,7 @@ func TestPickerGolden(t *testing.T) {
 func TestPickerFilter(t *testing.T) {
 	h := newHarness(t, fakeOpts(t), 80, 24)
 	h.key("/", "type:explore")
-	require.Contains(t, h.plain(), "/explore█")
+	require.Contains(t, h.raw(), "explore\x1b[7;37m \x1b[m", "the filter, a static cursor after it")
 	require.Len(t, h.m.picker.shown, 1)
 	h.key("enter", "enter")
 	require.NotNil(t, h.m.current())
