@@ -108,6 +108,40 @@ const (
 	TruncGeminiRead      TruncationKind = "gemini-read"      // read_file's "IMPORTANT: The file content has been truncated." header, lines cut "... [truncated]"
 )
 
+// TruncationKinds lists every kind with a line on how it cuts, for the
+// help's legend (TestLegendNamesEveryKind keeps it whole).
+var TruncationKinds = []struct {
+	Kind TruncationKind
+	What string
+}{
+	{TruncBashTail, "opencode bash kept the tail; full output in tool-output/"},
+	{TruncGenericHead, "opencode kept the head of a long output; full output in tool-output/"},
+	{TruncReadLines, "read stopped at its line limit"},
+	{TruncReadBytes, "read stopped at 50 KB"},
+	{TruncReadLine, "read cut a line to 2000 characters"},
+	{TruncReadEntries, "a directory read stopped at its entry limit"},
+	{TruncGlobCap, "glob kept the first 100 files"},
+	{TruncGrepCap, "grep kept the first 100 matches"},
+	{TruncV2Bound, "opencode v2 kept a head and a tail; full output saved"},
+	{TruncV2ReadPage, "opencode v2 read returned one page of the file"},
+	{TruncClaudePersisted, "Claude Code sent a 2 KB preview; full output in tool-results/"},
+	{TruncClaudeMiddle, "Claude Code cut the middle of a failed Bash output"},
+	{TruncClaudeLines, "Claude Code cut lines of a Bash output"},
+	{TruncClaudeSaved, "Claude Code saved an output over its token limit to a file"},
+	{TruncClaudeRefused, "Claude Code refused a Read over its token limit"},
+	{TruncClaudePartial, "Claude Code's Read kept the first lines under its token cap"},
+	{TruncClaudeGlob, "Claude Code's Glob listed the first 100 files"},
+	{TruncCodexTokens, "Codex cut the middle to its token budget"},
+	{TruncCodexChars, "Codex cut the middle to its character budget"},
+	{TruncCodexBuffer, "Codex's 1 MiB exec buffer dropped the middle"},
+	{TruncCodexLines, "Codex (older) kept some lines"},
+	{TruncCodexBytes, "Codex (older) cut to a byte budget"},
+	{TruncCodexItems, "Codex dropped text items"},
+	{TruncGeminiSpill, "Gemini CLI kept a head and a tail; full output in tool-outputs/"},
+	{TruncGeminiDistilled, "Gemini CLI normalized an output over its size limit"},
+	{TruncGeminiRead, "Gemini CLI read_file cut lines or the file"},
+}
+
 // Span is a byte range [Start, End) in a text.
 type Span struct {
 	Start int `json:"start"`

@@ -3,16 +3,21 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/stretchr/testify/require"
 
 	"correx/internal/fixtures"
+	"correx/model"
 	"correx/sessions"
 )
 
@@ -119,9 +124,38 @@ func TestHelpLegendScrolls(t *testing.T) {
 	h.key("?")
 	require.NotContains(t, h.plain(), "projection")
 	h.key("G")
-	out := h.plain()
-	require.Contains(t, out, "projection the same step lowered for another provider")
-	require.Contains(t, out, "≠          Compare: the row differs")
+	require.Contains(t, h.plain(), "gemini-read", "the last truncation kind ends the help")
+	legend := ansi.Strip(strings.Join(helpLegend(NewStyles(true), 78), "\n"))
+	require.Contains(t, legend, "projection the same step lowered for another provider")
+	require.Contains(t, legend, "≠          Compare: the row differs")
+}
+
+// TestLegendNamesEveryKind: the help's legend lists every truncation kind
+// model declares (read from its source, so a new kind cannot be left out).
+func TestLegendNamesEveryKind(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../model/result.go", nil, 0)
+	require.NoError(t, err)
+	var declared []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok {
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "TruncationKind" {
+				for _, v := range vs.Values {
+					declared = append(declared, strings.Trim(v.(*ast.BasicLit).Value, `"`))
+				}
+			}
+		}
+		return true
+	})
+	require.NotEmpty(t, declared)
+	var listed []string
+	for _, k := range model.TruncationKinds {
+		listed = append(listed, string(k.Kind))
+	}
+	require.ElementsMatch(t, declared, listed, "model.TruncationKinds")
+	legend := ansi.Strip(strings.Join(helpLegend(NewStyles(true), 100), "\n"))
+	for _, k := range declared {
+		require.Contains(t, legend, k)
+	}
 }
 
 // runFlow runs a real program on the fake store at w×h, sends keys (text

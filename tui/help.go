@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"correx/model"
 	"fmt"
 	"strings"
 
@@ -90,6 +91,17 @@ func helpLegend(st *Styles, w int) []string {
 	for _, l := range legend {
 		key := st.Help.FullKey.Render(padRight(l[0], kw))
 		for _, d := range strings.Split(ansi.Wrap(l[1], max(w-kw-1, 10), ""), "\n") {
+			out = append(out, key+" "+st.Help.FullDesc.Render(d))
+			key = padRight("", kw)
+		}
+	}
+	out = append(out, "", st.Help.FullDesc.Render("Truncation kinds (the ✂ badge)"))
+	for _, k := range model.TruncationKinds {
+		kw = max(kw, ansi.StringWidth(string(k.Kind)))
+	}
+	for _, k := range model.TruncationKinds {
+		key := st.Help.FullKey.Render(padRight(string(k.Kind), kw))
+		for _, d := range strings.Split(ansi.Wrap(k.What, max(w-kw-1, 10), ""), "\n") {
 			out = append(out, key+" "+st.Help.FullDesc.Render(d))
 			key = padRight("", kw)
 		}
