@@ -31,18 +31,10 @@ func (h *helpView) Update(msg tea.Msg) tea.Cmd {
 			return send(closeMsg{})
 		case key.Matches(msg, k.Quit):
 			return h.a.quit()
-		case key.Matches(msg, k.Up):
-			h.scroll(-1)
-		case key.Matches(msg, k.Down):
-			h.scroll(1)
-		case key.Matches(msg, k.PageUp):
-			h.scroll(-(h.height - 3))
-		case key.Matches(msg, k.PageDown):
-			h.scroll(h.height - 3)
-		case key.Matches(msg, k.Top):
-			h.off = 0
-		case key.Matches(msg, k.Bottom):
-			h.scroll(len(h.lines()))
+		default:
+			if d, ok := k.scrollBy(msg, h.height-3); ok {
+				h.scroll(d)
+			}
 		}
 	}
 	return nil

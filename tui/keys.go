@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // KeyMap is every binding of the TUI. Bindings are matched by the component
@@ -105,4 +106,25 @@ func jumpKeys() []string {
 		ks = append(ks, fmt.Sprint(i+1))
 	}
 	return ks
+}
+
+// scrollBy is how far a scroll key moves a view page lines high (top and
+// bottom as far as it goes: the view clamps); ok is false for other keys.
+func (k *KeyMap) scrollBy(msg tea.KeyPressMsg, page int) (d int, ok bool) {
+	const far = 1 << 30
+	switch {
+	case key.Matches(msg, k.Up):
+		return -1, true
+	case key.Matches(msg, k.Down):
+		return 1, true
+	case key.Matches(msg, k.PageUp):
+		return -page, true
+	case key.Matches(msg, k.PageDown):
+		return page, true
+	case key.Matches(msg, k.Top):
+		return -far, true
+	case key.Matches(msg, k.Bottom):
+		return far, true
+	}
+	return 0, false
 }

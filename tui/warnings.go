@@ -55,18 +55,10 @@ func (w *warningsView) Update(msg tea.Msg) tea.Cmd {
 			return send(closeMsg{})
 		case key.Matches(msg, k.Quit):
 			return w.a.quit()
-		case key.Matches(msg, k.Up):
-			w.scroll(-1)
-		case key.Matches(msg, k.Down):
-			w.scroll(1)
-		case key.Matches(msg, k.PageUp):
-			w.scroll(-(w.height - 3))
-		case key.Matches(msg, k.PageDown):
-			w.scroll(w.height - 3)
-		case key.Matches(msg, k.Top):
-			w.off = 0
-		case key.Matches(msg, k.Bottom):
-			w.scroll(len(w.a.warnings) * 100)
+		default:
+			if d, ok := k.scrollBy(msg, w.height-3); ok {
+				w.scroll(d)
+			}
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
