@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/stretchr/testify/require"
@@ -45,17 +43,8 @@ func TestPaneSearchPaste(t *testing.T) {
 
 // End to end, a real program: a bracketed paste reaches the filter.
 func TestEndToEndPaste(t *testing.T) {
-	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
-		teatest.WithInitialTermSize(100, 30),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	var seen bytes.Buffer
-	waitFor := func(s string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			seen.Write(b)
-			return bytes.Contains(seen.Bytes(), []byte(s))
-		}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
-	}
+	tm := startProgram(t, fakeOpts(t), 100, 30)
+	waitFor := tm.wait
 	waitFor("Oracle scenario run")
 	tm.Type("/")
 	tm.Send(tea.PasteMsg{Content: "explore"})
@@ -170,19 +159,13 @@ func runFlow(t *testing.T, w, h int, steps ...any) Model {
 // message, sent as is.
 func runFlowOn(t *testing.T, opts Options, w, h int, steps ...any) Model {
 	t.Helper()
-	tm := teatest.NewTestModel(t, New(opts),
-		teatest.WithInitialTermSize(w, h),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	var seen bytes.Buffer
+	tm := startProgram(t, opts, w, h)
 	for _, s := range steps {
 		switch s := s.(type) {
 		case string:
 			if want, ok := strings.CutPrefix(s, "wait:"); ok {
-				teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-					seen.Write(b)
-					return bytes.Contains(seen.Bytes(), []byte(want))
-				}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
-				seen.Reset()
+				tm.wait(want)
+				tm.seen.Reset()
 				continue
 			}
 			tm.Type(s)

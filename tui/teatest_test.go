@@ -17,17 +17,8 @@ import (
 // session, switches to the Wire pane, and quits; no colour reaches the
 // output.
 func TestEndToEndNoColor(t *testing.T) {
-	tm := teatest.NewTestModel(t, New(fakeOpts(t)),
-		teatest.WithInitialTermSize(100, 30),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	var seen bytes.Buffer
-	waitFor := func(s string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			seen.Write(b)
-			return bytes.Contains(seen.Bytes(), []byte(s))
-		}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
-	}
+	tm := startProgram(t, fakeOpts(t), 100, 30)
+	waitFor, seen := tm.wait, &tm.seen
 	waitFor("Oracle scenario run")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitFor("Calls 8")
@@ -46,4 +37,30 @@ func TestEndToEndNoColor(t *testing.T) {
 		require.NotRegexp(t, `[;\[](38|48);`, string(m), "colour escape %q", m)
 		require.NotRegexp(t, `[;\[]3[0-7][;m]`, string(m), "colour escape %q", m)
 	}
+}
+
+// program is a real program on opts at w×h with the Ascii profile; what
+// it has printed is kept in seen.
+type program struct {
+	*teatest.TestModel
+	t    *testing.T
+	seen bytes.Buffer
+}
+
+func startProgram(t *testing.T, opts Options, w, h int) *program {
+	t.Helper()
+	tm := teatest.NewTestModel(t, New(opts),
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	return &program{TestModel: tm, t: t}
+}
+
+// wait blocks until s is in what the program printed (since seen was last
+// reset).
+func (p *program) wait(s string) {
+	p.t.Helper()
+	teatest.WaitFor(p.t, p.Output(), func(b []byte) bool {
+		p.seen.Write(b)
+		return bytes.Contains(p.seen.Bytes(), []byte(s))
+	}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
