@@ -30,6 +30,7 @@ import (
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
+	_ "correx/sessions/all" // every agent driver
 	"correx/tui"
 )
 
@@ -410,7 +411,7 @@ func (c *cli) show(args []string) error {
 	ref.Call = found
 	m := render.CarrierModel(s, ref.Message, render.SessionLowering(s.Info, lowering))
 	if p == "" {
-		p = render.Native(m.ProviderID, m.ModelID)
+		p = render.OwnProvider(s.Info, &model.Message{ProviderID: m.ProviderID, ModelID: m.ModelID})
 	}
 	if p == "" && m.Lowering == model.LoweringNative && formatters.LoweringMatters(found) {
 		return fmt.Errorf("%w: show: call %s: under the native lowering its media stay in the result or not by provider, and the session's provider %q is not one correx knows: pass --provider", errUsage, found.CallID, m.ProviderID)

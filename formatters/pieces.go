@@ -571,5 +571,8 @@ func unknownWhy(k model.TruncationKind) string {
 	case k == model.TruncGeminiRead:
 		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
+	if why := registeredWhy(k); why != "" {
+		return why
+	}
 	return "no spill file was recorded"
 }

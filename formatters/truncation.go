@@ -134,7 +134,10 @@ func detect(tool, text string) *model.Truncation {
 			return t
 		}
 	}
-	return detectCLI(text)
+	if t := detectCLI(text); t != nil {
+		return t
+	}
+	return detectRegistered(tool, text)
 }
 
 func detectRead(text string) *model.Truncation {

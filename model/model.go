@@ -34,6 +34,9 @@ func (a Agent) Name() string {
 	case AgentGeminiCLI:
 		return "Gemini CLI"
 	}
+	if s, ok := a.Spec(); ok {
+		return s.Name
+	}
 	return string(a)
 }
 

@@ -13,7 +13,7 @@ import (
 // part, else, on a message's last part, from the message. Anthropic's limit
 // of four breakpoints is never reached: opencode marks at most two system
 // messages and the last two others.
-func anthropic(prompt []msg, pl *placer) []Value {
+func anthropic(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	blocks := roleBlocks(prompt)
 	for i, b := range blocks {
@@ -122,7 +122,7 @@ func anthropicToolContent(o output) Value {
 // redacted data; tool_use blocks move behind the other blocks between two
 // thinking blocks (moveToolUseBlocksToEnd). The message is item of the
 // conversation.
-func anthropicAssistant(b []msg, lastBlock bool, pl *placer, item int) []Value {
+func anthropicAssistant(b []msg, lastBlock bool, pl *Placer, item int) []Value {
 	var content []fromPart
 	for j, m := range b {
 		for k, pt := range m.parts {

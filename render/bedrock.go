@@ -17,7 +17,7 @@ import (
 // and after the whole message for a message-level one. Unlike 4.0.159, an
 // assistant message left with nothing but cache points is not sent, and a
 // user block that then follows a user message joins it.
-func bedrock(prompt []msg, pl *placer) []Value {
+func bedrock(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	docs := 0 // generateDocumentName's counter, shared by the whole prompt
 	lastRole := ""

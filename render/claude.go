@@ -22,7 +22,7 @@ import (
 
 // claudeConversation is Conversation for a Claude Code session; idx is the
 // step's assistant message. pl records the placements.
-func claudeConversation(s *model.Session, idx int, p Provider, m Model, pl *placer) (Value, error) {
+func claudeConversation(s *model.Session, idx int, p Provider, m Model, pl *Placer) (Value, error) {
 	req := s.Messages[idx].Request
 	if p == Anthropic && req != nil {
 		return claudeNative(req, pl)
@@ -42,7 +42,7 @@ func claudeConversation(s *model.Session, idx int, p Provider, m Model, pl *plac
 
 // claudeNative is the logged messages with cache_control put back and
 // each plain-text user or system message in the form Claude Code sends it.
-func claudeNative(req *model.LoggedRequest, pl *placer) (Value, error) {
+func claudeNative(req *model.LoggedRequest, pl *Placer) (Value, error) {
 	marks := map[int][]model.CacheMark{}
 	for _, c := range req.Cache {
 		marks[c.Message] = append(marks[c.Message], c)
@@ -131,7 +131,7 @@ func setCacheControl(m Obj, c model.CacheMark) {
 
 // placeLogged records the tool_use and tool_result blocks of logged
 // message item.
-func placeLogged(raw json.RawMessage, item int, pl *placer) {
+func placeLogged(raw json.RawMessage, item int, pl *Placer) {
 	var m struct {
 		Content []model.AnthropicBlock `json:"content"`
 	}
@@ -141,9 +141,9 @@ func placeLogged(raw json.RawMessage, item int, pl *placer) {
 	for j, b := range m.Content {
 		switch b.Type {
 		case "tool_use", "server_tool_use":
-			pl.call(b.ID, item, j)
+			pl.Call(b.ID, item, j)
 		case "tool_result":
-			pl.result(b.ToolUseID, item, j, 1)
+			pl.Result(b.ToolUseID, item, j, 1)
 		}
 	}
 }

@@ -19,13 +19,19 @@ import (
 
 // cliConversation is Conversation for Codex and Gemini CLI sessions; upto
 // is the index of the step's assistant message; pl records the placements.
-func cliConversation(s *model.Session, upto int, p Provider, m Model, pl *placer) Value {
+func cliConversation(s *model.Session, upto int, p Provider, m Model, pl *Placer) Value {
 	switch {
 	case s.Info.Agent == model.AgentCodex && p == OpenAIResponses:
 		return codexInput(s, upto, pl)
 	case s.Info.Agent == model.AgentGeminiCLI && p == Gemini:
 		return geminiCLIContents(s, upto, pl)
 	}
+	return cliProjection(s, upto, p, m, pl)
+}
+
+// cliProjection is the step of an agent that builds its own requests
+// lowered for provider p through the prompt IR: what p would have got.
+func cliProjection(s *model.Session, upto int, p Provider, m Model, pl *Placer) Value {
 	v, err := lower(normalize(cliPrompt(s, upto, p, m), p, m), p, m.ModelID, pl)
 	if err != nil {
 		return []Value{}
@@ -40,7 +46,7 @@ func cliConversation(s *model.Session, upto int, p Provider, m Model, pl *placer
 // rollout order. Codex 0.171.0 sends its history items exactly as the
 // rollout holds them (the loader drops the rollout-only fields); the base
 // instructions message is not in the rollout, and is a developer item.
-func codexInput(s *model.Session, upto int, pl *placer) []Value {
+func codexInput(s *model.Session, upto int, pl *Placer) []Value {
 	out := []Value{}
 	for _, sm := range s.Messages[:upto] {
 		for _, it := range sm.Stored {
@@ -54,9 +60,9 @@ func codexInput(s *model.Session, upto int, pl *placer) []Value {
 				continue
 			}
 			if strings.HasSuffix(head.Type, "_output") {
-				pl.result(head.CallID, len(out), -1, 1)
+				pl.Result(head.CallID, len(out), -1, 1)
 			} else {
-				pl.call(head.CallID, len(out), -1)
+				pl.Call(head.CallID, len(out), -1)
 			}
 			out = append(out, it)
 		}
@@ -75,7 +81,7 @@ type gcContent struct {
 	parts []Obj
 	live  bool // a model turn of the run that sends: its thoughtSignatures are not stored
 	// unnamed: the stored id of a part sent without one (a subagent's
-	// call), by part index, for the placer
+	// call), by part index, for the Placer
 	unnamed map[int]string
 }
 
@@ -129,7 +135,7 @@ type gcRec struct {
 //
 // The signatures the model streamed are kept in memory only: a live model
 // turn is rendered without them.
-func geminiCLIContents(s *model.Session, upto int, pl *placer) []Value {
+func geminiCLIContents(s *model.Session, upto int, pl *Placer) []Value {
 	out := []Value{}
 	for _, c := range gcHistory(s, upto) {
 		parts := []Value{}
@@ -548,7 +554,7 @@ func gcSignFirstCall(parts []Obj) {
 // gcPlace records a function call or response, entry j of content item,
 // by its id on the wire (the loader's CallID, sessions.GeminiWireID), or
 // unnamed, the stored id of a call sent without one.
-func gcPlace(p Obj, unnamed string, item, j int, pl *placer) {
+func gcPlace(p Obj, unnamed string, item, j int, pl *Placer) {
 	for _, f := range p {
 		if f.Key != "functionCall" && f.Key != "functionResponse" {
 			continue
@@ -561,9 +567,9 @@ func gcPlace(p Obj, unnamed string, item, j int, pl *placer) {
 				inner.ID = unnamed
 			}
 			if f.Key == "functionCall" {
-				pl.call(inner.ID, item, j)
+				pl.Call(inner.ID, item, j)
 			} else {
-				pl.result(inner.ID, item, j, 1)
+				pl.Result(inner.ID, item, j, 1)
 			}
 		}
 	}

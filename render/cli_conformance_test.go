@@ -15,15 +15,20 @@ import (
 	"correx/sessions"
 )
 
-// CLI conformance: for every request Codex CLI or Gemini CLI made in a
-// recorded run (testdata/record), the conversation correx renders for the
-// agent's own wire from the stored session must equal the captured body,
+// CLI conformance: for every request Codex CLI, Gemini CLI or an agent of
+// a registered driver (sessions/all) made in a recorded run
+// (testdata/record), the conversation correx renders for the agent's own
+// wire from the stored session must equal the captured body,
 // and every tool result in it must equal what `correx show` prints. The
 // other providers' projections must carry the same result texts.
 
 func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
-	for _, agent := range []string{"codex", "gemini-cli"} {
+	agents := []string{"codex", "gemini-cli"}
+	for _, a := range model.RegisteredAgents() {
+		agents = append(agents, string(a))
+	}
+	for _, agent := range agents {
 		m := manifestDirs("../testdata/" + agent + "/*")
 		if len(m) == 0 {
 			t.Errorf("no recorded %s fixtures: run `go run ./testdata/record -flavour %s`", agent, agent)

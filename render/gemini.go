@@ -17,7 +17,7 @@ import (
 // messages are not merged. modelID decides the tool-result form for
 // content results: nested parts for ids starting with "gemini-3", the
 // legacy sibling parts otherwise.
-func gemini(prompt []msg, modelID string, pl *placer) []Value {
+func gemini(prompt []msg, modelID string, pl *Placer) []Value {
 	nested := strings.HasPrefix(modelID, "gemini-3")
 	out := []Value{}
 	for _, m := range prompt {
@@ -71,7 +71,7 @@ func geminiFile(pt part) Obj {
 // geminiModelParts are an assistant message's parts: empty texts and empty
 // reasoning are dropped; every part carries its stored thoughtSignature.
 // The content is item of the conversation when it is sent (parts left).
-func geminiModelParts(m msg, pl *placer, item int) []Value {
+func geminiModelParts(m msg, pl *Placer, item int) []Value {
 	parts := []Value{}
 	for _, pt := range m.parts {
 		var o Obj

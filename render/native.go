@@ -177,7 +177,7 @@ func v2Prompt(s *model.Session, upto int, m Model) []msg {
 }
 
 // nativeConversation lowers a native prompt for provider p.
-func nativeConversation(prompt []msg, p Provider, pl *placer) []Value {
+func nativeConversation(prompt []msg, p Provider, pl *Placer) []Value {
 	switch p {
 	case OpenAIChat:
 		return nativeChat(prompt, pl)
@@ -195,14 +195,14 @@ func nativeConversation(prompt []msg, p Provider, pl *placer) []Value {
 
 // nativeChat is packages/llm's openai-chat lowerMessages, without the
 // system message.
-func nativeChat(prompt []msg, pl *placer) []Value {
+func nativeChat(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	var images []Value  // tool-result media waiting for the next non-tool message
 	var owners []string // the call of each image
 	flush := func() {
 		if len(images) > 0 {
 			for k, id := range owners {
-				pl.media(id, len(out), k)
+				pl.Media(id, len(out), k)
 			}
 			out = append(out, Obj{{"role", "user"}, {"content", images}})
 			images, owners = nil, nil
@@ -243,7 +243,7 @@ func nativeChat(prompt []msg, pl *placer) []Value {
 // nativeChatUser: the texts joined into one string when there is nothing
 // else, else text and image_url parts. The message is item of the
 // conversation.
-func nativeChatUser(m msg, pl *placer, item int) Obj {
+func nativeChatUser(m msg, pl *Placer, item int) Obj {
 	var texts []string
 	content := []Value{}
 	var placed pending
@@ -273,7 +273,7 @@ func nativeChatUser(m msg, pl *placer, item int) Obj {
 // nativeChatAssistant: content null without text, texts joined by "\n";
 // then tool_calls, then reasoning_content. The message is item of the
 // conversation.
-func nativeChatAssistant(m msg, pl *placer, item int) Obj {
+func nativeChatAssistant(m msg, pl *Placer, item int) Obj {
 	var texts, reasoning []string
 	var calls []Value
 	for _, pt := range m.parts {
@@ -308,7 +308,7 @@ func nativeChatAssistant(m msg, pl *placer, item int) Obj {
 // nativeResponses is packages/llm's openai-responses lowerMessages without
 // the system item. 1.18.33 replays no reasoning item; consecutive texts of
 // an assistant message share one assistant item.
-func nativeResponses(prompt []msg, pl *placer) []Value {
+func nativeResponses(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		switch m.role {
@@ -346,7 +346,7 @@ func nativeResponses(prompt []msg, pl *placer) []Value {
 // wire message per prompt message; thinking blocks carry their signature
 // when one is stored; tool results are text (content results: text and
 // image blocks) with is_error on errors.
-func nativeAnthropic(prompt []msg, pl *placer) []Value {
+func nativeAnthropic(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		content := []Value{}
@@ -384,7 +384,7 @@ func nativeAnthropic(prompt []msg, pl *placer) []Value {
 // tool result is a functionResponse whose content is the result text
 // (content results: the texts joined by "\n", their media as sibling
 // inlineData parts).
-func nativeGemini(prompt []msg, pl *placer) []Value {
+func nativeGemini(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		parts := []Value{}
@@ -449,7 +449,7 @@ func nativeGemini(prompt []msg, pl *placer) []Value {
 // (unverified: no recording; read from the source). One message per prompt
 // message; a cache hint is a cachePoint block after its text; a tool result
 // carries a status, and a v2 json result goes as a json block.
-func nativeBedrock(prompt []msg, pl *placer) []Value {
+func nativeBedrock(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	docs := 0
 	for _, m := range prompt {

@@ -2,7 +2,7 @@ package render
 
 // openAIChat is @ai-sdk/openai-compatible's convertToOpenAICompatibleChatMessages
 // (2.0.41), without the system message.
-func openAIChat(prompt []msg, pl *placer) []Value {
+func openAIChat(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		switch m.role {
@@ -22,7 +22,7 @@ func openAIChat(prompt []msg, pl *placer) []Value {
 }
 
 // chatUser is a user message, item of the conversation.
-func chatUser(m msg, pl *placer, item int) Value {
+func chatUser(m msg, pl *Placer, item int) Value {
 	if len(m.parts) == 1 && m.parts[0].kind == pText {
 		pl.put(m.parts[0], item, -1, 1)
 		return withChatCache(Obj{{"role", "user"}, {"content", m.parts[0].text}}, m.parts[0].cache || m.cache)
@@ -43,7 +43,7 @@ func chatUser(m msg, pl *placer, item int) Value {
 }
 
 // chatAssistant is an assistant message, item of the conversation.
-func chatAssistant(m msg, pl *placer, item int) Value {
+func chatAssistant(m msg, pl *Placer, item int) Value {
 	var text, reasoning string
 	var calls []Value
 	for _, pt := range m.parts {

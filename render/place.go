@@ -95,17 +95,17 @@ func SessionLowering(info model.SessionInfo, chosen model.Lowering) model.Loweri
 	return chosen
 }
 
-// placer records placements as a lowering builds the wire.
-type placer struct {
+// Placer records placements as a lowering builds the wire.
+type Placer struct {
 	places Placements
 	low    model.Lowering
 }
 
-func newPlacer(low model.Lowering) *placer {
-	return &placer{places: Placements{}, low: low}
+func newPlacer(low model.Lowering) *Placer {
+	return &Placer{places: Placements{}, low: low}
 }
 
-func (pl *placer) of(id string) *Placement {
+func (pl *Placer) of(id string) *Placement {
 	p := pl.places[id]
 	if p == nil {
 		p = &Placement{Call: Spot{Item: -1}, Lowering: pl.low}
@@ -114,8 +114,8 @@ func (pl *placer) of(id string) *Placement {
 	return p
 }
 
-// call records call id at entry at of item.
-func (pl *placer) call(id string, item, at int) {
+// Call records call id at entry at of item.
+func (pl *Placer) Call(id string, item, at int) {
 	if pl == nil || id == "" {
 		return
 	}
@@ -124,16 +124,16 @@ func (pl *placer) call(id string, item, at int) {
 	}
 }
 
-// result records n entries of the result of call id from entry at of item.
-func (pl *placer) result(id string, item, at, n int) {
+// Result records n entries of the result of call id from entry at of item.
+func (pl *Placer) Result(id string, item, at, n int) {
 	if pl != nil && id != "" && n > 0 {
 		p := pl.of(id)
 		p.Results = extend(p.Results, Spot{item, at, n})
 	}
 }
 
-// media records entry at of item as media moved out of call id's result.
-func (pl *placer) media(id string, item, at int) {
+// Media records entry at of item as media moved out of call id's result.
+func (pl *Placer) Media(id string, item, at int) {
 	if pl != nil && id != "" {
 		p := pl.of(id)
 		p.Media = extend(p.Media, Spot{item, at, 1})
@@ -143,15 +143,15 @@ func (pl *placer) media(id string, item, at int) {
 // put records prompt part pt, now n entries from entry at of item: a
 // call, a result, or media moved out of a result (pt.of set); other parts
 // are not placed.
-func (pl *placer) put(pt part, item, at, n int) {
+func (pl *Placer) put(pt part, item, at, n int) {
 	switch {
 	case pt.kind == pToolCall:
-		pl.call(pt.of, item, at)
+		pl.Call(pt.of, item, at)
 	case pt.kind == pToolResult:
-		pl.result(pt.of, item, at, n)
+		pl.Result(pt.of, item, at, n)
 	case pt.of != "":
 		for k := range n {
-			pl.media(pt.of, item, at+k)
+			pl.Media(pt.of, item, at+k)
 		}
 	}
 }
@@ -167,7 +167,7 @@ type pendingPut struct {
 func (ps *pending) add(pt part, at, n int) { *ps = append(*ps, pendingPut{pt, at, n}) }
 
 // commit records the pending puts in item, their entries offset by off.
-func (pl *placer) commit(ps pending, item, off int) {
+func (pl *Placer) commit(ps pending, item, off int) {
 	for _, p := range ps {
 		pl.put(p.pt, item, p.at+off, p.n)
 	}

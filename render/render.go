@@ -113,7 +113,12 @@ func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) 
 	pl := newPlacer(m.Lowering)
 	var v Value
 	var err error
+	own, registered := ownWireOf(s.Info.Agent)
 	switch {
+	case registered && p == own.Provider:
+		v, err = own.Conversation(s, steps[step-1], pl)
+	case registered:
+		v = cliProjection(s, steps[step-1], p, m, pl)
 	case s.Info.Agent == model.AgentClaudeCode:
 		v, err = claudeConversation(s, steps[step-1], p, m, pl)
 	case s.Info.Agent == model.AgentCodex || s.Info.Agent == model.AgentGeminiCLI:
@@ -131,7 +136,7 @@ func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) 
 
 // lower runs provider p's AI SDK converter over a prompt, recording the
 // placements in pl; modelID matters to Gemini only.
-func lower(prompt []msg, p Provider, modelID string, pl *placer) (Value, error) {
+func lower(prompt []msg, p Provider, modelID string, pl *Placer) (Value, error) {
 	switch p {
 	case OpenAIChat:
 		return openAIChat(prompt, pl), nil

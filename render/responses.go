@@ -16,7 +16,7 @@ import (
 // references and no `id`s, and each reasoning part is its own reasoning
 // item (the SDK only merges parts that share an item id). The stored itemId
 // is therefore simply never read here.
-func openAIResponses(prompt []msg, pl *placer) []Value {
+func openAIResponses(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	for _, m := range prompt {
 		switch m.role {
@@ -32,7 +32,7 @@ func openAIResponses(prompt []msg, pl *placer) []Value {
 }
 
 // responsesResults appends a tool message's function_call_output items.
-func responsesResults(out []Value, m msg, pl *placer) []Value {
+func responsesResults(out []Value, m msg, pl *Placer) []Value {
 	for _, pt := range m.parts {
 		pl.put(pt, len(out), -1, 1)
 		out = append(out, Obj{{"type", "function_call_output"}, {"call_id", pt.callID}, {"output", responsesOutput(pt.out)}})
@@ -41,7 +41,7 @@ func responsesResults(out []Value, m msg, pl *placer) []Value {
 }
 
 // responsesUser is the content of a user message, item of the input.
-func responsesUser(m msg, pl *placer, item int) []Value {
+func responsesUser(m msg, pl *Placer, item int) []Value {
 	content := []Value{}
 	for _, pt := range m.parts {
 		switch pt.kind {
@@ -110,7 +110,7 @@ func present(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" 
 
 // responsesAssistant appends one assistant message as input items, in
 // part order.
-func responsesAssistant(items []Value, m msg, pl *placer) []Value {
+func responsesAssistant(items []Value, m msg, pl *Placer) []Value {
 	for _, pt := range m.parts {
 		meta := openAIMeta(pt.meta)
 		switch pt.kind {

@@ -438,28 +438,6 @@ func TestGeminiResumeLayouts(t *testing.T) {
 	})
 }
 
-// TestTitlesOneLine: every session title of every fixture is one line (a
-// Gemini CLI subagent's summary is indented JSON; a title with a newline
-// breaks the rows of `correx ls` and the picker).
-func TestTitlesOneLine(t *testing.T) {
-	for _, f := range fixtures.All(t) {
-		_, infos := openList(t, f.Source)
-		for _, in := range infos {
-			if strings.ContainsAny(in.Title, "\r\n") {
-				t.Errorf("%s: session %s: title %q is not one line", f.ID(), in.ID, in.Title)
-			}
-		}
-	}
-}
-
-// TestGeminiSetHistoryKeepsSteps: the layout a resumed Gemini CLI 0.61.0
-// run left when its context management replaced the history (recorded with
-// a 3,000-match grep_search and a 69 KB read_file before a resume; too big
-// to keep): the resume's `$set` of the history as loaded, then every turn
-// re-recorded under a new id and a `$set` of those only. The first run's
-// steps stay the session's messages (the re-recorded turns are what later
-// requests sent, not steps), without a warning; no recorded fixture warns
-// of a replaced history.
 func TestGeminiSetHistoryKeepsSteps(t *testing.T) {
 	const sid = "95f21dea-abf2-4f11-8bb4-bfe27b096ce9"
 	meta := `{"sessionId":"` + sid + `","projectHash":"h","startTime":"2026-12-01T21:07:10.498Z","lastUpdated":"2026-12-01T21:07:10.498Z","kind":"main"}`

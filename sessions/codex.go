@@ -9,7 +9,6 @@ package sessions
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -22,17 +21,18 @@ import (
 	"correx/model"
 )
 
-// codexStore reads the rollouts under a CODEX_HOME, or one rollout file.
-// Files are read again on every List and Load.
-type codexStore struct {
-	path string
-	file bool
-	fileIndex
-}
-
+// openCodex is the store of the rollouts under a CODEX_HOME, or of one
+// rollout file.
 func openCodex(path string, file bool) (Store, error) {
-	s := &codexStore{path: path, file: file}
-	return s, nil
+	dataDir := path
+	if file {
+		dataDir = filepath.Dir(path)
+	}
+	return &FileStore{
+		Root:  path,
+		Files: func() ([]string, []string) { return codexRollouts(path, file) },
+		Read:  func(f string) (*model.Session, error) { return readCodexRollout(f, dataDir) },
+	}, nil
 }
 
 // isCodexHome says whether dir looks like a CODEX_HOME with rollouts.
@@ -59,18 +59,16 @@ func isCodexHome(dir string) bool {
 // CodexHome returns $CODEX_HOME, by default ~/.codex.
 func CodexHome() string { return agentDir("CODEX_HOME", ".codex") }
 
-func (s *codexStore) Path() string { return s.path }
-func (s *codexStore) Close() error { return nil }
-
-// rollouts lists the rollout files: sessions/ first, then
-// archived_sessions/; a .jsonl.zst beside its .jsonl is not read.
-func (s *codexStore) rollouts() (files, warnings []string) {
-	if s.file {
-		return []string{s.path}, nil
+// codexRollouts lists the rollout files of a CODEX_HOME: sessions/
+// first, then archived_sessions/; a .jsonl.zst beside its .jsonl is not
+// read. A file is its own list.
+func codexRollouts(path string, file bool) (files, warnings []string) {
+	if file {
+		return []string{path}, nil
 	}
 	for _, sub := range []string{"sessions", "archived_sessions"} {
 		var found []string
-		_ = filepath.WalkDir(filepath.Join(s.path, sub), func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(path, sub), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -93,53 +91,6 @@ func (s *codexStore) rollouts() (files, warnings []string) {
 		}
 	}
 	return files, warnings
-}
-
-func (s *codexStore) List(ctx context.Context) ([]model.SessionInfo, error) {
-	files, warnings := s.rollouts()
-	byID := map[string]string{}
-	var infos []model.SessionInfo
-	var problems []error
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sess, err := readCodexRollout(f, s.dataDir())
-		if err != nil {
-			warnings = append(warnings, skipped(err))
-			problems = append(problems, err)
-			continue
-		}
-		if prev, dup := byID[sess.Info.ID]; dup {
-			warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", f, sess.Info.ID, prev))
-			continue
-		}
-		byID[sess.Info.ID] = f
-		infos = append(infos, sess.Info)
-	}
-	s.setIndex(byID, warnings)
-	sortInfos(infos)
-	return infos, noSessionRead(len(infos), problems)
-}
-
-func (s *codexStore) dataDir() string {
-	if s.file {
-		return filepath.Dir(s.path)
-	}
-	return s.path
-}
-
-func (s *codexStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	f, err := s.fileOf(ctx, id, s.path, s.List)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := readCodexRollout(f, s.dataDir())
-	if err != nil {
-		return nil, err
-	}
-	sess.Warnings = append(Warnings(s), sess.Warnings...)
-	return sess, nil
 }
 
 func cxTime(s string) time.Time {

@@ -113,6 +113,9 @@ func (s Spills) folders() []string {
 	case model.AgentClaudeCode:
 		return nonEmpty(s.DataDir, ClaudeConfigDir())
 	}
+	if d, ok := driverOf(s.Agent); ok && d.SpillFolders != nil {
+		return nonEmpty(d.SpillFolders(s.DataDir)...)
+	}
 	return nil // Codex keeps no spill file
 }
 

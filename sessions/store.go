@@ -83,6 +83,9 @@ func Open(path string) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
+	if s, ok, err := openWithDriver(abs, st.IsDir()); ok {
+		return s, err
+	}
 	if !st.IsDir() {
 		return openFile(abs)
 	}
@@ -218,6 +221,9 @@ func Discover() (out []string) {
 		}
 	}()
 	for _, p := range cliLocations() { // Codex CLI, Gemini CLI
+		add(p)
+	}
+	for _, p := range driverLocations() {
 		add(p)
 	}
 	data := DataDir()

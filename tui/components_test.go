@@ -139,10 +139,11 @@ func TestLegendNamesEveryKind(t *testing.T) {
 	var listed []string
 	for _, k := range model.TruncationKinds {
 		listed = append(listed, string(k.Kind))
+		require.NotEmpty(t, k.What, "legend line of %s", k.Kind)
 	}
-	require.ElementsMatch(t, declared, listed, "model.TruncationKinds")
+	require.Subset(t, listed, declared, "model.TruncationKinds lists every kind model declares")
 	legend := ansi.Strip(strings.Join(helpLegend(NewStyles(true), 100), "\n"))
-	for _, k := range declared {
+	for _, k := range listed { // the declared ones and the drivers' (formatters.RegisterMarkers)
 		require.Contains(t, legend, k)
 	}
 }

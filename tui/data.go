@@ -141,16 +141,6 @@ func agentVersion(in model.SessionInfo) string {
 	return s
 }
 
-// ownProvider is the wire API the agent itself sent for an assistant
-// message (its provider id as the loaders set it: Claude Code anthropic,
-// Codex openai → Responses, Gemini CLI google → Gemini), "" when unknown.
-func ownProvider(msg *model.Message) render.Provider {
-	if msg == nil {
-		return ""
-	}
-	return render.Native(msg.ProviderID, msg.ModelID)
-}
-
 type listedMsg struct {
 	infos []model.SessionInfo
 	err   error

@@ -81,7 +81,7 @@ func newSessionView(a *app, d *sessionData) *sessionView {
 	v.provider = render.OpenAIChat
 	for _, mi := range d.sess.AssistantSteps() {
 		m := d.sess.Messages[mi]
-		if p := render.Native(m.ProviderID, m.ModelID); p != "" {
+		if p := render.OwnProvider(d.sess.Info, &m); p != "" {
 			v.provider = p
 			break
 		}
@@ -330,7 +330,7 @@ func truncBadge(t *model.Truncation) string {
 // transcript, not as sent" for the agent's own when its log did not give
 // the request that carried the result.
 func (v *sessionView) asSentFor(ci *callInfo, sess *model.Session, p render.Provider) string {
-	own := ownProvider(ci.msg)
+	own := render.OwnProvider(sess.Info, ci.msg)
 	switch req := sess.StepRequest(requestStep(ci, sess)); {
 	case own == "" || own != p:
 		return "projection"
@@ -347,7 +347,7 @@ func (v *sessionView) asSentFor(ci *callInfo, sess *model.Session, p render.Prov
 func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering, step int) string {
 	st := v.st
 	s := st.Badge.Render(v.provider.Label())
-	own := ownProvider(ci.msg)
+	own := render.OwnProvider(sess.Info, ci.msg)
 	agent := agentName(sess.Info.Agent)
 	switch req := sess.StepRequest(step); {
 	case req != nil && req.Rebuilt != "":

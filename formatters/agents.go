@@ -1,0 +1,69 @@
+package formatters
+
+import (
+	"sync"
+
+	"correx/model"
+)
+
+// AgentMarkers are an agent's truncation rules, registered by its driver
+// package: Detect finds its markers in a tool's model-visible text (nil
+// when there are none), and Kinds says, for each kind it reports, what
+// the cut keeps and why the full size may be unknown. Everything after
+// the markers (seen ranges, added pieces, sizes, spill placement) is the
+// shared machinery of pieces.go.
+type AgentMarkers struct {
+	Detect func(tool, text string) *model.Truncation
+	Kinds  map[model.TruncationKind]KindShape
+}
+
+// KindShape is what a kind of cut keeps: the output's start (Head), its
+// end (Tail), cut inside lines (CharCut) or between them; Legend is its
+// line in the help, UnknownWhy why its full size may be unknown ("" for
+// "no spill file was recorded").
+type KindShape struct {
+	Head, Tail, CharCut bool
+	Legend, UnknownWhy  string
+}
+
+var agentMarkers struct {
+	sync.RWMutex
+	list []AgentMarkers
+	why  map[model.TruncationKind]string
+}
+
+// RegisterMarkers adds an agent's truncation rules; the built-in rules
+// are tried first.
+func RegisterMarkers(m AgentMarkers) {
+	agentMarkers.Lock()
+	defer agentMarkers.Unlock()
+	agentMarkers.list = append(agentMarkers.list, m)
+	if agentMarkers.why == nil {
+		agentMarkers.why = map[model.TruncationKind]string{}
+	}
+	for k, s := range m.Kinds {
+		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut}
+		if s.UnknownWhy != "" {
+			agentMarkers.why[k] = s.UnknownWhy
+		}
+		model.RegisterTruncationKind(k, s.Legend)
+	}
+}
+
+// detectRegistered runs the registered rules on text.
+func detectRegistered(tool, text string) *model.Truncation {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	for _, m := range agentMarkers.list {
+		if t := m.Detect(tool, text); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+func registeredWhy(k model.TruncationKind) string {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.why[k]
+}

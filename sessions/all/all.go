@@ -1,0 +1,4 @@
+// Package all registers every agent driver (sessions.Driver): import it
+// for its side effect wherever sessions are opened. Adding an agent is its
+// driver package under sessions/ and one import line here.
+package all

@@ -1,0 +1,185 @@
+package sessions
+
+// Agent drivers: an agent's package (sessions/<agent>) registers how its
+// stores are found and opened, as database/sql drivers do, and imports of
+// correx/sessions/all bring every driver in. Open and Discover ask the
+// registered drivers before the readers of this package.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"correx/model"
+)
+
+// Driver is one agent's way to its stores.
+type Driver struct {
+	Agent model.Agent
+	// Locations are the agent's default stores that exist on this
+	// machine, its environment variables first.
+	Locations func() []string
+	// Open opens path (dir: it is a directory) when it is this agent's
+	// store or session file: ok false, and no error, when it is not. A
+	// driver claims only what is clearly its own (TestOneDriverPerFixture).
+	Open func(path string, dir bool) (s Store, ok bool, err error)
+	// SpillFolders are the folders that may hold the agent's spilled
+	// outputs for a session whose data dir is dataDir; nil when it keeps
+	// none.
+	SpillFolders func(dataDir string) []string
+}
+
+var drivers struct {
+	sync.RWMutex
+	list []Driver
+}
+
+// Register adds a driver; an agent registered twice panics.
+func Register(d Driver) {
+	drivers.Lock()
+	defer drivers.Unlock()
+	for _, o := range drivers.list {
+		if o.Agent == d.Agent {
+			panic("sessions: driver registered twice: " + string(d.Agent))
+		}
+	}
+	drivers.list = append(drivers.list, d)
+}
+
+// Drivers lists the registered drivers in registration order.
+func Drivers() []Driver {
+	drivers.RLock()
+	defer drivers.RUnlock()
+	return append([]Driver(nil), drivers.list...)
+}
+
+func driverOf(a model.Agent) (Driver, bool) {
+	for _, d := range Drivers() {
+		if d.Agent == a {
+			return d, true
+		}
+	}
+	return Driver{}, false
+}
+
+// openWithDriver is the store of the first driver that claims path.
+func openWithDriver(path string, dir bool) (Store, bool, error) {
+	for _, d := range Drivers() {
+		if d.Open == nil {
+			continue
+		}
+		if s, ok, err := d.Open(path, dir); ok || err != nil {
+			if err != nil {
+				err = fmt.Errorf("open sessions: %w", err)
+			}
+			return s, true, err
+		}
+	}
+	return nil, false, nil
+}
+
+// driverLocations are the default stores every driver found.
+func driverLocations() []string {
+	var out []string
+	for _, d := range Drivers() {
+		if d.Locations != nil {
+			out = append(out, d.Locations()...)
+		}
+	}
+	return out
+}
+
+// FileStore is a Store of an agent that keeps one file per session: the
+// list loop such agents share. Files are read again on every List and
+// Load.
+type FileStore struct {
+	// Root is the path the store was opened from.
+	Root string
+	// Files lists the session files now, with a warning for each one
+	// skipped.
+	Files func() (files, warnings []string)
+	// Read reads one session file.
+	Read func(path string) (*model.Session, error)
+	fileIndex
+}
+
+func (s *FileStore) Path() string { return s.Root }
+func (s *FileStore) Close() error { return nil }
+
+// List reads every file; a file that cannot be read, or holds a session
+// another file holds too, is skipped with a warning.
+func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	files, warnings := s.Files()
+	byID := map[string]string{}
+	var infos []model.SessionInfo
+	var problems []error
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sess, err := s.Read(f)
+		if err != nil {
+			warnings = append(warnings, skipped(err))
+			problems = append(problems, err)
+			continue
+		}
+		if prev, dup := byID[sess.Info.ID]; dup {
+			warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", f, sess.Info.ID, prev))
+			continue
+		}
+		byID[sess.Info.ID] = f
+		infos = append(infos, sess.Info)
+	}
+	s.setIndex(byID, warnings)
+	SortInfos(infos)
+	return infos, noSessionRead(len(infos), problems)
+}
+
+func (s *FileStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	f, err := s.fileOf(ctx, id, s.Root, s.List)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.Read(f)
+	if err != nil {
+		return nil, err
+	}
+	sess.Warnings = append(Warnings(s), sess.Warnings...)
+	return sess, nil
+}
+
+// The bounded file access every driver uses (safefile.go).
+
+// ReadFile reads a whole regular file of at most 512 MiB.
+func ReadFile(path string) ([]byte, error) { return readFile(path) }
+
+// ReadHead reads the first n bytes of a regular file.
+func ReadHead(path string, n int) ([]byte, error) { return readHead(path, n) }
+
+// ReadJSONL calls fn for every non-blank line of a regular file (see
+// readJSONL: a line over 64 MiB is skipped and named through warnf).
+func ReadJSONL(path string, fn func(n int, line []byte, last bool), warnf func(n int, format string, args ...any)) error {
+	return readJSONL(path, fn, warnf)
+}
+
+// OpenRegular opens a regular file read-only, never a FIFO or device.
+func OpenRegular(path string) (*os.File, os.FileInfo, error) { return openRegular(path) }
+
+// LineWarner returns a warnf that appends "path:n: message" to *ws.
+func LineWarner(ws *[]string, path string) func(n int, format string, args ...any) {
+	return lineWarner(ws, path)
+}
+
+// AgentDir is $env, by default ~/sub; "" when there is no home.
+func AgentDir(env, sub string) string { return agentDir(env, sub) }
+
+// IsDir and IsFile say whether p is a directory or a regular file.
+func IsDir(p string) bool  { return isDir(p) }
+func IsFile(p string) bool { return isFile(p) }
+
+// NotSession is the error for a file that is not a session of the agent.
+func NotSession(path, why string) error { return notSession(path, why) }
+
+// SortInfos orders newest first by Updated, then by id.
+func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }

@@ -1,0 +1,9 @@
+package sessions
+
+// Internals the external tests (package sessions_test, which can import
+// the drivers of sessions/all) check.
+
+var (
+	SpillsInside = Spills.inside
+	AgentHomes   = agentHomes
+)
