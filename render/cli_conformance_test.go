@@ -170,6 +170,13 @@ func checkCLIShow(t *testing.T, file string, p render.Provider, sess *model.Sess
 		msg := m.(map[string]any)
 		var id, text string
 		switch p {
+		case render.OpenAIChat:
+			if msg["role"] != "tool" {
+				continue
+			}
+			id, _ = msg["tool_call_id"].(string)
+			text, _ = msg["content"].(string)
+			n += cliCompare(t, file, sess, spill, id, text)
 		case render.OpenAIResponses:
 			typ, _ := msg["type"].(string)
 			if !strings.HasSuffix(typ, "_call_output") {
