@@ -12,9 +12,16 @@ import (
 // the cut keeps and why the full size may be unknown. Everything after
 // the markers (seen ranges, added pieces, sizes, spill placement) is the
 // shared machinery of pieces.go.
+//
+// DetectCall, when set, is tried first with the whole call, for an agent
+// whose store says more than the text: it may also fill in the full size
+// and carve the seen ranges and added pieces itself (Cline stores each
+// result uncut and cuts it when it sends it); sizes are then computed
+// from its seen ranges.
 type AgentMarkers struct {
-	Detect func(tool, text string) *model.Truncation
-	Kinds  map[model.TruncationKind]KindShape
+	Detect     func(tool, text string) *model.Truncation
+	DetectCall func(call *model.ToolCall, text string) *model.Truncation
+	Kinds      map[model.TruncationKind]KindShape
 }
 
 // KindShape is what a kind of cut keeps: the output's start (Head), its
@@ -55,7 +62,25 @@ func detectRegistered(tool, text string) *model.Truncation {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	for _, m := range agentMarkers.list {
+		if m.Detect == nil {
+			continue
+		}
 		if t := m.Detect(tool, text); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// detectCallRegistered runs the registered call-aware rules.
+func detectCallRegistered(call *model.ToolCall, text string) *model.Truncation {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	for _, m := range agentMarkers.list {
+		if m.DetectCall == nil {
+			continue
+		}
+		if t := m.DetectCall(call, text); t != nil {
 			return t
 		}
 	}

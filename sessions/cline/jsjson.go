@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"correx/model"
 )
 
 type jsKind int
@@ -34,6 +36,15 @@ type jsValue struct {
 	str   []uint16 // a string's code units
 	items []jsValue
 	keys  [][]uint16 // an object's keys, in order, beside items
+	// cut is set on a string the send-time cut shortened
+	cut *cutInfo
+}
+
+// cutInfo is what the send-time cut did to a string: str holds keep units
+// of orig, the marker of marker units, and orig's last keep units.
+type cutInfo struct {
+	orig         []uint16
+	keep, marker int
 }
 
 // parseJS parses one JSON document.
@@ -214,15 +225,45 @@ func (p *jsParser) string() ([]uint16, error) {
 
 // stringify is JSON.stringify(v).
 func stringify(v jsValue) string {
-	var b strings.Builder
-	writeJS(&b, v)
-	return b.String()
+	var w jsWriter
+	w.value(v)
+	return w.b.String()
 }
 
-func writeJS(b *strings.Builder, v jsValue) {
+// jsWriter writes JSON.stringify's text and records, for each cut string,
+// where its head, marker and tail went (byte offsets, inside the quotes).
+type jsWriter struct {
+	b    strings.Builder
+	cuts []cutSpan
+}
+
+type cutSpan struct {
+	head, marker, tail model.Span
+	info               *cutInfo
+}
+
+func (w *jsWriter) value(v jsValue) {
+	b := &w.b
 	switch v.kind {
 	case jsString:
-		writeJSString(b, v.str)
+		if v.cut == nil {
+			writeJSString(b, v.str)
+			return
+		}
+		b.WriteByte('"')
+		at := func() int { return b.Len() }
+		var c cutSpan
+		c.info = v.cut
+		k, m := v.cut.keep, v.cut.marker
+		c.head.Start = at()
+		writeUnits(b, v.str[:k])
+		c.head.End, c.marker.Start = at(), at()
+		writeUnits(b, v.str[k:k+m])
+		c.marker.End, c.tail.Start = at(), at()
+		writeUnits(b, v.str[k+m:])
+		c.tail.End = at()
+		b.WriteByte('"')
+		w.cuts = append(w.cuts, c)
 	case jsNumber:
 		b.WriteString(jsNumberText(v.lit))
 	case jsArray:
@@ -231,7 +272,7 @@ func writeJS(b *strings.Builder, v jsValue) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJS(b, it)
+			w.value(it)
 		}
 		b.WriteByte(']')
 	case jsObject:
@@ -242,7 +283,7 @@ func writeJS(b *strings.Builder, v jsValue) {
 			}
 			writeJSString(b, v.keys[i])
 			b.WriteByte(':')
-			writeJS(b, it)
+			w.value(it)
 		}
 		b.WriteByte('}')
 	default:
@@ -254,6 +295,15 @@ func writeJS(b *strings.Builder, v jsValue) {
 // well-formed: a lone surrogate becomes \udXXX).
 func writeJSString(b *strings.Builder, s []uint16) {
 	b.WriteByte('"')
+	writeUnits(b, s)
+	b.WriteByte('"')
+}
+
+// writeUnits writes code units escaped as inside a JSON.stringify string.
+// Escaping a string in pieces gives the same bytes as escaping it whole
+// unless a piece ends between the two halves of a pair; the cut's pieces
+// end at its ASCII marker.
+func writeUnits(b *strings.Builder, s []uint16) {
 	for i := 0; i < len(s); i++ {
 		u := s[i]
 		switch {
@@ -284,7 +334,6 @@ func writeJSString(b *strings.Builder, s []uint16) {
 			b.WriteRune(rune(u))
 		}
 	}
-	b.WriteByte('"')
 }
 
 // jsNumberText is a number literal as JavaScript prints the number.

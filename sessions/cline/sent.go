@@ -24,24 +24,34 @@ func cutMarker(n int) []uint16 {
 	return utf16.Encode([]rune("\n\n...[truncated " + strconv.Itoa(n) + " chars]...\n\n"))
 }
 
-// sendCut is truncateMiddle (H8): a head and a tail of equal length around
-// the marker, the whole at most limit units; the marker's count is computed
-// from a first guess of the kept length, as the SDK does.
-func sendCut(s []uint16, limit int) []uint16 {
+// cutString is v after the send-time cut, with what the cut did.
+func cutString(v jsValue, limit int) jsValue {
+	out, keep, marker := sendCut(v.str, limit)
+	if marker == 0 {
+		return v
+	}
+	return jsValue{kind: jsString, str: out, cut: &cutInfo{orig: v.str, keep: keep, marker: marker}}
+}
+
+// sendCut is truncateMiddle (H8): a head and a tail of keep units each
+// around the marker, the whole at most limit units; the marker's count is
+// computed from a first guess of the kept length, as the SDK does.
+// marker is 0 when s is not cut.
+func sendCut(s []uint16, limit int) (out []uint16, keep, marker int) {
 	if len(s) <= limit {
-		return s
+		return s, 0, 0
 	}
 	guess := cutMarker(len(s) - limit)
 	x := max(0, floorHalf(limit-len(guess)))
-	marker := cutMarker(max(0, len(s)-x*2))
-	keep := max(0, floorHalf(limit-len(marker)))
-	out := make([]uint16, 0, 2*keep+len(marker))
+	m := cutMarker(max(0, len(s)-x*2))
+	keep = max(0, floorHalf(limit-len(m)))
+	out = make([]uint16, 0, 2*keep+len(m))
 	out = append(out, s[:keep]...)
-	out = append(out, marker...)
+	out = append(out, m...)
 	if keep > 0 {
 		out = append(out, s[len(s)-keep:]...)
 	}
-	return out
+	return out, keep, len(m)
 }
 
 // floorHalf is Math.floor(n / 2).
@@ -56,8 +66,7 @@ func floorHalf(n int) int {
 func sentContent(v jsValue, limit int) jsValue {
 	switch v.kind {
 	case jsString:
-		v.str = sendCut(v.str, limit)
-		return v
+		return cutString(v, limit)
 	case jsArray:
 		out := v
 		out.items = make([]jsValue, len(v.items))
@@ -87,7 +96,7 @@ func sentContent(v jsValue, limit int) jsValue {
 func cutNested(v jsValue, limit int) jsValue {
 	switch v.kind {
 	case jsString:
-		v.str = sendCut(v.str, limit)
+		return cutString(v, limit)
 	case jsArray, jsObject:
 		if isImage(v) {
 			return v
@@ -106,7 +115,7 @@ func withMember(v jsValue, key string, limit int) jsValue {
 	items := append([]jsValue(nil), v.items...)
 	for i, k := range v.keys {
 		if utf8Of(k) == key && items[i].kind == jsString {
-			items[i].str = sendCut(items[i].str, limit)
+			items[i] = cutString(items[i], limit)
 		}
 	}
 	v.items = items
