@@ -31,12 +31,16 @@ type AgentMarkers struct {
 type KindShape struct {
 	Head, Tail, CharCut bool
 	Legend, UnknownWhy  string
+	// WhenSent says the agent cut when it built the request, after it
+	// stored the result whole (Cline), not before storing it.
+	WhenSent bool
 }
 
 var agentMarkers struct {
 	sync.RWMutex
-	list []AgentMarkers
-	why  map[model.TruncationKind]string
+	list     []AgentMarkers
+	why      map[model.TruncationKind]string
+	whenSent map[model.TruncationKind]bool
 }
 
 // RegisterMarkers adds an agent's truncation rules; the built-in rules
@@ -47,8 +51,10 @@ func RegisterMarkers(m AgentMarkers) {
 	agentMarkers.list = append(agentMarkers.list, m)
 	if agentMarkers.why == nil {
 		agentMarkers.why = map[model.TruncationKind]string{}
+		agentMarkers.whenSent = map[model.TruncationKind]bool{}
 	}
 	for k, s := range m.Kinds {
+		agentMarkers.whenSent[k] = s.WhenSent
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
@@ -91,4 +97,12 @@ func registeredWhy(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.why[k]
+}
+
+// CutWhenSent says whether kind k is cut when the request is built, after
+// the agent stored the result whole.
+func CutWhenSent(k model.TruncationKind) bool {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.whenSent[k]
 }

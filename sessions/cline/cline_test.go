@@ -28,7 +28,7 @@ func TestSendCutAsClineDoes(t *testing.T) {
 		s         string
 		markerAt  int    // UTF-16 offset of the marker in the cut string
 		around    string // JSON of the cut string from markerAt-2, 42 units
-		jsonLen   int // UTF-16 units, as JavaScript counts them
+		jsonLen   int    // UTF-16 units, as JavaScript counts them
 		jsonSHA   string
 		lineCount int
 	}{
@@ -130,6 +130,10 @@ func TestStoredCutNote(t *testing.T) {
 	}
 	if got := text[tr.Markers[0].Start:tr.Markers[0].End]; !strings.HasPrefix(got, `\n[... output truncated: 48894 chars total.`) {
 		t.Errorf("marker %q", got)
+	}
+	// the Pipeline says which cut the stored stage already holds
+	if formatters.CutWhenSent(KindOutput) || !formatters.CutWhenSent(KindSent) {
+		t.Error("the send-time cut must be registered as made when sent, the stored cut not")
 	}
 }
 

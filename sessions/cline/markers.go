@@ -24,7 +24,7 @@ func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
 		DetectCall: detectCall,
 		Kinds: map[model.TruncationKind]formatters.KindShape{
-			KindSent: {Head: true, Tail: true, CharCut: true,
+			KindSent: {Head: true, Tail: true, CharCut: true, WhenSent: true,
 				Legend: "Cline cut a result over 8,000 characters when it sent it; the store keeps it whole"},
 			KindOutput: {Head: true, Tail: true, CharCut: true,
 				Legend:     "Cline's run_commands kept 48,000 characters of a longer output; no spill",
