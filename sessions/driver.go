@@ -204,3 +204,7 @@ func (s *FileStore) Fingerprint() (string, bool) {
 	fmt.Fprintf(&b, " warnings %d", len(warnings))
 	return b.String(), true
 }
+
+// FirstLine is a session title from a prompt: its first line, trimmed, at
+// most 100 characters.
+func FirstLine(s string) string { return cxFirstLine(s) }

@@ -277,7 +277,7 @@ func readSession(path string) (*model.Session, error) {
 		}
 	}
 	if sess.Info.Title == "" {
-		sess.Info.Title = firstLine(md.Prompt)
+		sess.Info.Title = sessions.FirstLine(md.Prompt)
 	}
 	if sess.Info.Created.IsZero() && len(sess.Messages) > 0 {
 		sess.Info.Created = sess.Messages[0].Created
@@ -358,22 +358,11 @@ func finishInfo(sess *model.Session) {
 		for _, m := range sess.Messages {
 			for _, p := range m.Parts {
 				if m.Role == model.RoleUser && p.Type == model.PartText && sess.Info.Title == "" {
-					sess.Info.Title = firstLine(p.Text)
+					sess.Info.Title = sessions.FirstLine(p.Text)
 				}
 			}
 		}
 	}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100]) + "…"
-	}
-	return s
 }
 
 func parseTime(s string) time.Time {
