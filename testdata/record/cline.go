@@ -156,15 +156,13 @@ func recordCline(opt options, f flavour) (err error) {
 	}
 	session := strings.TrimSuffix(filepath.Base(ids[0]), ".messages.json")
 	logf("session %s", session)
-	stepsBefore := len(scen.steps)
 	for i, follow := range scen.followUps {
-		// the follow-up's turns end the script: wait for its last request
-		stepsBefore = len(scen.steps) - (len(scen.followUps)-i-1)*2
-		screen, err := clineTypeFollowUp(opt, bin, l.Proj, env, session, follow, srv, stepsBefore, filepath.Join(logDir, fmt.Sprintf("run-%d", i+2)))
-		if err != nil {
+		// each follow-up's two turns (a call, an answer) end the script:
+		// wait for the last of this one's
+		last := len(scen.steps) - (len(scen.followUps)-i-1)*2
+		if err := clineTypeFollowUp(opt, bin, l.Proj, env, session, follow, srv, last, filepath.Join(logDir, fmt.Sprintf("run-%d", i+2))); err != nil {
 			return fmt.Errorf("follow-up %d: %w", i+1, err)
 		}
-		_ = screen
 		cmds = append(cmds, command{Argv: []string{"cline", "--id", session}, Dir: l.Proj})
 	}
 
@@ -221,9 +219,9 @@ func recordCline(opt options, f flavour) (err error) {
 // clineTypeFollowUp resumes session in Cline's terminal UI on a
 // pseudo-terminal (script -qfc), types the follow-up once the UI is up,
 // waits until the fake provider answered the script's last turn (lastTurn
-// main requests in all) and the session file settled, then quits. It
-// returns what the UI printed.
-func clineTypeFollowUp(opt options, bin, dir string, env []string, session, text string, srv *cliServer, lastTurn int, logBase string) ([]byte, error) {
+// main requests in all) and the session file settled, then quits. The
+// screen is kept in logBase.screen.
+func clineTypeFollowUp(opt options, bin, dir string, env []string, session, text string, srv *cliServer, lastTurn int, logBase string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opt.timeout)
 	defer cancel()
 	inner := "stty cols 120 rows 40; exec " + bin + " --id " + session
@@ -237,7 +235,7 @@ func clineTypeFollowUp(opt options, bin, dir string, env []string, session, text
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var screen lockedBuffer
 	cmd.Stdout, cmd.Stderr = &screen, &screen
@@ -246,16 +244,14 @@ func clineTypeFollowUp(opt options, bin, dir string, env []string, session, text
 	cmd.WaitDelay = 10 * time.Second
 	logf("running cline --id %s in a pseudo-terminal", session)
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	finish := func() []byte {
+	finish := func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		b := screen.Bytes()
-		_ = os.WriteFile(logBase+".screen", b, 0o644)
-		return b
+		_ = os.WriteFile(logBase+".screen", screen.Bytes(), 0o644)
 	}
 	wait := func(what string, ok func() bool) error {
 		for !ok() {
@@ -273,32 +269,33 @@ func clineTypeFollowUp(opt options, bin, dir string, env []string, session, text
 	// the UI is up once it has drawn for a while and gone quiet
 	if err := wait("the terminal UI", func() bool { return screen.Len() > 0 && screen.quietFor() > 3*time.Second }); err != nil {
 		finish()
-		return nil, err
+		return err
 	}
 	before := srv.mainRequests()
 	for _, r := range text {
 		if _, err := io.WriteString(stdin, string(r)); err != nil {
 			finish()
-			return nil, err
+			return err
 		}
 		time.Sleep(15 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
 	if _, err := io.WriteString(stdin, "\r"); err != nil {
 		finish()
-		return nil, err
+		return err
 	}
 	if err := wait("the follow-up's requests", func() bool { return srv.mainRequests() >= before+1 && srv.lastTurnServed(lastTurn) }); err != nil {
 		finish()
-		return nil, err
+		return err
 	}
 	// the answer is written to the session file after it streamed
 	time.Sleep(3 * time.Second)
 	if err := wait("the UI to settle", func() bool { return screen.quietFor() > 2*time.Second }); err != nil {
 		finish()
-		return nil, err
+		return err
 	}
-	return finish(), nil
+	finish()
+	return nil
 }
 
 // mainRequests counts the scripted requests served so far.
