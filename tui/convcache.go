@@ -39,9 +39,13 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 		msg.data.caps = msg.state
 		a.warnings = append(a.warnings, msg.state.warns...)
 	case convMsg:
-		delete(c.pending, msg.key)
-		if _, ok := c.convs[msg.key]; !ok {
+		if !msg.res.writing {
+			delete(c.pending, msg.key) // else still pending: the rest follows
+		}
+		if old, ok := c.convs[msg.key]; !ok {
 			c.age = append(c.age, msg.key)
+		} else if old.file != nil && old.file != msg.res.file {
+			old.file.Close() // the first lines of one still writing
 		}
 		c.convs[msg.key] = msg.res
 		c.evict()

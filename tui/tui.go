@@ -243,6 +243,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		later = append(later, m.addPage(msg))
 	case detailMsg, capsMsg, convMsg:
 		m.convs.put(m.app, msg)
+		if c, ok := msg.(convMsg); ok && c.next != nil {
+			cmds = append(cmds, c.next)
+		}
 	case spillMsg:
 		m.spillOpened(msg)
 	case liveTickMsg, liveMsg:
