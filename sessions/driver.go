@@ -9,7 +9,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"correx/model"
 )
@@ -220,3 +222,22 @@ func CombineAs(path string, stores ...Store) Store { return newMulti(path, store
 // CountCalls fills the list counts of info from loaded messages (see
 // countCalls).
 func CountCalls(info *model.SessionInfo, msgs []model.Message) { countCalls(info, msgs) }
+
+// Fingerprint implements Fingerprinter: the session files' paths, sizes
+// and mtimes (see StatPrint), so a TUI left open reads nothing while no
+// file changed.
+func (s *FileStore) Fingerprint() (string, bool) {
+	files, warnings := s.Files()
+	now := time.Now()
+	var b strings.Builder
+	fmt.Fprintf(&b, "files %q", s.Root)
+	for _, f := range files {
+		st, ok := StatPrint(f, now, false)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, " %q %s", f, st)
+	}
+	fmt.Fprintf(&b, " warnings %d", len(warnings))
+	return b.String(), true
+}

@@ -1,6 +1,13 @@
 package sessions
 
-import "strings"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+)
 
 // A fingerprint is a cheap answer to "may the store have changed since I
 // last listed it?": a few stats instead of a List, which for opencode's
@@ -37,6 +44,36 @@ func Fingerprint(s Store) (string, bool) {
 		return f.Fingerprint()
 	}
 	return "", false
+}
+
+// RacyWindow is how recent a file's mtime may be for the fingerprint to be
+// trusted. A timestamp has a granularity (a few ms on Linux, whose file
+// times come from a coarse clock; 1 s or 2 s on some file systems), so a
+// second write in the same tick as the one a fingerprint saw, that keeps
+// the size (a -wal being overwritten after a reset), would leave the
+// fingerprint equal. A file written within RacyWindow of the stat is
+// therefore reported as "cannot say" (as git treats "racily clean" index
+// entries): a later write then lands in a later tick. While opencode writes,
+// the fingerprint changes on every check anyway. A variable so tests can
+// change it.
+var RacyWindow = 2 * time.Second
+
+// StatPrint returns "size/mtime-ns" of path, or "-" when it is missing and
+// missingOK; ok is false when the file cannot be stat'ed or was written
+// within RacyWindow of now.
+func StatPrint(path string, now time.Time, missingOK bool) (string, bool) {
+	fi, err := os.Stat(path)
+	if missingOK && errors.Is(err, fs.ErrNotExist) {
+		return "-", true
+	}
+	if err != nil {
+		return "", false
+	}
+	mt := fi.ModTime()
+	if now.Sub(mt) < RacyWindow {
+		return "", false // written just now, or in the future of this clock
+	}
+	return fmt.Sprintf("%d/%d", fi.Size(), mt.UnixNano()), true
 }
 
 // Fingerprint implements Fingerprinter; see the package function. The

@@ -14,7 +14,7 @@ import (
 )
 
 // age sets the mtime of the database and of its -wal (when there is one) an
-// hour back, out of racyWindow.
+// hour back, out of sessions.RacyWindow.
 func age(t *testing.T, path string) {
 	t.Helper()
 	old := time.Now().Add(-time.Hour)
@@ -29,9 +29,9 @@ func age(t *testing.T, path string) {
 // loading included) and changes with every commit of another connection,
 // whether it lands in the -wal or a checkpoint moves it into the database.
 func TestFingerprintFollowsWrites(t *testing.T) {
-	racy := racyWindow
-	racyWindow = 0
-	t.Cleanup(func() { racyWindow = racy })
+	racy := sessions.RacyWindow
+	sessions.RacyWindow = 0
+	t.Cleanup(func() { sessions.RacyWindow = racy })
 	ctx := context.Background()
 
 	path := filepath.Join(t.TempDir(), "opencode.db")
@@ -78,7 +78,7 @@ func TestFingerprintFollowsWrites(t *testing.T) {
 	assert.Equal(t, updated, stable)
 }
 
-// A file written within racyWindow gives no fingerprint: a second write in
+// A file written within sessions.RacyWindow gives no fingerprint: a second write in
 // the same timestamp tick, of the same size, could not be told apart.
 func TestFingerprintRacy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
@@ -108,9 +108,9 @@ func TestFingerprintRacy(t *testing.T) {
 // checkpointed it) has a fingerprint; a combined store has one when all its
 // stores have; export files and legacy storage have none.
 func TestFingerprintStores(t *testing.T) {
-	racy := racyWindow
-	racyWindow = 0
-	t.Cleanup(func() { racyWindow = racy })
+	racy := sessions.RacyWindow
+	sessions.RacyWindow = 0
+	t.Cleanup(func() { sessions.RacyWindow = racy })
 	dir := t.TempDir()
 
 	a := filepath.Join(dir, "a", "opencode.db")
