@@ -1,7 +1,8 @@
 package sessions
 
 // What the stores of agents that keep one JSONL file per session (Claude
-// Code, Codex CLI, Gemini CLI) share.
+// Code, Codex CLI, Gemini CLI) share, and the list counts every reader
+// fills (countCalls).
 
 import (
 	"context"

@@ -3,7 +3,8 @@ package sessions
 // Agent drivers: an agent's package (sessions/<agent>) registers how its
 // stores are found and opened, as database/sql drivers do, and imports of
 // correx/sessions/all bring every driver in. Open and Discover ask the
-// registered drivers before the readers of this package.
+// registered drivers before the readers of this package, and Open asks
+// the drivers' Fallback after them.
 
 import (
 	"context"

@@ -30,7 +30,7 @@ import (
 )
 
 func init() {
-	model.RegisterAgent(model.AgentSpec{Agent: model.AgentOpencode, Name: "opencode"})
+	model.RegisterAgent(model.AgentSpec{Agent: model.AgentOpencode, Name: "opencode", Version: "1.18.33"})
 	sessions.Register(sessions.Driver{
 		Agent:     model.AgentOpencode,
 		Locations: Locations,

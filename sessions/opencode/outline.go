@@ -19,11 +19,9 @@ import (
 	sqlite "modernc.org/sqlite"
 )
 
-// Lazy loading, for viewers of sessions too large to hold: a session is
-// read as an outline, in pages of messages, with the large tool outputs
-// left in the store, and a call's full output is read when it is shown.
-// Load keeps its meaning (everything, in one snapshot); the opencode SQLite
-// store is the one store that offers the lazy path.
+// The lazy path of the SQLite store (sessions.Lazy): a session read as an
+// outline, in pages of messages, with the large tool outputs left in the
+// store, and a call's full output read when it is shown.
 
 // OutlineElideBytes is the stored size (bytes of a part's JSON) above
 // which an outline leaves a tool part's output out.

@@ -578,3 +578,39 @@ func TestOpenRelativeAndOddPaths(t *testing.T) {
 		require.NoError(t, s.Close())
 	}
 }
+
+// TestOpenStoreOfAFork: a fork's opencode-layout database (Kilo's kilo.db)
+// lists and loads its sessions as the fork's, with spills looked up in the
+// fork's data dir; OpenStore with no options is opencode's reader.
+func TestOpenStoreOfAFork(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kilo.db")
+	writeDB(t, path, rootSession(), childSession())
+	data := filepath.Join(dir, "elsewhere")
+	for _, c := range []struct {
+		opts    Options
+		agent   model.Agent
+		dataDir string
+	}{
+		{Options{Agent: "kilo", DataDir: data}, "kilo", data},
+		{Options{}, model.AgentOpencode, dir},
+	} {
+		s, err := OpenStore(path, c.opts)
+		require.NoError(t, err)
+		infos, err := s.List(ctx)
+		require.NoError(t, err)
+		require.Len(t, infos, 2)
+		for _, in := range infos {
+			assert.Equal(t, c.agent, in.Agent, in.ID)
+			assert.Equal(t, c.dataDir, in.DataDir, in.ID)
+			sess, err := s.Load(ctx, in.ID)
+			require.NoError(t, err)
+			assert.Equal(t, c.agent, sess.Info.Agent, in.ID)
+			assert.Equal(t, c.dataDir, sess.Info.DataDir, in.ID)
+			page, err := sessions.LazyFor(s, in.ID).LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			assert.Equal(t, c.agent, page.Session.Info.Agent, in.ID)
+		}
+		require.NoError(t, s.Close())
+	}
+}
