@@ -30,7 +30,8 @@ type Driver struct {
 	// Fallback, when set, is asked as Open is, but after every driver's
 	// Open and every other reader: the reader of last resort for what no
 	// agent claims clearly (opencode's: a SQLite database or an export
-	// file or dir), whose errors then say what is wrong with it.
+	// file or dir), whose errors then say what is wrong with it. One
+	// agent's at most: the order Fallbacks are asked in would matter.
 	Fallback func(path string, dir bool) (s Store, ok bool, err error)
 	// SpillFolders are the folders that may hold the agent's spilled
 	// outputs for a session whose data dir is dataDir; nil when it keeps
