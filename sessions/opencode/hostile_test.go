@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestConfigFileFIFONeverBlocks: opencode's config files are read the
-// same way.
+// TestConfigFileFIFONeverBlocks: opencode's config files are read as
+// session files are: a FIFO where one goes is named, never blocks.
 func TestConfigFileFIFONeverBlocks(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "opencode.json"), 0o644))
