@@ -580,7 +580,7 @@ func TestOpenRelativeAndOddPaths(t *testing.T) {
 }
 
 // TestOpenStoreOfAFork: a fork's opencode-layout database (Kilo's kilo.db)
-// lists and loads its sessions as the fork's, with spills looked up in the
+// lists (quickly too) and loads its sessions as the fork's, with spills looked up in the
 // fork's data dir; OpenStore with no options is opencode's reader.
 func TestOpenStoreOfAFork(t *testing.T) {
 	dir := t.TempDir()
@@ -600,6 +600,13 @@ func TestOpenStoreOfAFork(t *testing.T) {
 		infos, err := s.List(ctx)
 		require.NoError(t, err)
 		require.Len(t, infos, 2)
+		quick, ok, err := sessions.ListQuick(ctx, s)
+		require.True(t, ok)
+		require.NoError(t, err)
+		for _, in := range quick {
+			assert.Equal(t, c.agent, in.Agent, in.ID)
+			assert.Equal(t, c.dataDir, in.DataDir, in.ID)
+		}
 		for _, in := range infos {
 			assert.Equal(t, c.agent, in.Agent, in.ID)
 			assert.Equal(t, c.dataDir, in.DataDir, in.ID)
