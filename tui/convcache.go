@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // convCache holds the rendered conversations the panes show (a few, the
@@ -78,7 +79,7 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 			// rendered once the models' capabilities are read
 			if !c.capsPending[k.data] {
 				c.capsPending[k.data] = true
-				cmds = append(cmds, capsCmd(a.machine, k.data, k.sess.Info, sessions.SessionModels(k.sess)))
+				cmds = append(cmds, capsCmd(a.machine, k.data, k.sess.Info, opencode.SessionModels(k.sess)))
 			}
 			continue
 		}
