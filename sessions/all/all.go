@@ -3,4 +3,7 @@
 // driver package under sessions/ and one import line here.
 package all
 
-import _ "correx/sessions/cline"
+import (
+	_ "correx/sessions/cline"
+	_ "correx/sessions/opencode"
+)
