@@ -158,7 +158,7 @@ func read(path, home string) (*model.Session, error) {
 	sess := &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home}}
 	warnf := sessions.LineWarner(&sess.Warnings, path)
 	calls := map[string]*model.ToolCall{}
-	run, started := 0, false
+	run, started, otherWire := 0, false, false
 	var last time.Time
 	err := sessions.ReadJSONL(path, func(n int, line []byte, _ bool) {
 		var ev event
@@ -226,6 +226,16 @@ func read(path, home string) (*model.Session, error) {
 				m.Parts = append(m.Parts, model.Part{ID: r.ToolCallID, Type: model.PartTool, Tool: c})
 			}
 			sess.Messages = append(sess.Messages, m)
+		case "session.usage_record":
+			var d struct {
+				Usage struct {
+					APIEndpoint string `json:"apiEndpoint"`
+				} `json:"usage"`
+			}
+			if json.Unmarshal(ev.Data, &d) == nil && d.Usage.APIEndpoint != "" && d.Usage.APIEndpoint != "/chat/completions" && !otherWire {
+				otherWire = true
+				warnf(n, "a request went to %s: correx rebuilds only Copilot's OpenAI Chat requests, so its openai-chat wire is not what this session sent", d.Usage.APIEndpoint)
+			}
 		case "tool.execution_complete":
 			var d completeData
 			if bad(json.Unmarshal(ev.Data, &d)) {
