@@ -9,8 +9,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -183,3 +185,31 @@ func NotSession(path, why string) error { return notSession(path, why) }
 
 // SortInfos orders newest first by Updated, then by id.
 func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
+
+// FirstLine is a session title made of s: its first line, at most 100
+// characters.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:100]) + "…"
+	}
+	return s
+}
+
+// CountCalls sets a loaded session's Messages, ToolCalls, Errors and
+// Truncated (the truncations correx detects in each model-visible result).
+func CountCalls(sess *model.Session) {
+	sess.Info.Messages = len(sess.Messages)
+	for _, r := range sess.ToolCalls() {
+		sess.Info.ToolCalls++
+		if r.Call.Status == model.StatusError {
+			sess.Info.Errors++
+		}
+		if formatters.Visible(r.Call, nil).Truncation != nil {
+			sess.Info.Truncated++
+		}
+	}
+}

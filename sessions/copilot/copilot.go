@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -200,7 +199,7 @@ func read(path, home string) (*model.Session, error) {
 				text = d.Content
 			}
 			if sess.Info.Title == "" {
-				sess.Info.Title = firstLine(d.Content)
+				sess.Info.Title = sessions.FirstLine(d.Content)
 			}
 			sess.Messages = append(sess.Messages, model.Message{ID: d.MessageID, Role: model.RoleUser, Created: ts, Completed: ts, Run: run,
 				Parts: []model.Part{{ID: d.MessageID + "-text", Type: model.PartText, Text: text}}})
@@ -259,7 +258,7 @@ func read(path, home string) (*model.Session, error) {
 		sess.Info.ID = filepath.Base(filepath.Dir(path))
 	}
 	sess.Info.Updated = last
-	finishInfo(sess)
+	sessions.CountCalls(sess)
 	return sess, nil
 }
 
@@ -280,31 +279,6 @@ func complete(c *model.ToolCall, d completeData, ts time.Time) {
 	}
 	c.Sent = &model.ToolResultValue{Type: model.ResultError, Text: c.Error}
 	c.SentUnknown = FailedSentUnknown
-}
-
-func finishInfo(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if formatters.Visible(r.Call, nil).Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
-}
-
-// firstLine is a title: the first line of s, at most 100 characters.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100]) + "…"
-	}
-	return s
 }
 
 // compact is raw without insignificant space (escapes kept as written),

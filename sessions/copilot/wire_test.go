@@ -153,8 +153,8 @@ type node struct {
 	keys   []string
 	vals   []*node // object members, in order
 	list   []*node
-	scalar any // string, json.Number, bool or nil
-	kind   byte  // '{', '[' or 0
+	scalar any  // string, json.Number, bool or nil
+	kind   byte // '{', '[' or 0
 }
 
 func parse(t *testing.T, b []byte) *node {

@@ -101,9 +101,8 @@ func recordCopilot(opt options, f flavour) (err error) {
 	if err := setupProject(l, projectFiles()); err != nil {
 		return err
 	}
-	logDir := filepath.Join(opt.cacheDir, "logs", f.Name)
-	_ = os.RemoveAll(logDir)
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	logDir, err := freshLogDir(opt, f)
+	if err != nil {
 		return err
 	}
 	logf("fake provider at %s; copilot logs in %s", srv.baseURL(), logDir)
@@ -337,4 +336,11 @@ func copilotSecondScenario(proj string, p func(string) string, bash func(cmd, de
 			{Text: "other.txt holds one and two."},
 		},
 	}
+}
+
+// freshLogDir empties and returns the flavour's folder of run logs.
+func freshLogDir(opt options, f flavour) (string, error) {
+	dir := filepath.Join(opt.cacheDir, "logs", f.Name)
+	_ = os.RemoveAll(dir)
+	return dir, os.MkdirAll(dir, 0o755)
 }
