@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"correx/formatters"
 	"correx/model"
@@ -212,4 +213,23 @@ func CountCalls(sess *model.Session) {
 			sess.Info.Truncated++
 		}
 	}
+}
+
+// Fingerprint implements Fingerprinter: the session files' paths, sizes
+// and mtimes (see statPrint), so a TUI left open reads nothing while no
+// file changed.
+func (s *FileStore) Fingerprint() (string, bool) {
+	files, warnings := s.Files()
+	now := time.Now()
+	var b strings.Builder
+	fmt.Fprintf(&b, "files %q", s.Root)
+	for _, f := range files {
+		st, ok := statPrint(f, now, false)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, " %q %s", f, st)
+	}
+	fmt.Fprintf(&b, " warnings %d", len(warnings))
+	return b.String(), true
 }
