@@ -4,5 +4,6 @@
 package all
 
 import (
+	_ "correx/sessions/copilot"
 	_ "correx/sessions/opencode"
 )
