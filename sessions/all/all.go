@@ -5,5 +5,6 @@ package all
 
 import (
 	_ "correx/sessions/cline"
+	_ "correx/sessions/copilot"
 	_ "correx/sessions/opencode"
 )

@@ -113,7 +113,8 @@ func TestSendCutStringAndShort(t *testing.T) {
 		t.Errorf("string cut facts %+v", tr)
 	}
 	short := `[{"query":"q","result":"ok","success":true}]`
-	if tr := detectCall(&model.ToolCall{Output: short}, short); tr != nil {
+	call := &model.ToolCall{CallID: "c", Tool: "read_files", Status: model.StatusCompleted, Output: short, Sent: &model.ToolResultValue{Type: model.ResultText, Text: short}}
+	if tr := formatters.Visible(call, nil).Truncation; tr != nil {
 		t.Errorf("an uncut result is a truncation: %+v", tr)
 	}
 }

@@ -2,7 +2,6 @@ package cline
 
 import (
 	"regexp"
-	"strings"
 	"unicode/utf16"
 
 	"correx/formatters"
@@ -22,7 +21,8 @@ const (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
-		DetectCall: detectCall,
+		Detect: detect,
+		Record: record,
 		Kinds: map[model.TruncationKind]formatters.KindShape{
 			KindSent: {Head: true, Tail: true, CharCut: true, WhenSent: true,
 				Legend: "Cline cut a result over 8,000 characters when it sent it; the store keeps it whole"},
@@ -33,30 +33,41 @@ func init() {
 	})
 }
 
-// storedCutNote is run_commands' note, raw or as inside a JSON string.
-var storedCutNote = regexp.MustCompile(`(?:\n|\\n)\[\.\.\. output truncated: (\d+) chars total\. Refine the command \(grep, head, tail\) to view the elided middle \.\.\.\](?:\n|\\n)`)
+// The notes of the two cuts, raw or as inside a JSON string.
+var (
+	sentCutNote   = regexp.MustCompile(`(?:\n\n|\\n\\n)\.\.\.\[truncated \d+ chars\]\.\.\.(?:\n\n|\\n\\n)`)
+	storedCutNote = regexp.MustCompile(`(?:\n|\\n)\[\.\.\. output truncated: (\d+) chars total\. Refine the command \(grep, head, tail\) to view the elided middle \.\.\.\](?:\n|\\n)`)
+)
 
-// detectCall finds Cline's cuts in text, a call's model-visible text: the
-// send-time cut when text is exactly the call's stored result after it
-// (so the call is Cline's, and its stored result the full text the cut
-// strings came from), else run_commands' stored cut by its note.
-func detectCall(call *model.ToolCall, text string) *model.Truncation {
-	if strings.Contains(text, "...[truncated ") && call.Output != "" {
-		if t := sentCutFacts(call.Output, text); t != nil {
+// detect finds Cline's cut notes in a model-visible text: the send-time
+// cut's, else run_commands' stored cut's (shown only when Cline ran with a
+// raised send-time limit).
+func detect(_, text string) *model.Truncation {
+	for _, k := range []struct {
+		kind model.TruncationKind
+		note *regexp.Regexp
+	}{{KindSent, sentCutNote}, {KindOutput, storedCutNote}} {
+		if ms := k.note.FindAllStringIndex(text, -1); ms != nil {
+			t := &model.Truncation{Kind: k.kind}
+			for _, m := range ms {
+				t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
+			}
 			return t
 		}
 	}
-	if !strings.Contains(text, "[... output truncated: ") {
-		return nil
+	return nil
+}
+
+// record completes a send-time cut from the call's stored result when the
+// text is exactly that result after the cut (so the call is Cline's, and
+// its stored result the whole text the cut strings came from).
+func record(call *model.ToolCall, t *model.Truncation) {
+	if t.Kind != KindSent || call.Sent == nil || call.Output == "" {
+		return
 	}
-	var t *model.Truncation
-	for _, m := range storedCutNote.FindAllStringIndex(text, -1) {
-		if t == nil {
-			t = &model.Truncation{Kind: KindOutput}
-		}
-		t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
+	if f := sentCutFacts(call.Output, formatters.ResultText(*call.Sent)); f != nil {
+		*t = *f
 	}
-	return t
 }
 
 // sentCutFacts is the send-time cut of stored as text shows it, or nil
