@@ -138,7 +138,7 @@ func cutFacts(cuts []cutSpan, text string, inJSON bool) *model.Truncation {
 	}
 	added(len(text))
 	if stored {
-		t.FullUnknown = "Cline stored only part of the output (run_commands cut it to 48,000 characters before it was stored; no spill)"
+		t.FullUnknown = "Cline stored only part of the output (run_commands cut it to 48,000 characters before storing it; no spill): the seen lines and bytes count the stored text"
 		return t
 	}
 	t.FullLines, t.FullBytes = &lines, &size
