@@ -55,10 +55,11 @@ func TestSendCutAsClineDoes(t *testing.T) {
 			if n := len(utf16.Encode([]rune(sent))); n != tc.jsonLen || hex.EncodeToString(sum[:]) != tc.jsonSHA {
 				t.Errorf("JSON.stringify of the cut result: %d units, sha256 %x; Cline's: %d, %s", n, sum, tc.jsonLen, tc.jsonSHA)
 			}
-			// the facts: the pieces cover the text, and the full output is
-			// the stored result
-			tr := sentCutFacts(stored, sent)
-			if tr == nil || tr.Kind != KindSent || len(tr.Markers) != 1 || len(tr.Seen) != 2 {
+			// the facts, as `correx show` gives them: the pieces cover the
+			// text, and the full output is the stored result
+			call := &model.ToolCall{CallID: "c", Tool: "run_commands", Status: model.StatusCompleted, Output: resultText(v), Sent: &model.ToolResultValue{Type: model.ResultText, Text: sent}}
+			tr := formatters.Visible(call, nil).Truncation
+			if tr == nil || tr.Kind != KindSent || len(tr.Markers) != 1 || len(tr.Seen) != 2 || tr.SeenBytes == 0 {
 				t.Fatalf("truncation %+v", tr)
 			}
 			if tr.FullBytes == nil || *tr.FullBytes != len(tc.s) || *tr.FullLines != tc.lineCount {
