@@ -21,7 +21,6 @@ import (
 	"time"
 	"unicode"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -344,16 +343,7 @@ func compactInput(raw json.RawMessage) json.RawMessage {
 }
 
 func finishInfo(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if formatters.Visible(r.Call, nil).Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
+	sessions.CountDetected(sess)
 	if sess.Info.Title == "" {
 		for _, m := range sess.Messages {
 			for _, p := range m.Parts {
