@@ -548,6 +548,9 @@ func (c *cli) wire(args []string) error {
 		if note := render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(s, p, c.step)); note != "" {
 			fmt.Fprintln(c.errOut, "correx: note:", note)
 		}
+		if note := render.UnstoredNote(s, p, c.step); note != "" {
+			fmt.Fprintln(c.errOut, "correx: note:", note)
+		}
 		step := c.step
 		if step == 0 {
 			step = len(s.AssistantSteps())

@@ -16,6 +16,9 @@ type OwnWire struct {
 	// is message upto of s (`messages` without system messages for OpenAI
 	// Chat), recording where each call and result sit in pl.
 	Conversation func(s *model.Session, upto int, pl *Placer) (Value, error)
+	// Unstored, when set, says what that request carried that the agent
+	// does not store (and the rebuild leaves out); "" when nothing.
+	Unstored func(s *model.Session, upto int) string
 }
 
 var ownWires struct {
@@ -54,4 +57,19 @@ func OwnProvider(info model.SessionInfo, msg *model.Message) Provider {
 		return ""
 	}
 	return Native(msg.ProviderID, msg.ModelID)
+}
+
+// UnstoredNote says what the agent's own request of step (0: the last)
+// carried that its store lacks, for the pane and `wire`; "" when nothing
+// is known to be missing, or p is not the agent's own provider.
+func UnstoredNote(s *model.Session, p Provider, step int) string {
+	w, ok := ownWireOf(s.Info.Agent)
+	steps := s.AssistantSteps()
+	if !ok || w.Unstored == nil || p != w.Provider || step < 0 || step > len(steps) || len(steps) == 0 {
+		return ""
+	}
+	if step == 0 {
+		step = len(steps)
+	}
+	return w.Unstored(s, steps[step-1])
 }
