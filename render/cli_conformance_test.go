@@ -45,7 +45,7 @@ func TestCLIConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st := openStore(t, dir)
 			loaded := map[string]*model.Session{}
-			checked, results, opaque, projected := 0, 0, 0, 0
+			checked, results, opaque, projected, unstored := 0, 0, 0, 0, 0
 			for _, e := range readManifest(t, dir) {
 				if e.Kind != "main" {
 					continue
@@ -71,6 +71,14 @@ func TestCLIConformance(t *testing.T) {
 					}
 					opaque += dropped
 				}
+				if n := dropReminders(want); n > 0 {
+					// parts the agent sends and does not store: correx
+					// leaves them out and says so
+					if render.UnstoredNote(sess, p, e.Step) == "" {
+						t.Errorf("%s: %d <system-reminder> parts sent, not stored, and correx names none", e.File, n)
+					}
+					unstored += n
+				}
 				if path, g, w := firstDiff("", got, want); path != "-" {
 					t.Errorf("%s (session %s step %d, %s): differs at %s:\n got: %s\nwant: %s", e.File, e.Session, e.Step, p, path, short(g), short(w))
 				}
@@ -89,8 +97,8 @@ func TestCLIConformance(t *testing.T) {
 					projected += checkShow(t, e.File+" ("+string(q)+" projection)", q, sess, pc, "")
 				}
 			}
-			t.Logf("%s: %d requests, %d tool results compared on the agent's wire (%d thoughtSignatures the model streamed are not stored: left out), %d in projections",
-				name, checked, results, opaque, projected)
+			t.Logf("%s: %d requests, %d tool results compared on the agent's wire (%d thoughtSignatures the model streamed are not stored: left out; %d unstored system reminders left out), %d in projections",
+				name, checked, results, opaque, unstored, projected)
 			if checked == 0 {
 				t.Fatal("no main request in the manifest")
 			}
@@ -131,6 +139,32 @@ func TestCLIStoredVsSent(t *testing.T) {
 			t.Logf("%s: %d results sent as stored and re-sent unchanged (%d of them masked later), %d final", filepath.Base(dir), c.SentNext, c.ResentMasked, c.Final)
 		}
 	}
+}
+
+// dropReminders removes from the captured OpenAI Chat messages the
+// <system-reminder> text parts of user messages (Qwen Code's, which it
+// does not store) and returns how many it removed.
+func dropReminders(want any) int {
+	n := 0
+	msgs, _ := want.([]any)
+	for _, m := range msgs {
+		msg, _ := m.(map[string]any)
+		parts, ok := msg["content"].([]any)
+		if msg["role"] != "user" || !ok {
+			continue
+		}
+		kept := []any{}
+		for _, p := range parts {
+			b, _ := p.(map[string]any)
+			if s, _ := b["text"].(string); b["type"] == "text" && strings.HasPrefix(s, "<system-reminder>") && strings.HasSuffix(s, "</system-reminder>") {
+				n++
+				continue
+			}
+			kept = append(kept, p)
+		}
+		msg["content"] = kept
+	}
+	return n
 }
 
 // dropOpaqueSignatures removes from the captured Gemini contents the
@@ -176,6 +210,12 @@ func checkCLIShow(t *testing.T, file string, p render.Provider, sess *model.Sess
 				continue
 			}
 			id, text = msg["call_id"].(string), texts(msg["output"], "input_text")
+			n += cliCompare(t, file, sess, spill, id, text)
+		case render.OpenAIChat:
+			if msg["role"] != "tool" {
+				continue
+			}
+			id, text = msg["tool_call_id"].(string), texts(msg["content"], "text")
 			n += cliCompare(t, file, sess, spill, id, text)
 		case render.Gemini:
 			for _, part := range blocks(msg["parts"]) {

@@ -35,13 +35,7 @@ const geminiSubPrompt = "List what is in the sub directory of the project and re
 // shown, the whole saved in tool-outputs/); read_file shows 2,000 lines of
 // big.txt's 3,000.
 func geminiScenario(name, proj string) cliScenario {
-	p := func(rel string) string { return proj + "/" + rel }
-	shell := func(cmd, desc string) call {
-		return c("run_shell_command", J("command", cmd, "description", desc))
-	}
-	read := func(rel string, extra ...any) call {
-		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
-	}
+	p, shell, read := geminiCalls(proj)
 	if name == "gemini-cli-third" {
 		return geminiThirdScenario(proj, p, shell, read)
 	}
@@ -114,6 +108,19 @@ func geminiScenario(name, proj string) cliScenario {
 			{Text: "new.txt now holds alpha, BETA and gamma."},
 		},
 	}
+}
+
+// geminiCalls are Gemini CLI's path, shell and read_file call builders
+// (Qwen Code, its fork, has the same tools).
+func geminiCalls(proj string) (p func(string) string, shell func(cmd, desc string) call, read func(string, ...any) call) {
+	p = func(rel string) string { return proj + "/" + rel }
+	shell = func(cmd, desc string) call {
+		return c("run_shell_command", J("command", cmd, "description", desc))
+	}
+	read = func(rel string, extra ...any) call {
+		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
+	}
+	return p, shell, read
 }
 
 // geminiAnalyse reads a Gemini request: user texts, and the turn = the
@@ -238,11 +245,11 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 	}
 	// The CLI puts its install path into every request (the location of
 	// its bundled skills): run a copy in a user-level npm prefix.
-	npmPrefix := filepath.Join(l.Home, ".npm-global")
-	if err := copyTreeLinks(filepath.Join(dir, "node_modules"), filepath.Join(npmPrefix, "lib", "node_modules")); err != nil {
-		return fmt.Errorf("copying gemini-cli into the home: %w", err)
+	modules, err := copyIntoHome(l, dir)
+	if err != nil {
+		return err
 	}
-	js = filepath.Join(npmPrefix, "lib", "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
+	js = filepath.Join(modules, "@google", "gemini-cli", "bundle", "gemini.js")
 	gdir := filepath.Join(l.Home, ".gemini")
 	if err := os.MkdirAll(gdir, 0o755); err != nil {
 		return err
@@ -576,6 +583,17 @@ func geminiMasked(resp json.RawMessage) bool {
 		Output string `json:"output"`
 	}
 	return json.Unmarshal(resp, &r) == nil && strings.HasPrefix(r.Output, "<tool_output_masked>\n")
+}
+
+// copyIntoHome copies an npm install (dir/node_modules) into a user-level
+// npm prefix in the neutral home, and returns its node_modules there: an
+// agent that sends its install path then sends a user's path.
+func copyIntoHome(l layout, dir string) (string, error) {
+	modules := filepath.Join(l.Home, ".npm-global", "lib", "node_modules")
+	if err := copyTreeLinks(filepath.Join(dir, "node_modules"), modules); err != nil {
+		return "", fmt.Errorf("copying %s into the home: %w", dir, err)
+	}
+	return modules, nil
 }
 
 // copyTreeLinks copies a tree, recreating symlinks as they are.
