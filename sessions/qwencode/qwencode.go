@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,16 +55,38 @@ func init() {
 }
 
 // Dirs are the runtime dirs Qwen Code would use here: $QWEN_RUNTIME_DIR
-// (where it puts projects/ and tmp/ when set), and its global dir
-// $QWEN_HOME, by default ~/.qwen.
+// (where it puts projects/ and tmp/ when set), the settings'
+// advanced.runtimeOutputDir of its global dir when absolute (a relative
+// one is per project: not followed), and the global dir $QWEN_HOME, by
+// default ~/.qwen.
 func Dirs() []string {
 	var out []string
-	if d := os.Getenv("QWEN_RUNTIME_DIR"); d != "" {
-		out = append(out, d)
+	add := func(d string) {
+		if d != "" && !slices.Contains(out, filepath.Clean(d)) {
+			out = append(out, filepath.Clean(d))
+		}
 	}
-	if d := sessions.AgentDir("QWEN_HOME", ".qwen"); d != "" && (len(out) == 0 || filepath.Clean(d) != filepath.Clean(out[0])) {
-		out = append(out, d)
+	add(os.Getenv("QWEN_RUNTIME_DIR"))
+	global := sessions.AgentDir("QWEN_HOME", ".qwen")
+	if global == "" {
+		return out
 	}
+	if b, err := sessions.ReadHead(filepath.Join(global, "settings.json"), 1<<20); err == nil {
+		var st struct {
+			Advanced struct {
+				RuntimeOutputDir string `json:"runtimeOutputDir"`
+			} `json:"advanced"`
+		}
+		_ = json.Unmarshal(b, &st)
+		d := st.Advanced.RuntimeOutputDir
+		if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(d, "~/") {
+			d = filepath.Join(home, d[2:])
+		}
+		if filepath.IsAbs(d) {
+			add(d)
+		}
+	}
+	add(global)
 	return out
 }
 

@@ -60,6 +60,15 @@ func TestDiscovery(t *testing.T) {
 	if got := locations(); !slices.Equal(got, []string{runtime, other}) {
 		t.Errorf("$QWEN_RUNTIME_DIR and $QWEN_HOME: found %q", got)
 	}
+	// the global dir's settings name another runtime dir
+	custom := t.TempDir()
+	writeChat(t, custom, userLine)
+	if err := os.WriteFile(filepath.Join(other, "settings.json"), []byte(`{"advanced":{"runtimeOutputDir":"`+custom+`"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := locations(); !slices.Equal(got, []string{runtime, custom, other}) {
+		t.Errorf("advanced.runtimeOutputDir: found %q", got)
+	}
 	// every way in: the dir, projects/, a project, chats/, the file
 	chat := filepath.Join(runtime, "projects", "-home-user-proj", "chats")
 	for _, p := range []string{runtime, filepath.Dir(filepath.Dir(chat)), filepath.Dir(chat), chat, filepath.Join(chat, sid+".jsonl")} {
