@@ -33,11 +33,11 @@ func init() {
 const qwenSubPrompt = "Count the lines of notes.txt and report the number in one sentence."
 
 // qwenScenario is the flavour's scenario in Qwen Code's tool names. Each
-// big output is just big enough: 260 lines of 100 characters (26,260
-// characters wrapped) pass the 25,000-character threshold, so the head is
-// cut inside a line and the tail starts inside one; the second flavour's
-// 990 lines of 30 characters stay just under it (and under its 1,000
-// lines).
+// big output is just big enough: 300 lines of 100 characters (30,425
+// characters wrapped) pass run_shell_command's 30,000 (0.24.4's default
+// when tools.truncateToolOutputThreshold is not set), so its 4,000-character
+// preview cuts the head and the tail inside lines; the second flavour's
+// 990 lines of 30 characters (29,824 wrapped) stay just under it.
 func qwenScenario(name, proj string) cliScenario {
 	p, shell, read := geminiCalls(proj)
 	edit := func(old, new string) call {
