@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -203,4 +204,22 @@ func (s *FileStore) Fingerprint() (string, bool) {
 	}
 	fmt.Fprintf(&b, " warnings %d", len(warnings))
 	return b.String(), true
+}
+
+// CountCalls counts a loaded session's tool calls, errors and the
+// truncations correx detects in their model-visible results (spills
+// looked up as SpillsFor says): the counts of a driver that reads whole
+// sessions ("detected").
+func CountCalls(sess *model.Session) {
+	spill := SpillsFor(sess.Info)
+	sess.Info.ToolCalls, sess.Info.Errors, sess.Info.Truncated = 0, 0, 0
+	for _, r := range sess.ToolCalls() {
+		sess.Info.ToolCalls++
+		if r.Call.Status == model.StatusError {
+			sess.Info.Errors++
+		}
+		if formatters.Visible(r.Call, spill).Truncation != nil {
+			sess.Info.Truncated++
+		}
+	}
 }

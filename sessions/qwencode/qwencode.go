@@ -547,14 +547,5 @@ func finish(sess *model.Session) {
 			sess.Info.Title, _, _ = strings.Cut(strings.TrimSpace(m.Parts[0].Text), "\n")
 		}
 	}
-	spill := sessions.SpillsFor(sess.Info)
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if v := formatters.Visible(r.Call, spill); v.Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
+	sessions.CountCalls(sess)
 }

@@ -46,12 +46,9 @@ func geminiScenario(name, proj string) cliScenario {
 		const prompt = "Please run the second correx oracle scenario for Gemini CLI: look around the project, then summarise."
 		return cliScenario{
 			suffix: "-second", prompt: prompt,
-			followUps: []string{
-				"Next: write other.txt with two lines.",
-				"Last: read other.txt back, and cat it too.",
-			},
+			followUps: otherTxtFollowUps,
 			newMinute: []bool{true, true},
-			steps: []step{
+			steps: append([]step{
 				{
 					Reasoning: "The second scenario starts by listing.",
 					Calls:     []call{c("list_directory", J("dir_path", proj)), c("glob", J("pattern", "*.md"))},
@@ -61,13 +58,7 @@ func geminiScenario(name, proj string) cliScenario {
 				{Calls: []call{shell("seq 1 9000 | sed 's/^/r/'", "Print nine thousand rows")}},
 				{Calls: []call{read("big.txt", "start_line", 2990)}},
 				{Text: "Second scenario done: listings, a failing ls, a long line, a huge output and the end of big.txt."},
-				// first resume
-				{Calls: []call{c("write_file", J("file_path", p("other.txt"), "content", "one\ntwo\n"))}},
-				{Text: "other.txt is written."},
-				// second resume
-				{Calls: []call{read("other.txt"), shell("cat other.txt", "Print other.txt")}},
-				{Text: "other.txt holds one and two."},
-			},
+			}, otherTxtResumes(p, shell, read)...),
 		}
 	}
 	const prompt = "Please run the correx oracle scenario for Gemini CLI: exercise the tools as scripted, then summarise what happened."
@@ -121,6 +112,25 @@ func geminiCalls(proj string) (p func(string) string, shell func(cmd, desc strin
 		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
 	}
 	return p, shell, read
+}
+
+// otherTxtFollowUps and otherTxtResumes are the two resumes of the second
+// scenarios of Gemini CLI and Qwen Code: write other.txt, then read it back
+// and cat it.
+var otherTxtFollowUps = []string{
+	"Next: write other.txt with two lines.",
+	"Last: read other.txt back, and cat it too.",
+}
+
+func otherTxtResumes(p func(string) string, shell func(cmd, desc string) call, read func(string, ...any) call) []step {
+	return []step{
+		// first resume
+		{Calls: []call{c("write_file", J("file_path", p("other.txt"), "content", "one\ntwo\n"))}},
+		{Text: "other.txt is written."},
+		// second resume
+		{Calls: []call{read("other.txt"), shell("cat other.txt", "Print other.txt")}},
+		{Text: "other.txt holds one and two."},
+	}
 }
 
 // geminiAnalyse reads a Gemini request: user texts, and the turn = the

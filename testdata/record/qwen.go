@@ -47,15 +47,12 @@ func qwenScenario(name, proj string) cliScenario {
 		const prompt = "Please run the second correx oracle scenario for Qwen Code: search, look around, then summarise."
 		return cliScenario{
 			suffix: "-second", prompt: prompt,
-			followUps: []string{
-				"Next: write other.txt with two lines.",
-				"Last: read other.txt back, and cat it too.",
-			},
+			followUps: otherTxtFollowUps,
 			subs: []cliScript{{name: "subagent", prompt: qwenSubPrompt, steps: []step{
 				{Reasoning: "I will count the lines.", Calls: []call{shell("wc -l notes.txt", "Count lines")}},
 				{Text: "notes.txt has 3 lines."},
 			}}},
-			steps: []step{
+			steps: append([]step{
 				{
 					Reasoning: "The second scenario starts by searching.",
 					Calls:     []call{c("grep_search", J("pattern", "needle")), c("glob", J("pattern", "*.md")), c("list_directory", J("path", p("sub")))},
@@ -66,13 +63,7 @@ func qwenScenario(name, proj string) cliScenario {
 				{Calls: []call{read("big.txt", "offset", 2990, "limit", 5)}},
 				{Text: "Asking a subagent.", Calls: []call{c("agent", J("description", "Count note lines", "prompt", qwenSubPrompt, "subagent_type", "general-purpose", "run_in_background", false))}},
 				{Text: "Second scenario done: searches, an image on a text-only model, a big output under the limit and a subagent."},
-				// first resume
-				{Calls: []call{c("write_file", J("file_path", p("other.txt"), "content", "one\ntwo\n"))}},
-				{Text: "other.txt is written."},
-				// second resume
-				{Calls: []call{read("other.txt"), shell("cat other.txt", "Print other.txt")}},
-				{Text: "other.txt holds one and two."},
-			},
+			}, otherTxtResumes(p, shell, read)...),
 		}
 	}
 	const prompt = "Please run the correx oracle scenario for Qwen Code: exercise the tools as scripted, then summarise what happened."
@@ -124,11 +115,7 @@ func recordQwen(opt options, f flavour) (err error) {
 	}
 	defer srv.close()
 	srv.analyse = analyze
-	files := projectFiles()
-	for k, v := range scen.files {
-		files[k] = v
-	}
-	if err := setupProject(l, files); err != nil {
+	if err := setupProject(l, projectFiles()); err != nil {
 		return err
 	}
 	// a copy in a user-level npm prefix, as for Gemini CLI: the install
