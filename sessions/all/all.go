@@ -4,5 +4,6 @@
 package all
 
 import (
+	_ "correx/sessions/opencode"
 	_ "correx/sessions/qwencode"
 )

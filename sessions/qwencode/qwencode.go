@@ -547,5 +547,5 @@ func finish(sess *model.Session) {
 			sess.Info.Title, _, _ = strings.Cut(strings.TrimSpace(m.Parts[0].Text), "\n")
 		}
 	}
-	sessions.CountCalls(sess)
+	sessions.CountDetected(sess)
 }
