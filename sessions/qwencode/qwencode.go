@@ -50,7 +50,7 @@ const Agent model.Agent = "qwen-code"
 func init() {
 	model.RegisterAgent(model.AgentSpec{Agent: Agent, Name: "Qwen Code", Version: "0.24.4"})
 	sessions.Register(sessions.Driver{Agent: Agent, Locations: locations, Open: open, SpillFolders: spillFolders})
-	render.RegisterOwnWire(Agent, render.OwnWire{Provider: render.OpenAIChat, Conversation: conversation, Unstored: unstored})
+	render.RegisterOwnWire(Agent, render.OwnWire{Provider: render.OpenAIChat, Conversation: conversation, Gaps: gaps})
 	formatters.RegisterMarkers(markers)
 }
 
@@ -415,7 +415,7 @@ func activeBranch(lines []numbered, warnf func(int, string, ...any)) []numbered 
 // compressedMark, in the Stored of the last message before it, says that
 // Qwen Code compressed the conversation there (a chat_compression line):
 // it then sent the compressed history it recorded, which correx does not
-// rebuild (unstored says so).
+// rebuild (gaps says so).
 var compressedMark = json.RawMessage(`{"qwen_compressed":true}`)
 
 // system reads a system line: a custom title, a compression.

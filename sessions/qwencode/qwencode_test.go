@@ -171,7 +171,7 @@ func TestActiveBranch(t *testing.T) {
 	if len(sess.Warnings) != 1 || !strings.HasPrefix(sess.Warnings[0], path+":3: Qwen Code compressed") {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
-	if n := unstored(sess, len(sess.Messages)-1); !strings.Contains(n, "compressed the conversation before this step") {
-		t.Errorf("note %q does not name the compression", n)
+	if g := gaps(sess, len(sess.Messages)-1); len(g) != 2 || g[0].Why != firstPromptGap || g[1].Why != compressedGap {
+		t.Errorf("gaps %+v, want the first prompt's reminders and the compression", g)
 	}
 }

@@ -478,16 +478,42 @@ func compact(raw json.RawMessage) string {
 	return b.String()
 }
 
-// unstored names what each request carried that Qwen Code does not store,
-// and a compression before the step, which correx does not rebuild.
-func unstored(s *model.Session, upto int) string {
-	note := "Qwen Code sends <system-reminder> text parts with user prompts (the available skills, the environment context, the deferred tools, the date) and stores only the typed text: they are left out of this rebuild"
+// The gaps' reasons: what Qwen Code sent at a prompt that it does not
+// store.
+const (
+	firstPromptGap = "Qwen Code sends <system-reminder> text parts before a session's first prompt (the available skills, the environment context; a main session also the deferred tools and, in the run that sent it first, the date) and stores only the typed text: they are left out"
+	laterPromptGap = "Qwen Code may send a <system-reminder> text part (the date) before a later prompt, as it does before a resumed run's; it stores only the typed text: left out"
+	compressedGap  = "Qwen Code compressed the conversation before this step and sent the compressed history it recorded, not the whole conversation shown here"
+)
+
+// gaps are the prompts of the step's request: each may have gone with
+// <system-reminder> parts the store lacks; and, after a compression, the
+// whole conversation.
+func gaps(s *model.Session, upto int) []render.Gap {
+	conv, _ := conversation(s, upto, nil)
+	var out []render.Gap
+	first := true
+	for i, v := range conv.([]render.Value) {
+		o := v.(render.Obj)
+		role, _ := o.Get("role")
+		content, _ := o.Get("content")
+		list, _ := content.([]render.Value)
+		if role != "user" || len(list) > 0 && list[0].(render.Obj)[1].Val == splitMediaText {
+			continue
+		}
+		why := laterPromptGap
+		if first {
+			why, first = firstPromptGap, false
+		}
+		out = append(out, render.Gap{Item: i, Path: []string{"content"}, Why: why})
+	}
 	for _, m := range s.Messages[:upto] {
 		for _, raw := range m.Stored {
-			if bytes.Equal(raw, compressedMark) {
-				return note + "; Qwen Code compressed the conversation before this step and sent the compressed history it recorded, not the whole conversation shown here"
+			if bytes.Equal(raw, compressedMark) && len(conv.([]render.Value)) > 0 {
+				out = append(out, render.Gap{Item: 0, Path: []string{"content"}, Why: compressedGap})
+				return out
 			}
 		}
 	}
-	return note
+	return out
 }
