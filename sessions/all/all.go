@@ -7,4 +7,5 @@ import (
 	_ "correx/sessions/cline"
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/opencode"
+	_ "correx/sessions/qwencode"
 )
