@@ -26,7 +26,9 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
-		agents = append(agents, string(a))
+		if !a.UsesOpencode() { // a fork's requests are opencode's (TestConformance)
+			agents = append(agents, string(a))
+		}
 	}
 	for _, agent := range agents {
 		m := manifestDirs("../testdata/" + agent + "/*")

@@ -35,7 +35,9 @@ import (
 // again a row at a time (damage.go).
 type sqliteStore struct {
 	path    string
-	v2Table bool // the session_message table (v2 loop) exists
+	fork    OpencodeDB // the agent whose store it is: zero for opencode's own
+	v2Table bool       // the session_message table (v2 loop) exists
+	pathCol bool       // session.path exists (older stores lack it)
 	conn    atomic.Pointer[sqlConn]
 
 	mu           sync.Mutex
@@ -84,7 +86,9 @@ func sqliteDSN(path string, immutable bool) string {
 	return u.String() + "?" + q
 }
 
-func openSQLite(path string) (*sqliteStore, error) {
+func openSQLite(path string) (*sqliteStore, error) { return openOpencodeDB(path, OpencodeDB{}) }
+
+func openOpencodeDB(path string, fork OpencodeDB) (*sqliteStore, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -92,7 +96,7 @@ func openSQLite(path string) (*sqliteStore, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
-	s := &sqliteStore{path: abs}
+	s := &sqliteStore{path: abs, fork: fork}
 	immutable, note := walFilesMissing(abs)
 	s.waitingWAL, s.walNote = immutable, note
 	db, tables, err := connect(abs, immutable)
@@ -114,6 +118,7 @@ func openSQLite(path string) (*sqliteStore, error) {
 		}
 	}
 	s.v2Table = tables["session_message"]
+	_ = db.QueryRow(`SELECT count(*) FROM pragma_table_info('session') WHERE name = 'path'`).Scan(&s.pathCol)
 	blobs, _ := openBlobReader(abs, immutable)
 	s.conn.Store(&sqlConn{db: db, blobs: blobs})
 	return s, nil
@@ -259,7 +264,12 @@ func (s *sqliteStore) Close() error {
 	return errors.Join(errs...)
 }
 
-func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
+func (s *sqliteStore) dataDir() string {
+	if s.fork.DataDir != "" {
+		return s.fork.DataDir
+	}
+	return filepath.Dir(s.path)
+}
 
 // listSQL lists sessions with their counts, computed in SQL: messages, tool
 // parts, tool parts whose state.metadata.truncated is true, tool parts with
@@ -403,7 +413,7 @@ func (s *sqliteStore) list(ctx context.Context, id string, v2Counts map[string][
 // listed makes a session's info of its row and counts; the warnings name
 // the part rows not counted.
 func (s *sqliteStore) listed(r sessionRow, messages, v2 int, c partCounts, v2Counts map[string][3]int) (model.SessionInfo, []string) {
-	info := r.info(s.path, s.dataDir())
+	info := r.info(s.fork.Agent, s.path, s.dataDir())
 	info.Messages, info.ToolCalls, info.Truncated, info.Errors = messages, c.tools, c.truncated, c.errors
 	if messages == 0 && v2 > 0 {
 		info.Pipeline = model.PipelineV2
@@ -591,14 +601,19 @@ func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (in
 type sessionRow struct {
 	id                 string
 	parent, title, dir sql.NullString
+	path               sql.NullString // read by Load only
 	version            sql.NullString
 	created, updated   sql.NullInt64
 }
 
-func (r *sessionRow) info(source, dataDir string) model.SessionInfo {
+func (r *sessionRow) info(agent model.Agent, source, dataDir string) model.SessionInfo {
+	if agent == "" {
+		agent = model.AgentOpencode
+	}
 	return model.SessionInfo{
 		ID:        r.id,
-		Agent:     model.AgentOpencode,
+		Agent:     agent,
+		Path:      r.path.String,
 		Title:     r.title.String,
 		Directory: r.dir.String,
 		ParentID:  r.parent.String,
@@ -723,14 +738,18 @@ func sortedKeys(m map[string]int) []string {
 // sessionRow reads a session's own row into an empty session.
 func (s *sqliteStore) sessionRow(ctx context.Context, tx *sql.Tx, id string) (*model.Session, error) {
 	var r sessionRow
+	path := "NULL"
+	if s.pathCol {
+		path = "path"
+	}
 	err := tx.QueryRowContext(ctx,
-		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
-		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
+		`SELECT id, parent_id, title, directory, version, time_created, time_updated, `+path+` FROM session WHERE id = ?`, id).
+		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated, &r.path)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id, s.path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &model.Session{Info: r.info(s.path, s.dataDir())}, nil
+	return &model.Session{Info: r.info(s.fork.Agent, s.path, s.dataDir())}, nil
 }
