@@ -65,7 +65,7 @@ func (s *sqliteStore) ListQuick(ctx context.Context) ([]model.SessionInfo, error
 		if err := rows.Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated, &isV2); err != nil {
 			return nil, fmt.Errorf("list %s: %w", s.path, err)
 		}
-		info := r.info(s.path, s.dataDir())
+		info := r.info(s.fork.Agent, s.path, s.dataDir())
 		if isV2 {
 			info.Pipeline = model.PipelineV2
 		}
