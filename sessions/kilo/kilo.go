@@ -153,6 +153,13 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 // it (a data dir or a copy of one), or, for a $KILO_DB elsewhere, in
 // Kilo's data dir.
 func openDB(path string) (sessions.Store, error) {
+	head, err := sessions.ReadHead(path, 16) // a regular file only: never blocks on a FIFO
+	if err != nil {
+		return nil, err
+	}
+	if string(head) != "SQLite format 3\x00" {
+		return nil, sessions.NotSession(path, "not a SQLite database")
+	}
 	data := filepath.Dir(path)
 	if path == envDB() && DataDir() != "" {
 		data = DataDir()

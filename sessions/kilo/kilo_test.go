@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +66,15 @@ func TestOpenKiloStore(t *testing.T) {
 		require.Equal(t, 13, in.ToolCalls)
 		require.NotNil(t, sessions.LazyFor(st, in.ID), "the outline path of opencode's reader")
 	}
+	fifo := filepath.Join(t.TempDir(), "kilo.db")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	_, err := sessions.Open(fifo)
+	require.ErrorContains(t, err, "not a regular file", "a FIFO named kilo.db is refused, not opened")
+	text := filepath.Join(t.TempDir(), "kilo.db")
+	require.NoError(t, os.WriteFile(text, []byte("not a database at all"), 0o644))
+	_, err = sessions.Open(text)
+	require.ErrorContains(t, err, "not a SQLite database")
+
 	_, ok, err := open(filepath.Join("../../testdata/opencode/openai/data"), true)
 	require.NoError(t, err)
 	require.False(t, ok, "an opencode data dir is not Kilo's")
