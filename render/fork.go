@@ -1,10 +1,6 @@
 package render
 
-import (
-	"sync"
-
-	"correx/model"
-)
+import "correx/model"
 
 // ForkRules are what the requests of an opencode fork (model.AgentSpec.Fork
 // opencode: Kilo Code) do differently from opencode's: render lowers the
@@ -20,27 +16,13 @@ type ForkRules struct {
 	NullContent bool
 }
 
-var forks struct {
-	sync.RWMutex
-	m map[model.Agent]ForkRules
-}
+var forks agentRegistry[ForkRules]
 
 // RegisterFork registers the rules of fork a; twice panics.
-func RegisterFork(a model.Agent, r ForkRules) {
-	forks.Lock()
-	defer forks.Unlock()
-	if forks.m == nil {
-		forks.m = map[model.Agent]ForkRules{}
-	}
-	if _, dup := forks.m[a]; dup {
-		panic("render: fork registered twice: " + string(a))
-	}
-	forks.m[a] = r
-}
+func RegisterFork(a model.Agent, r ForkRules) { forks.add("fork", a, r) }
 
 // forkOf is a's rules; the zero rules (opencode's own) when none.
 func forkOf(a model.Agent) ForkRules {
-	forks.RLock()
-	defer forks.RUnlock()
-	return forks.m[a]
+	r, _ := forks.get(a)
+	return r
 }
