@@ -100,14 +100,14 @@ func TestCLIConformance(t *testing.T) {
 	}
 }
 
-// TestCLIStoredVsSent reads the recorder's check of every CLI fixture
-// (record.json "stored_vs_sent"): each tool result the agent stored was
+// TestCLIStoredVsSent reads the recorder's check of every CLI fixture and
+// every fork's (record.json "stored_vs_sent"): each tool result the agent stored was
 // found, equal, in the first request after it and in every later one of
 // its session, or there in the form Gemini CLI's context management masked
 // it to ("resent_masked"); "final" counts a subagent's complete_task,
 // which ends its loop and is never sent.
 func TestCLIStoredVsSent(t *testing.T) {
-	for _, dir := range cliFixtureDirs(t) {
+	for _, dir := range append(cliFixtureDirs(t), forkFixtureDirs(t)...) {
 		var rec struct {
 			Check *struct {
 				Results      int `json:"results"`

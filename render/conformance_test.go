@@ -25,6 +25,12 @@ func fixtureDirs(t *testing.T) []string {
 	if len(dirs) == 0 {
 		t.Fatal("no recorded fixtures under testdata/opencode: run `go run ./testdata/record`")
 	}
+	return append(dirs, forkFixtureDirs(t)...)
+}
+
+// forkFixtureDirs are the recorded flavours of opencode's forks.
+func forkFixtureDirs(t *testing.T) []string {
+	var dirs []string
 	for _, a := range model.RegisteredAgents() {
 		if a.UsesOpencode() {
 			fork := manifestDirs("../testdata/" + string(a) + "/*")
