@@ -216,3 +216,34 @@ func TestCapabilities(t *testing.T) {
 	require.Equal(t, "~/.config/kilo/kilo.json", c.Source)
 	require.Equal(t, []model.InputKind{model.InputImage}, c.Input)
 }
+
+// TestProjectConfig: a project's .kilo/kilo.jsonc is merged over the
+// global kilo.json, opencode's way, under Kilo's names (an opencode.json
+// of the same model in ~/.config/opencode is not Kilo's).
+func TestProjectConfig(t *testing.T) {
+	isolated(t)
+	root := t.TempDir()
+	write := func(p, text string) {
+		p = filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	declared := func(input string) string {
+		return `{"provider":{"p":{"npm":"@ai-sdk/openai-compatible","models":{"m":{"modalities":{"input":[` + input + `]}}}}}}`
+	}
+	write("home/user/.config/kilo/kilo.json", declared(`"text","image"`))
+	write("home/user/.config/opencode/opencode.json", declared(`"text","pdf"`))
+	write("home/user/proj/.git/HEAD", "ref: refs/heads/main\n")
+	write("home/user/proj/.kilo/kilo.jsonc", "// text only here\n"+declared(`"text"`))
+	mc := sessions.FixtureMachine(root, []string{"HOME=/home/user"})
+	info := func(dir string) model.SessionInfo { return model.SessionInfo{Agent: Agent, Directory: dir} }
+	caps, warns := sessions.OpencodeModelCapabilities(info("/home/user/proj"), []sessions.ModelRef{{ProviderID: "p", ModelID: "m"}}, mc)
+	require.Empty(t, warns)
+	c := caps.For("p", "m")
+	require.Equal(t, "~/proj/.kilo/kilo.jsonc", c.Source)
+	require.Empty(t, c.Input)
+	caps, _ = sessions.OpencodeModelCapabilities(info("/home/user/elsewhere"), []sessions.ModelRef{{ProviderID: "p", ModelID: "m"}}, mc)
+	c = caps.For("p", "m")
+	require.Equal(t, "~/.config/kilo/kilo.json", c.Source)
+	require.Equal(t, []model.InputKind{model.InputImage}, c.Input)
+}
