@@ -26,9 +26,10 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
-		if !a.UsesOpencode() { // a fork's requests are opencode's (TestConformance)
-			agents = append(agents, string(a))
+		if a.UsesOpencode() {
+			continue // TestConformance's: whole requests, with the capabilities decided from root/ (opencode and its forks)
 		}
+		agents = append(agents, string(a))
 	}
 	for _, agent := range agents {
 		m := manifestDirs("../testdata/" + agent + "/*")

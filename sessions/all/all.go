@@ -3,4 +3,7 @@
 // driver package under sessions/ and one import line here.
 package all
 
-import _ "correx/sessions/kilo" // Kilo Code
+import (
+	_ "correx/sessions/kilo" // Kilo Code
+	_ "correx/sessions/opencode"
+)
