@@ -32,7 +32,7 @@ func fixtureDirs(t *testing.T) []string {
 func forkFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	for _, a := range model.RegisteredAgents() {
-		if a.UsesOpencode() {
+		if a != model.AgentOpencode && a.UsesOpencode() {
 			fork := manifestDirs("../testdata/" + string(a) + "/*")
 			if len(fork) == 0 {
 				t.Errorf("no recorded %s fixtures", a)

@@ -37,10 +37,6 @@ type Driver struct {
 	// outputs for a session whose data dir is dataDir; nil when it keeps
 	// none.
 	SpillFolders func(dataDir string) []string
-	// Config, for a fork of opencode (model.AgentSpec.Fork), names its
-	// config files, from which its models' capabilities are decided as
-	// opencode decides them; nil otherwise.
-	Config *ConfigNames
 }
 
 var drivers struct {

@@ -3,7 +3,7 @@
 // storage (its v1 message/part tables and v2 session_message, in kilo.db
 // under $XDG_DATA_HOME/kilo) and builds its requests with opencode's
 // code, so its sessions go through opencode's pipeline: this package opens
-// kilo.db with opencode's reader (sessions.OpenOpencodeDB) and registers
+// kilo.db with opencode's reader (opencode.OpenStore) and registers
 // Kilo as a fork of opencode (model.AgentSpec.Fork). What Kilo does
 // differently is named here (ForkRules): every user message it sends gets
 // an <environment_details> text part that it never stores, and its OpenAI
@@ -23,6 +23,7 @@ import (
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // Agent is Kilo Code's id (its testdata folder).
@@ -43,15 +44,15 @@ func init() {
 			}
 			return out
 		},
-		Config: &config,
 	})
+	opencode.RegisterConfig(Agent, config)
 	render.RegisterFork(Agent, render.ForkRules{UserText: EnvironmentDetails, NullContent: true})
 }
 
 // config is where Kilo 7.7.9 reads its config (its Config loader: the
 // global dir's files, then the project's from the worktree down, then
 // .kilo and .kilocode dirs) and caches models.dev's catalogue.
-var config = sessions.ConfigNames{
+var config = opencode.ConfigNames{
 	Dir:     "kilo",
 	Global:  []string{"config.json", "kilo.json", "kilo.jsonc", "opencode.json", "opencode.jsonc"},
 	Project: []string{"opencode.jsonc", "opencode.json", "kilo.jsonc", "kilo.json", "config.json"},
@@ -164,7 +165,7 @@ func openDB(path string) (sessions.Store, error) {
 	if path == envDB() && DataDir() != "" {
 		data = DataDir()
 	}
-	return sessions.OpenOpencodeDB(path, sessions.OpencodeDB{Agent: Agent, DataDir: data})
+	return opencode.OpenStore(path, opencode.Options{Agent: Agent, DataDir: data})
 }
 
 // editorContext is what Kilo stores of the user's editor with a user

@@ -16,6 +16,7 @@ import (
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 const (
@@ -209,7 +210,7 @@ func TestCapabilities(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &rec))
 	_, sess := load(t, filepath.Join(first, "data"))
-	caps, warns := sessions.OpencodeCapabilities(sess[0], sessions.FixtureMachine(filepath.Join(first, "root"), rec.Env))
+	caps, warns := opencode.Capabilities(sess[0], opencode.FixtureMachine(filepath.Join(first, "root"), rec.Env))
 	require.Empty(t, warns)
 	c := caps.For("oracle-kilo", "oracle-model")
 	require.False(t, c.Assumed, c.Note)
@@ -235,14 +236,14 @@ func TestProjectConfig(t *testing.T) {
 	write("home/user/.config/opencode/opencode.json", declared(`"text","pdf"`))
 	write("home/user/proj/.git/HEAD", "ref: refs/heads/main\n")
 	write("home/user/proj/.kilo/kilo.jsonc", "// text only here\n"+declared(`"text"`))
-	mc := sessions.FixtureMachine(root, []string{"HOME=/home/user"})
+	mc := opencode.FixtureMachine(root, []string{"HOME=/home/user"})
 	info := func(dir string) model.SessionInfo { return model.SessionInfo{Agent: Agent, Directory: dir} }
-	caps, warns := sessions.OpencodeModelCapabilities(info("/home/user/proj"), []sessions.ModelRef{{ProviderID: "p", ModelID: "m"}}, mc)
+	caps, warns := opencode.ModelCapabilities(info("/home/user/proj"), []opencode.ModelRef{{ProviderID: "p", ModelID: "m"}}, mc)
 	require.Empty(t, warns)
 	c := caps.For("p", "m")
 	require.Equal(t, "~/proj/.kilo/kilo.jsonc", c.Source)
 	require.Empty(t, c.Input)
-	caps, _ = sessions.OpencodeModelCapabilities(info("/home/user/elsewhere"), []sessions.ModelRef{{ProviderID: "p", ModelID: "m"}}, mc)
+	caps, _ = opencode.ModelCapabilities(info("/home/user/elsewhere"), []opencode.ModelRef{{ProviderID: "p", ModelID: "m"}}, mc)
 	c = caps.For("p", "m")
 	require.Equal(t, "~/.config/kilo/kilo.json", c.Source)
 	require.Equal(t, []model.InputKind{model.InputImage}, c.Input)

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"correx/model"
 	"correx/sessions"
@@ -81,7 +82,7 @@ func (m Machine) read(p string, limit int64) ([]byte, error) {
 }
 
 // ConfigNames are the names an agent of opencode's pipeline reads its
-// config and catalogue under: opencode's, or a fork's (Driver.Config).
+// config and catalogue under: opencode's, or a fork's (RegisterConfig).
 type ConfigNames struct {
 	Dir      string   // under $XDG_CONFIG_HOME and $XDG_CACHE_HOME
 	Global   []string // the config files in Dir, in merge order
@@ -102,10 +103,32 @@ var opencodeNames = ConfigNames{
 	ModelsURL: "https://models.opencode.ai",
 }
 
+var forkConfigs struct {
+	sync.RWMutex
+	m map[model.Agent]ConfigNames
+}
+
+// RegisterConfig registers the config names of fork a of opencode
+// (model.AgentSpec.Fork), from which its models' capabilities are decided
+// as opencode decides them; twice panics.
+func RegisterConfig(a model.Agent, n ConfigNames) {
+	forkConfigs.Lock()
+	defer forkConfigs.Unlock()
+	if forkConfigs.m == nil {
+		forkConfigs.m = map[model.Agent]ConfigNames{}
+	}
+	if _, dup := forkConfigs.m[a]; dup {
+		panic("opencode: config names registered twice: " + string(a))
+	}
+	forkConfigs.m[a] = n
+}
+
 // configNames are the names agent a reads its config under.
 func configNames(a model.Agent) ConfigNames {
-	if d, ok := driverOf(a); ok && d.Config != nil {
-		return *d.Config
+	forkConfigs.RLock()
+	defer forkConfigs.RUnlock()
+	if n, ok := forkConfigs.m[a]; ok {
+		return n
 	}
 	return opencodeNames
 }
