@@ -4,6 +4,7 @@
 package all
 
 import (
+	_ "correx/sessions/copilot"
 	_ "correx/sessions/kilo" // Kilo Code
 	_ "correx/sessions/opencode"
 )
