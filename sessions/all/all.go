@@ -7,4 +7,5 @@ import (
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/kilo" // Kilo Code
 	_ "correx/sessions/opencode"
+	_ "correx/sessions/qwencode"
 )
