@@ -26,6 +26,9 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
+		if a == model.AgentClaudeCode {
+			continue // its recordings keep Claude Code's own layout: TestClaudeConformance
+		}
 		agents = append(agents, string(a))
 	}
 	for _, agent := range agents {

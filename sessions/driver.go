@@ -6,6 +6,7 @@ package sessions
 // registered drivers before the readers of this package.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -23,11 +24,18 @@ type Driver struct {
 	// Open opens path (dir: it is a directory) when it is this agent's
 	// store or session file: ok false, and no error, when it is not. A
 	// driver claims only what is clearly its own (TestOneDriverPerFixture).
+	// ok false with an error is a problem that kept it from telling (a
+	// session file it could not read): Open names it when no reader opens
+	// path.
 	Open func(path string, dir bool) (s Store, ok bool, err error)
 	// SpillFolders are the folders that may hold the agent's spilled
 	// outputs for a session whose data dir is dataDir; nil when it keeps
 	// none.
 	SpillFolders func(dataDir string) []string
+	// SpillPaths are where the agent's layout puts a spill recorded as
+	// recorded beside a store whose data dir is dataDir (a store copied to
+	// another machine, or a fixture); nil when nowhere else.
+	SpillPaths func(dataDir, recorded string) []string
 }
 
 var drivers struct {
@@ -63,20 +71,24 @@ func driverOf(a model.Agent) (Driver, bool) {
 	return Driver{}, false
 }
 
-// openWithDriver is the store of the first driver that claims path.
-func openWithDriver(path string, dir bool) (Store, bool, error) {
+// openWithDriver is the store of the first driver that claims path;
+// problem is the first problem of a driver that could not tell.
+func openWithDriver(path string, dir bool) (s Store, ok bool, err, problem error) {
 	for _, d := range Drivers() {
 		if d.Open == nil {
 			continue
 		}
-		if s, ok, err := d.Open(path, dir); ok || err != nil {
-			if err != nil {
-				err = fmt.Errorf("open sessions: %w", err)
-			}
-			return s, true, err
+		s, ok, err := d.Open(path, dir)
+		if !ok {
+			problem = cmp.Or(problem, err)
+			continue
 		}
+		if err != nil {
+			err = fmt.Errorf("open sessions: %w", err)
+		}
+		return s, true, err, nil
 	}
-	return nil, false, nil
+	return nil, false, nil, problem
 }
 
 // driverLocations are the default stores every driver found.
@@ -183,3 +195,40 @@ func NotSession(path, why string) error { return notSession(path, why) }
 
 // SortInfos orders newest first by Updated, then by id.
 func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
+
+// FileErr names what went wrong opening or reading path ("permission
+// denied: FILE", …).
+func FileErr(path string, err error) error { return fileErr(path, err) }
+
+// NotFound is the error Load returns for an unknown id (it wraps
+// ErrNotFound); source names the store.
+func NotFound(id, source string) error { return notFound(id, source) }
+
+// CountCalls fills the list counts of info (messages, tool calls, errors,
+// calls the agent flagged as truncated) from loaded messages.
+func CountCalls(info *model.SessionInfo, msgs []model.Message) { countCalls(info, msgs) }
+
+// The list loop's pieces, for a driver whose store lists its files itself
+// (Claude Code: one file holds a session and its inline sidechains).
+
+// FileIndex is the session id -> file index the last List built, with
+// that List's warnings (its Warnings method): embed it in the store.
+type FileIndex struct{ fileIndex }
+
+// SetIndex keeps the index and the warnings a List built.
+func (x *FileIndex) SetIndex(files map[string]string, warnings []string) {
+	x.setIndex(files, warnings)
+}
+
+// FileOf is the file holding session id, listed again with list when the
+// last List did not see it; source names the store in the not-found error.
+func (x *FileIndex) FileOf(ctx context.Context, id, source string, list func(context.Context) ([]model.SessionInfo, error)) (string, error) {
+	return x.fileOf(ctx, id, source, list)
+}
+
+// Skipped is the warning for a file a List skipped.
+func Skipped(err error) string { return skipped(err) }
+
+// NoSessionRead is the error of a List that found session files but read
+// no session from any (nil when it read one).
+func NoSessionRead(sessions int, problems []error) error { return noSessionRead(sessions, problems) }

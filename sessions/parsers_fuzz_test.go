@@ -18,73 +18,24 @@ import (
 	"strings"
 	"testing"
 
-	"correx/formatters"
 	"correx/internal/props"
 	"correx/model"
 )
 
-// seedMax is the largest seed cut from a fixture: big enough for a call
-// and its result, small enough for the fuzzer to mutate quickly.
-const seedMax = 32 << 10
+// The shared fuzz helpers (internal/props).
+const seedMax = props.SeedMax
 
-// checkSession checks what a reader gave for n bytes of input.
-func checkSession(t *testing.T, s *model.Session, n int) {
-	t.Helper()
-	if len(s.Messages) > n+1 {
-		t.Fatalf("%d messages from %d bytes", len(s.Messages), n)
-	}
-	stored := 0
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			stored += len(p.Text)
-			c := p.Tool
-			if c == nil {
-				continue
-			}
-			stored += len(c.Output) + len(c.Error)
-			for _, raw := range []json.RawMessage{c.Input, c.Metadata, c.Structured} {
-				if len(raw) > 0 && !json.Valid(raw) {
-					t.Fatalf("call %s: stored JSON %q is not JSON", c.CallID, raw)
-				}
-			}
-			props.CheckVisible(t, c, formatters.Visible(c, nil))
-		}
-	}
-	if stored > 4*n+1024 {
-		t.Fatalf("%d bytes of text from %d bytes of input", stored, n)
-	}
-}
-
-// checkRead checks what a reader gave for the n bytes of the file at path:
-// an error that names the file, or a session with checkSession's
-// properties.
-func checkRead(t *testing.T, path string, n int, s *model.Session, err error) {
-	t.Helper()
-	if err != nil {
-		if !strings.Contains(err.Error(), path) {
-			t.Fatalf("error does not name the file: %v", err)
-		}
-		return
-	}
-	checkSession(t, s, n)
-}
+var (
+	checkSession = props.CheckSession
+	checkRead    = props.CheckRead
+	fuzzFile     = props.FuzzFile
+	jsonlSeeds   = props.JSONLSeeds
+)
 
 // fuzzDir is a directory for a fuzz target's files, one per process
 // (the fuzzer's workers are processes, each calling the target in turn):
 // a new directory per call would cost more than most calls.
 func fuzzDir(f *testing.F) string { return f.TempDir() }
-
-// fuzzFile writes data to the file name under dir and returns its path.
-func fuzzFile(t *testing.T, dir, name string, data []byte) string {
-	path := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // exportParts are the part objects of every recorded export, compact.
 func exportParts(f *testing.F) [][]byte {
@@ -277,45 +228,6 @@ func FuzzLegacy(f *testing.F) {
 		if l.ToolCalls != s.Info.ToolCalls || l.Errors != s.Info.Errors || l.Truncated != s.Info.Truncated {
 			t.Fatalf("List counts %d calls, %d errors, %d truncated; Load %d, %d, %d",
 				l.ToolCalls, l.Errors, l.Truncated, s.Info.ToolCalls, s.Info.Errors, s.Info.Truncated)
-		}
-	})
-}
-
-// jsonlSeeds returns runs of lines of agent's JSON Lines fixtures; with
-// head, each after its file's first line (Codex's session_meta, Gemini
-// CLI's session record), which the reader needs.
-func jsonlSeeds(f *testing.F, agent string, head bool) [][]byte {
-	var out [][]byte
-	for _, file := range props.Files(f, agent, func(p string) bool { return strings.HasSuffix(p, ".jsonl") }) {
-		data := props.Read(f, file)
-		first := []byte{}
-		if i := bytes.IndexByte(data, '\n'); head && i >= 0 {
-			first, data = data[:i+1], data[i+1:]
-		}
-		for _, w := range props.Windows(data, 4, seedMax) {
-			out = append(out, append(append([]byte{}, first...), w...))
-		}
-	}
-	return out
-}
-
-// FuzzClaudeTranscript: a Claude Code transcript.
-func FuzzClaudeTranscript(f *testing.F) {
-	for _, s := range jsonlSeeds(f, "claude-code", false) {
-		f.Add(s)
-	}
-	dir := fuzzDir(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := fuzzFile(t, dir, "projects/-home-user-proj/32e57bf8-f980-492f-9700-2d786061b4d4.jsonl", data)
-		ss, err := readClaudeTranscript(path, filepath.Join(dir, "projects"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ss) > len(data)+1 {
-			t.Fatalf("%d sessions from %d bytes", len(ss), len(data))
-		}
-		for _, s := range ss {
-			checkSession(t, s, len(data))
 		}
 	})
 }

@@ -83,11 +83,12 @@ func Open(path string) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
-	if s, ok, err := openWithDriver(abs, st.IsDir()); ok {
+	s, ok, err, problem := openWithDriver(abs, st.IsDir())
+	if ok {
 		return s, err
 	}
 	if !st.IsDir() {
-		return openFile(abs)
+		return openFile(abs, problem)
 	}
 	if dbs := dataDirDBs(abs); len(dbs) > 0 {
 		if len(dbs) == 1 {
@@ -110,10 +111,6 @@ func Open(path string) (Store, error) {
 	if isDir(filepath.Join(abs, "session")) && (isDir(filepath.Join(abs, "message")) || isDir(filepath.Join(abs, "part"))) {
 		return openLegacy(abs)
 	}
-	s, ok, problem := openClaudeDir(abs)
-	if ok {
-		return s, nil
-	}
 	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
 		return s, nil
 	}
@@ -128,8 +125,9 @@ func Open(path string) (Store, error) {
 	return nil, fmt.Errorf("open sessions: no agent sessions in %s (expected an opencode data dir, opencode.db, storage/session or export .json files; a Claude Code config or projects dir; a Codex home or sessions dir; a Gemini CLI home or chats dir)", abs)
 }
 
-// openFile opens a database or an export file, told apart by content.
-func openFile(path string) (Store, error) {
+// openFile opens a database or an export file, told apart by content;
+// problem is a driver's that could not tell whether path is its own.
+func openFile(path string, problem error) (Store, error) {
 	head, err := readHead(path, 32)
 	if err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
@@ -138,8 +136,8 @@ func openFile(path string) (Store, error) {
 	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
 		return s, nil
 	}
-	if strings.HasSuffix(path, ".jsonl") {
-		return openClaudeFile(path)
+	if problem != nil {
+		return nil, fmt.Errorf("open sessions: %w", problem)
 	}
 	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
 		return openSQLite(path)
@@ -199,9 +197,8 @@ func DataDir() string {
 // Discover returns the default session locations that exist: $OPENCODE_DB
 // (relative to the data dir unless absolute, as opencode resolves it), then
 // <data>/opencode.db and <data>/opencode-*.db, and <data>/storage (legacy
-// JSON) only when the data dir has no database (see Open); then Claude
-// Code's config dir ($CLAUDE_CONFIG_DIR, default ~/.claude) when its
-// projects/ holds transcripts.
+// JSON) only when the data dir has no database (see Open). The drivers'
+// locations come before opencode's.
 func Discover() (out []string) {
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -213,13 +210,6 @@ func Discover() (out []string) {
 			out = append(out, p)
 		}
 	}
-	defer func() { // Claude Code's config dir, after opencode's stores
-		if d := ClaudeConfigDir(); d != "" {
-			if found, problem := hasClaudeTranscripts(filepath.Join(d, "projects")); found || problem != nil {
-				add(d) // opening it names the problem
-			}
-		}
-	}()
 	for _, p := range cliLocations() { // Codex CLI, Gemini CLI
 		add(p)
 	}
