@@ -10,7 +10,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"correx/model"
 )
@@ -232,3 +234,22 @@ func Skipped(err error) string { return skipped(err) }
 // NoSessionRead is the error of a List that found session files but read
 // no session from any (nil when it read one).
 func NoSessionRead(sessions int, problems []error) error { return noSessionRead(sessions, problems) }
+
+// Fingerprint implements Fingerprinter: the session files' paths, sizes
+// and mtimes (see statPrint), so a TUI left open reads nothing while no
+// file changed.
+func (s *FileStore) Fingerprint() (string, bool) {
+	files, warnings := s.Files()
+	now := time.Now()
+	var b strings.Builder
+	fmt.Fprintf(&b, "files %q", s.Root)
+	for _, f := range files {
+		st, ok := statPrint(f, now, false)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, " %q %s", f, st)
+	}
+	fmt.Fprintf(&b, " warnings %d", len(warnings))
+	return b.String(), true
+}
