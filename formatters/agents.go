@@ -1,6 +1,7 @@
 package formatters
 
 import (
+	"regexp"
 	"sync"
 
 	"correx/model"
@@ -24,6 +25,13 @@ type AgentMarkers struct {
 type KindShape struct {
 	Head, Tail, CharCut bool
 	Legend, UnknownWhy  string
+	// Lead is a line the agent writes before the output's kept start, an
+	// added piece named LeadWhat (Claude Code's "Exit code N").
+	Lead     *regexp.Regexp
+	LeadWhat string
+	// Note, when set, names the text beside the markers: the agent's own,
+	// none of the output (Claude Code's reading instructions).
+	Note string
 }
 
 var agentMarkers struct {
@@ -42,7 +50,7 @@ func RegisterMarkers(m AgentMarkers) {
 		agentMarkers.why = map[model.TruncationKind]string{}
 	}
 	for k, s := range m.Kinds {
-		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut}
+		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
 		}
