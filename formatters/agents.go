@@ -32,12 +32,16 @@ type KindShape struct {
 	// Note, when set, names the text beside the markers: the agent's own,
 	// none of the output (Claude Code's reading instructions).
 	Note string
+	// Bound says what the cut did, for the pipeline's bounded stage (""
+	// for "middle cut, marker added").
+	Bound string
 }
 
 var agentMarkers struct {
 	sync.RWMutex
 	list []AgentMarkers
 	why  map[model.TruncationKind]string
+	what map[model.TruncationKind]string // KindShape.Bound
 }
 
 // RegisterMarkers adds an agent's truncation rules; the built-in rules
@@ -48,11 +52,15 @@ func RegisterMarkers(m AgentMarkers) {
 	agentMarkers.list = append(agentMarkers.list, m)
 	if agentMarkers.why == nil {
 		agentMarkers.why = map[model.TruncationKind]string{}
+		agentMarkers.what = map[model.TruncationKind]string{}
 	}
 	for k, s := range m.Kinds {
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
+		}
+		if s.Bound != "" {
+			agentMarkers.what[k] = s.Bound
 		}
 		model.RegisterTruncationKind(k, s.Legend)
 	}
@@ -74,4 +82,12 @@ func registeredWhy(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.why[k]
+}
+
+// KindBound is what a driver's kind of cut did (KindShape.Bound), "" when
+// its driver does not say.
+func KindBound(k model.TruncationKind) string {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.what[k]
 }

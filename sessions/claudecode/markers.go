@@ -31,12 +31,13 @@ var (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{Detect: detect, Kinds: map[model.TruncationKind]formatters.KindShape{
-		model.TruncClaudePersisted: {Head: true, Legend: "Claude Code sent a 2 KB preview; full output in tool-results/"}, // the preview is cut back to a newline
+		model.TruncClaudePersisted: {Head: true, Bound: "replaced by a 2 KB preview, full output persisted", // the preview is cut back to a newline
+			Legend: "Claude Code sent a 2 KB preview; full output in tool-results/"},
 		model.TruncClaudeMiddle: {Head: true, Tail: true, CharCut: true, Lead: exitCode, LeadWhat: "Claude Code's exit code line",
 			Legend: "Claude Code cut the middle of a failed Bash output", UnknownWhy: "Claude Code keeps no copy of a cut output"},
 		model.TruncClaudeLines: {Head: true, Legend: "Claude Code cut lines of a Bash output", UnknownWhy: "Claude Code keeps no copy of a cut output"},
-		model.TruncClaudeSaved: {Note: "Claude Code's reading instructions", Legend: "Claude Code saved an output over its token limit to a file"},
-		model.TruncClaudeRefused: {Note: "Claude Code's reading instructions", Legend: "Claude Code refused a Read over its token limit",
+		model.TruncClaudeSaved: {Note: "Claude Code's reading instructions", Bound: "refused as too large, note added", Legend: "Claude Code saved an output over its token limit to a file"},
+		model.TruncClaudeRefused: {Note: "Claude Code's reading instructions", Bound: "refused as too large, note added", Legend: "Claude Code refused a Read over its token limit",
 			UnknownWhy: "Claude Code refused to read the file and kept nothing"},
 		model.TruncClaudeGlob: {Head: true, Legend: "Claude Code's Glob listed the first 100 files"},
 	}})
