@@ -26,7 +26,10 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
-		if a == model.AgentClaudeCode {
+		switch a {
+		case model.AgentOpencode:
+			continue // TestConformance's: whole requests, with the capabilities decided from root/
+		case model.AgentClaudeCode:
 			continue // its recordings keep Claude Code's own layout: TestClaudeConformance
 		}
 		agents = append(agents, string(a))

@@ -3,7 +3,8 @@ package sessions
 // Agent drivers: an agent's package (sessions/<agent>) registers how its
 // stores are found and opened, as database/sql drivers do, and imports of
 // correx/sessions/all bring every driver in. Open and Discover ask the
-// registered drivers before the readers of this package.
+// registered drivers before the readers of this package, and Open asks
+// the drivers' Fallback after them.
 
 import (
 	"cmp"
@@ -30,6 +31,12 @@ type Driver struct {
 	// session file it could not read): Open names it when no reader opens
 	// path.
 	Open func(path string, dir bool) (s Store, ok bool, err error)
+	// Fallback, when set, is asked as Open is, but after every driver's
+	// Open and every other reader: the reader of last resort for what no
+	// agent claims clearly (opencode's: a SQLite database or an export
+	// file or dir), whose errors then say what is wrong with it. One
+	// agent's at most: the order Fallbacks are asked in would matter.
+	Fallback func(path string, dir bool) (s Store, ok bool, err error)
 	// SpillFolders are the folders that may hold the agent's spilled
 	// outputs for a session whose data dir is dataDir; nil when it keeps
 	// none.
@@ -76,11 +83,23 @@ func driverOf(a model.Agent) (Driver, bool) {
 // openWithDriver is the store of the first driver that claims path;
 // problem is the first problem of a driver that could not tell.
 func openWithDriver(path string, dir bool) (s Store, ok bool, err, problem error) {
+	return askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Open })
+}
+
+// openFallback is the store of the first driver's Fallback that claims
+// path.
+func openFallback(path string, dir bool) (Store, bool, error) {
+	s, ok, err, _ := askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Fallback })
+	return s, ok, err
+}
+
+func askDrivers(path string, dir bool, opener func(Driver) func(string, bool) (Store, bool, error)) (s Store, ok bool, err, problem error) {
 	for _, d := range Drivers() {
-		if d.Open == nil {
+		open := opener(d)
+		if open == nil {
 			continue
 		}
-		s, ok, err := d.Open(path, dir)
+		s, ok, err := open(path, dir)
 		if !ok {
 			problem = cmp.Or(problem, err)
 			continue
@@ -168,6 +187,9 @@ func (s *FileStore) Load(ctx context.Context, id string) (*model.Session, error)
 // ReadFile reads a whole regular file of at most 512 MiB.
 func ReadFile(path string) ([]byte, error) { return readFile(path) }
 
+// ReadFileMax reads a whole regular file of at most limit bytes.
+func ReadFileMax(path string, limit int64) ([]byte, error) { return readFileMax(path, limit) }
+
 // ReadHead reads the first n bytes of a regular file.
 func ReadHead(path string, n int) ([]byte, error) { return readHead(path, n) }
 
@@ -198,17 +220,12 @@ func NotSession(path, why string) error { return notSession(path, why) }
 // SortInfos orders newest first by Updated, then by id.
 func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
 
+// NotFound is the error of Load for an unknown id (it wraps ErrNotFound).
+func NotFound(id, source string) error { return notFound(id, source) }
+
 // FileErr names what went wrong opening or reading path ("permission
 // denied: FILE", …).
 func FileErr(path string, err error) error { return fileErr(path, err) }
-
-// NotFound is the error Load returns for an unknown id (it wraps
-// ErrNotFound); source names the store.
-func NotFound(id, source string) error { return notFound(id, source) }
-
-// CountCalls fills the list counts of info (messages, tool calls, errors,
-// calls the agent flagged as truncated) from loaded messages.
-func CountCalls(info *model.SessionInfo, msgs []model.Message) { countCalls(info, msgs) }
 
 // The list loop's pieces, for a driver whose store lists its files itself
 // (Claude Code: one file holds a session and its inline sidechains).
@@ -232,11 +249,19 @@ func (x *FileIndex) FileOf(ctx context.Context, id, source string, list func(con
 func Skipped(err error) string { return skipped(err) }
 
 // NoSessionRead is the error of a List that found session files but read
-// no session from any (nil when it read one).
+// no session from any (nil when one was read).
 func NoSessionRead(sessions int, problems []error) error { return noSessionRead(sessions, problems) }
 
+// CombineAs is Combine with the path the combined store gives (a data dir
+// holding several databases).
+func CombineAs(path string, stores ...Store) Store { return newMulti(path, stores) }
+
+// CountCalls fills the list counts of info from loaded messages (see
+// countCalls).
+func CountCalls(info *model.SessionInfo, msgs []model.Message) { countCalls(info, msgs) }
+
 // Fingerprint implements Fingerprinter: the session files' paths, sizes
-// and mtimes (see statPrint), so a TUI left open reads nothing while no
+// and mtimes (see StatPrint), so a TUI left open reads nothing while no
 // file changed.
 func (s *FileStore) Fingerprint() (string, bool) {
 	files, warnings := s.Files()
@@ -244,7 +269,7 @@ func (s *FileStore) Fingerprint() (string, bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "files %q", s.Root)
 	for _, f := range files {
-		st, ok := statPrint(f, now, false)
+		st, ok := StatPrint(f, now, false)
 		if !ok {
 			return "", false
 		}

@@ -1,6 +1,6 @@
 package props
 
-// What the fuzz targets of every agent's reader share.
+// What every reader's fuzz target checks.
 
 import (
 	"bytes"
@@ -18,7 +18,9 @@ import (
 // and its result, small enough for the fuzzer to mutate quickly.
 const SeedMax = 32 << 10
 
-// CheckSession checks what a reader gave for n bytes of input.
+// CheckSession checks what a reader gave for n bytes of input: a result
+// bounded by the input, tool calls whose input and metadata are JSON and
+// whose model-visible result is consistent (CheckVisible).
 func CheckSession(t testing.TB, s *model.Session, n int) {
 	t.Helper()
 	if len(s.Messages) > n+1 {

@@ -5,4 +5,5 @@ package all
 
 import (
 	_ "correx/sessions/claudecode"
+	_ "correx/sessions/opencode"
 )

@@ -1,5 +1,5 @@
 //go:build !race
 
-package sessions
+package opencode
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"correx/model"
+	"correx/sessions"
 )
 
 // legacyStore reads the JSON storage of opencode < 1.2:
@@ -33,8 +34,8 @@ type legacyStore struct {
 }
 
 func openLegacy(root string) (*legacyStore, error) {
-	if !isDir(filepath.Join(root, "session")) {
-		return nil, fmt.Errorf("open sessions: %s is not an opencode storage dir (no session/)", root)
+	if !sessions.IsDir(filepath.Join(root, "session")) {
+		return nil, fmt.Errorf("%s is not an opencode storage dir (no session/)", root)
 	}
 	return &legacyStore{root: root, dataDir: filepath.Dir(root)}, nil
 }
@@ -63,7 +64,7 @@ func (s *legacyStore) sessionFiles() (map[string]string, error) {
 
 // readSession reads one session file.
 func (s *legacyStore) readSession(file string) (model.SessionInfo, error) {
-	data, err := readFile(file)
+	data, err := sessions.ReadFile(file)
 	if err != nil {
 		return model.SessionInfo{}, err
 	}
@@ -101,7 +102,7 @@ func jsonFiles(dir string) []string {
 // directory listing. Tool counts need the part files: each is read and,
 // when it mentions "tool", decoded into a small struct (the part files of
 // the sessions are read in parallel). A corrupt session file is skipped
-// with a warning (see Warnings).
+// with a warning (see sessions.Warnings).
 func (s *legacyStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	files, err := s.sessionFiles()
 	if err != nil {
@@ -142,7 +143,7 @@ func (s *legacyStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	var problems []error
 	for i := range ids {
 		if errs[i] != nil {
-			warnings = append(warnings, skipped(errs[i]))
+			warnings = append(warnings, sessions.Skipped(errs[i]))
 			problems = append(problems, errs[i])
 			continue
 		}
@@ -151,8 +152,8 @@ func (s *legacyStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	s.mu.Lock()
 	s.warnings = warnings
 	s.mu.Unlock()
-	sortInfos(out)
-	return out, noSessionRead(len(out), problems)
+	sessions.SortInfos(out)
+	return out, sessions.NoSessionRead(len(out), problems)
 }
 
 func (s *legacyStore) listOne(file string) (model.SessionInfo, error) {
@@ -165,7 +166,7 @@ func (s *legacyStore) listOne(file string) (model.SessionInfo, error) {
 	for _, m := range jsonFiles(msgDir) {
 		// a message Load cannot decode takes its parts with it: count as it does
 		path := filepath.Join(msgDir, m)
-		data, err := readFile(path)
+		data, err := sessions.ReadFile(path)
 		if err != nil {
 			continue
 		}
@@ -175,7 +176,7 @@ func (s *legacyStore) listOne(file string) (model.SessionInfo, error) {
 		info.Messages++
 		dir := filepath.Join(s.root, "part", strings.TrimSuffix(m, ".json"))
 		for _, p := range jsonFiles(dir) {
-			data, err := readFile(filepath.Join(dir, p))
+			data, err := sessions.ReadFile(filepath.Join(dir, p))
 			if err != nil || !bytes.Contains(data, []byte(`"tool"`)) {
 				continue
 			}
@@ -215,7 +216,7 @@ func (s *legacyStore) Load(ctx context.Context, id string) (*model.Session, erro
 		}
 	}
 	if file == "" {
-		return nil, notFound(id, s.root)
+		return nil, sessions.NotFound(id, s.root)
 	}
 	info, err := s.readSession(file)
 	if err != nil {
@@ -230,7 +231,7 @@ func (s *legacyStore) Load(ctx context.Context, id string) (*model.Session, erro
 		}
 		path := filepath.Join(msgDir, name)
 		mid := strings.TrimSuffix(name, ".json")
-		data, err := readFile(path)
+		data, err := sessions.ReadFile(path)
 		if err != nil {
 			d.warnf("%v, skipped", err)
 			continue
@@ -245,7 +246,7 @@ func (s *legacyStore) Load(ctx context.Context, id string) (*model.Session, erro
 		partDir := filepath.Join(s.root, "part", mid)
 		for _, pname := range jsonFiles(partDir) {
 			ppath := filepath.Join(partDir, pname)
-			pdata, err := readFile(ppath)
+			pdata, err := sessions.ReadFile(ppath)
 			if err != nil {
 				d.warnf("%v, skipped", err)
 				continue
@@ -261,7 +262,7 @@ func (s *legacyStore) Load(ctx context.Context, id string) (*model.Session, erro
 		}
 		sess.Messages = append(sess.Messages, m)
 	}
-	countCalls(&sess.Info, sess.Messages)
+	sessions.CountCalls(&sess.Info, sess.Messages)
 	sess.Warnings = d.warnings
 	return sess, nil
 }

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 // What an opencode model was declared to take, decided the way opencode
 // 1.18.33 decides it (packages/opencode: config/config.ts loadInstanceState,
@@ -9,6 +9,7 @@ package sessions
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"strings"
 
 	"correx/model"
+	"correx/sessions"
 )
 
 // Machine is where opencode's config files are read: this machine (Root
@@ -74,7 +76,7 @@ const (
 
 // read reads a machine file, only a regular one, at most limit bytes.
 func (m Machine) read(p string, limit int64) ([]byte, error) {
-	return readFileMax(m.real(p), limit)
+	return sessions.ReadFileMax(m.real(p), limit)
 }
 
 // ocPaths are opencode's Global.Path and home on a machine.
@@ -126,17 +128,17 @@ func SessionModels(s *model.Session) []ModelRef {
 	return models
 }
 
-// OpencodeCapabilities decides the capabilities of every model the
-// session's steps used (OpencodeModelCapabilities).
-func OpencodeCapabilities(s *model.Session, mc Machine) (model.SessionCapabilities, []string) {
-	return OpencodeModelCapabilities(s.Info, SessionModels(s), mc)
+// Capabilities decides the capabilities of every model the
+// session's steps used (ModelCapabilities).
+func Capabilities(s *model.Session, mc Machine) (model.SessionCapabilities, []string) {
+	return ModelCapabilities(s.Info, SessionModels(s), mc)
 }
 
-// OpencodeModelCapabilities decides the capabilities of models for a
+// ModelCapabilities decides the capabilities of models for a
 // session of info (its directory says which project files count). Problems reading the files (a bad JSONC, a missing {file:}) are
 // returned as warnings naming the file; the file is then left out, as
 // opencode would have refused to start with it.
-func OpencodeModelCapabilities(info model.SessionInfo, models []ModelRef, mc Machine) (model.SessionCapabilities, []string) {
+func ModelCapabilities(info model.SessionInfo, models []ModelRef, mc Machine) (model.SessionCapabilities, []string) {
 	var caps model.SessionCapabilities
 	if info.Agent != model.AgentOpencode && info.Agent != "" || len(models) == 0 {
 		return caps, nil
@@ -517,12 +519,12 @@ func decide(providerID, modelID string, layers []configLayer, cat catalogue, cat
 		c.NPM, c.Source = catNPM(), "the models.dev catalogue "+cat.path
 		return c
 	}
-	c.NPM = cxFirst(str(entry, "provider", "npm"), str(provider, "npm"))
+	c.NPM = cmp.Or(str(entry, "provider", "npm"), str(provider, "npm"))
 	if c.NPM == "" && catHasModel {
 		c.NPM = catNPM()
 	}
 	if c.NPM == "" {
-		c.NPM = cxFirst(catProv.NPM, "@ai-sdk/openai-compatible")
+		c.NPM = cmp.Or(catProv.NPM, "@ai-sdk/openai-compatible")
 	}
 	if file, list, ok := lastLayer(layers, "provider", providerID, "models", modelID, "modalities", "input"); ok {
 		c.Input, c.Source = inputsOf(list), file

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
 )
 
 // buildBigDB writes sessions×(messages of partsPerMsg parts) with the real
 // schema: per assistant step a step-start, a text, two tool parts (a few KB
 // of output; every 10th truncated, every 7th an error) and a step-finish.
-func buildBigDB(tb testing.TB, path string, sessions, msgsPerSession int) {
+func buildBigDB(tb testing.TB, path string, nSessions, msgsPerSession int) {
 	tb.Helper()
 	db := openTestDB(tb, path)
 	defer db.Close()
@@ -29,7 +31,7 @@ func buildBigDB(tb testing.TB, path string, sessions, msgsPerSession int) {
 	output := strings.Repeat("line of tool output with some text in it\\n", 60) // ~2.5 KB
 	base := int64(1700000000000)
 	n := 0
-	for s := 0; s < sessions; s++ {
+	for s := 0; s < nSessions; s++ {
 		sid := fmt.Sprintf("ses_%06d", s)
 		t0 := base + int64(s)*100000
 		ins(`INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, 'prj', 'slug', '/home/user/proj', ?, '1.18.33', ?, ?)`,
@@ -72,7 +74,7 @@ func buildBigDB(tb testing.TB, path string, sessions, msgsPerSession int) {
 func BenchmarkList2000(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "opencode.db")
 	buildBigDB(b, path, 2000, 4)
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(b, err)
 	defer s.Close()
 	var times []time.Duration
@@ -102,7 +104,7 @@ func TestList2000(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	buildBigDB(t, path, 2000, 4)
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	infos, err := s.List(context.Background())
@@ -129,7 +131,7 @@ func TestList2000(t *testing.T) {
 func TestListCountsMatchLoadOnBigDB(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	buildBigDB(t, path, 30, 4)
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	infos, err := s.List(context.Background())
@@ -147,11 +149,11 @@ func TestListCountsMatchLoadOnBigDB(t *testing.T) {
 }
 
 // buildBigLegacy writes the sessions of buildBigDB as legacy storage files.
-func buildBigLegacy(tb testing.TB, root string, sessions, msgsPerSession int) {
+func buildBigLegacy(tb testing.TB, root string, nSessions, msgsPerSession int) {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "src.db")
-	buildBigDB(tb, path, sessions, msgsPerSession)
-	s, err := Open(path)
+	buildBigDB(tb, path, nSessions, msgsPerSession)
+	s, err := sessions.Open(path)
 	require.NoError(tb, err)
 	defer s.Close()
 	st := s.(*sqliteStore)
@@ -193,7 +195,7 @@ func buildBigLegacy(tb testing.TB, root string, sessions, msgsPerSession int) {
 func BenchmarkLegacyList500(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "storage")
 	buildBigLegacy(b, root, 500, 4)
-	s, err := Open(root)
+	s, err := sessions.Open(root)
 	require.NoError(b, err)
 	var times []time.Duration
 	b.ResetTimer()

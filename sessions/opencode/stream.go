@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"context"
@@ -13,17 +13,6 @@ import (
 
 	"correx/model"
 )
-
-// TextStreamer is implemented by stores that can give a call's output and
-// error a piece at a time, so that a writer never holds them whole.
-type TextStreamer interface {
-	// LoadStreamed reads tool part partID of session sessionID as an
-	// outline gives a large one (model.ToolCall.Elided: output, error,
-	// attachments and big metadata left out) and returns text, which
-	// writes its output (field "output") or error ("error"), decoded as
-	// LoadOutput decodes them, to write in pieces of whole runes.
-	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
-}
 
 func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
 	if rowid, big, err := s.bigRow(ctx, sessionID, partID); err == nil && big {

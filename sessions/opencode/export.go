@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"correx/model"
+	"correx/sessions"
 )
 
 // exportStore reads `opencode export <id>` output: one session per file,
@@ -43,7 +44,7 @@ type exportDoc struct {
 // gives an error with the line and column; one that is JSON of another shape
 // gives an error wrapping errNoExports.
 func readExport(path string) (*model.Session, error) {
-	data, err := readFile(path)
+	data, err := sessions.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func readExport(path string) (*model.Session, error) {
 		}
 		sess.Messages = append(sess.Messages, m)
 	}
-	countCalls(&sess.Info, sess.Messages)
+	sessions.CountCalls(&sess.Info, sess.Messages)
 	sess.Warnings = d.warnings
 	return sess, nil
 }
@@ -98,7 +99,7 @@ func hasKey(data []byte, key string) bool {
 func openExportFile(path string) (*exportStore, error) {
 	sess, err := readExport(path)
 	if err != nil {
-		return nil, fmt.Errorf("open sessions: %w", err)
+		return nil, err
 	}
 	return &exportStore{path: path, files: map[string]string{sess.Info.ID: path}}, nil
 }
@@ -109,7 +110,7 @@ func openExportDir(dir string) (*exportStore, error) {
 	s := &exportStore{path: dir, dir: true}
 	infos, err := s.scan(context.Background())
 	if err != nil {
-		return nil, fmt.Errorf("open sessions: %w", err)
+		return nil, err
 	}
 	if len(infos) == 0 {
 		return nil, fmt.Errorf("%s: %w", dir, errNoExports)
@@ -144,7 +145,7 @@ func (s *exportStore) scan(ctx context.Context) ([]model.SessionInfo, error) {
 				return nil, fmt.Errorf("list %s: %w", s.path, err)
 			}
 			if !errors.Is(err, errNoExports) {
-				warnings = append(warnings, skipped(err))
+				warnings = append(warnings, sessions.Skipped(err))
 				problems = append(problems, err)
 			}
 			continue
@@ -156,12 +157,12 @@ func (s *exportStore) scan(ctx context.Context) ([]model.SessionInfo, error) {
 		files[sess.Info.ID] = name
 		infos = append(infos, sess.Info)
 	}
-	sortInfos(infos)
+	sessions.SortInfos(infos)
 	s.mu.Lock()
 	s.files = files
 	s.warnings = warnings
 	s.mu.Unlock()
-	return infos, noSessionRead(len(infos), problems)
+	return infos, sessions.NoSessionRead(len(infos), problems)
 }
 
 func (s *exportStore) Path() string { return s.path }
@@ -192,14 +193,14 @@ func (s *exportStore) Load(ctx context.Context, id string) (*model.Session, erro
 		s.mu.Unlock()
 	}
 	if !ok {
-		return nil, notFound(id, s.path)
+		return nil, sessions.NotFound(id, s.path)
 	}
 	sess, err := readExport(file)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
 	if sess.Info.ID != id {
-		return nil, notFound(id, s.path)
+		return nil, sessions.NotFound(id, s.path)
 	}
 	return sess, nil
 }

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"database/sql"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
 )
 
 // partScanCases are part rows for the scanner: what it must decide as
@@ -159,16 +161,16 @@ func TestPartScanInStore(t *testing.T) {
 	}
 	require.NoError(t, db.Close())
 
-	read := func() ([3]int, []*OutlinePage) {
-		s, err := Open(path)
+	read := func() ([3]int, []*sessions.OutlinePage) {
+		s, err := sessions.Open(path)
 		require.NoError(t, err)
 		defer s.Close()
 		infos, err := s.List(ctx)
 		require.NoError(t, err)
 		require.Len(t, infos, 1)
-		var pages []*OutlinePage
+		var pages []*sessions.OutlinePage
 		for from := 0; ; {
-			p, err := LazyFor(s, "ses_2").LoadOutline(ctx, "ses_2", from, 2)
+			p, err := sessions.LazyFor(s, "ses_2").LoadOutline(ctx, "ses_2", from, 2)
 			require.NoError(t, err)
 			pages = append(pages, p)
 			if !p.More {
@@ -200,12 +202,12 @@ func TestPartScanInStore(t *testing.T) {
 	}
 	assert.Greater(t, elided, 10)
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	require.NotNil(t, s.(*sqliteStore).c().blobs, "the blob reader did not open")
 	full, err := s.Load(ctx, "ses_2")
 	require.NoError(t, err)
-	got, _ := outlineAll(t, LazyFor(s, "ses_2"), "ses_2", 3)
+	got, _ := outlineAll(t, sessions.LazyFor(s, "ses_2"), "ses_2", 3)
 	assert.Equal(t, full.Messages, got.Messages)
 }

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"os"
@@ -36,7 +36,7 @@ func capsSession(dir, provider, modelID string) *model.Session {
 }
 
 func decideOne(t *testing.T, mc Machine, s *model.Session) (model.Capabilities, []string) {
-	caps, warns := OpencodeCapabilities(s, mc)
+	caps, warns := Capabilities(s, mc)
 	require.Len(t, caps.Models, 1)
 	return caps.Models[0], warns
 }

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"correx/internal/fixtures"
 	"correx/model"
+	"correx/sessions"
 )
 
 // TestListQuickIsListUncounted: on every fixture whose store can list
@@ -20,9 +21,9 @@ func TestListQuickIsListUncounted(t *testing.T) {
 		if f.Agent != "opencode" {
 			continue
 		}
-		st, err := Open(f.Source)
+		st, err := sessions.Open(f.Source)
 		require.NoError(t, err, f.ID())
-		got, ok, err := ListQuick(ctx, st)
+		got, ok, err := sessions.ListQuick(ctx, st)
 		require.NoError(t, err, f.ID())
 		if !ok {
 			st.Close()

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"database/sql"
@@ -13,6 +13,7 @@ import (
 
 	"correx/internal/fixtures"
 	"correx/model"
+	"correx/sessions"
 )
 
 // TestDamagedPartPages overwrites leaf pages and an overflow page of the
@@ -36,7 +37,7 @@ func TestDamagedPartPages(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(path, b, 0o644))
 
-			s, err := Open(path)
+			s, err := sessions.Open(path)
 			require.NoError(t, err)
 			before, err := s.List(ctx)
 			require.NoError(t, err)
@@ -77,7 +78,7 @@ func TestDamagedPartPages(t *testing.T) {
 			require.NoError(t, db.Close())
 			require.NotEmpty(t, lost, "the damage cost rows")
 
-			s, err = Open(path)
+			s, err = sessions.Open(path)
 			require.NoError(t, err)
 			defer s.Close()
 			after, err := s.List(ctx)
@@ -93,7 +94,7 @@ func TestDamagedPartPages(t *testing.T) {
 				assert.NotEmpty(t, in.Damaged, in.ID)
 				assert.LessOrEqual(t, in.ToolCalls, want.ToolCalls)
 			}
-			assertNamed(t, Warnings(s), lost, "List")
+			assertNamed(t, sessions.Warnings(s), lost, "List")
 
 			for _, in := range after {
 				sess, err := s.Load(ctx, in.ID)
@@ -101,7 +102,7 @@ func TestDamagedPartPages(t *testing.T) {
 				assertParts(t, sess, all, lost[in.ID])
 				assertNamed(t, sess.Warnings, map[string]map[string]bool{in.ID: lost[in.ID]}, "Load "+in.ID)
 				for _, limit := range []int{0, 3} {
-					out, _ := outlineAll(t, LazyFor(s, in.ID), in.ID, limit)
+					out, _ := outlineAll(t, sessions.LazyFor(s, in.ID), in.ID, limit)
 					assertParts(t, out, all, lost[in.ID])
 					assertNamed(t, out.Warnings, map[string]map[string]bool{in.ID: lost[in.ID]}, "outline "+in.ID)
 				}

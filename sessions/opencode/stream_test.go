@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/model"
+	"correx/sessions"
 )
 
 // TestUnquotePieces checks that a string literal decoded a piece at a
@@ -63,10 +64,10 @@ func TestLoadStreamed(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, db.Close())
-	dirs, _ := filepath.Glob("../testdata/opencode/*/data")
+	dirs, _ := filepath.Glob("../../testdata/opencode/*/data")
 	streamed := 0
 	for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
-		st, err := Open(dir)
+		st, err := sessions.Open(dir)
 		require.NoError(t, err)
 		defer st.Close()
 		s, ok := st.(*sqliteStore)
@@ -80,7 +81,7 @@ func TestLoadStreamed(t *testing.T) {
 			if in.Pipeline == model.PipelineV2 {
 				continue // its calls are in session_message, never elided
 			}
-			l := LazyFor(st, in.ID)
+			l := sessions.LazyFor(st, in.ID)
 			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
 			require.NoError(t, err)
 			whole, err := st.Load(ctx, in.ID)

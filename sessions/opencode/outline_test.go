@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"fmt"
@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/model"
+	"correx/sessions"
 )
 
 // outlineAll reads session id page by page and fills every elided call from
 // LoadOutput.
-func outlineAll(t *testing.T, l Lazy, id string, limit int) (*model.Session, int) {
+func outlineAll(t *testing.T, l sessions.Lazy, id string, limit int) (*model.Session, int) {
 	t.Helper()
 	var all *model.Session
 	elided := 0
@@ -52,17 +53,17 @@ func TestOutlineEqualsLoad(t *testing.T) {
 	old := elideBytes
 	elideBytes = 1024
 	defer func() { elideBytes = old }()
-	dirs, _ := filepath.Glob("../testdata/opencode/*/data")
+	dirs, _ := filepath.Glob("../../testdata/opencode/*/data")
 	n := 0
 	for _, dir := range dirs {
 		if _, err := os.Stat(filepath.Join(dir, "opencode.db")); err != nil {
 			continue
 		}
-		s, err := Open(dir)
+		s, err := sessions.Open(dir)
 		require.NoError(t, err)
 		infos, err := s.List(ctx)
 		require.NoError(t, err)
-		l := LazyFor(s, "")
+		l := sessions.LazyFor(s, "")
 		require.NotNil(t, l, dir)
 		for _, in := range infos {
 			want, err := s.Load(ctx, in.ID)
@@ -101,19 +102,19 @@ func TestOutlineCorruptRows(t *testing.T) {
 	elideBytes = 16
 	defer func() { elideBytes = old }()
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	want, err := s.Load(ctx, "ses_2")
 	require.NoError(t, err)
-	l := LazyFor(s, "ses_2")
+	l := sessions.LazyFor(s, "ses_2")
 	require.NotNil(t, l)
 	got, _ := outlineAll(t, l, "ses_2", 2)
 	assert.ElementsMatch(t, want.Warnings, got.Warnings)
 	got.Warnings = want.Warnings
 	assert.Equal(t, want.Messages, got.Messages)
 	_, err = l.LoadOutline(ctx, "nope", 0, 1)
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, sessions.ErrNotFound)
 }
 
 // TestOutlineMoreMessagesThanSQLVariables: one outline page of more
@@ -138,10 +139,10 @@ func TestOutlineMoreMessagesThanSQLVariables(t *testing.T) {
 	require.NoError(t, tx.Commit())
 	require.NoError(t, db.Close())
 
-	st, err := Open(path)
+	st, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer st.Close()
-	p, err := LazyFor(st, "ses_big").LoadOutline(ctx, "ses_big", 0, 0)
+	p, err := sessions.LazyFor(st, "ses_big").LoadOutline(ctx, "ses_big", 0, 0)
 	require.NoError(t, err)
 	require.Len(t, p.Session.Messages, n)
 	for _, m := range p.Session.Messages {

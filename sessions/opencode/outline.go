@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"context"
@@ -14,15 +14,14 @@ import (
 	"database/sql/driver"
 
 	"correx/model"
+	"correx/sessions"
 
 	sqlite "modernc.org/sqlite"
 )
 
-// Lazy loading, for viewers of sessions too large to hold: a session is
-// read as an outline, in pages of messages, with the large tool outputs
-// left in the store, and a call's full output is read when it is shown.
-// Load keeps its meaning (everything, in one snapshot); the opencode SQLite
-// store is the one store that offers the lazy path.
+// The lazy path of the SQLite store (sessions.Lazy): a session read as an
+// outline, in pages of messages, with the large tool outputs left in the
+// store, and a call's full output read when it is shown.
 
 // OutlineElideBytes is the stored size (bytes of a part's JSON) above
 // which an outline leaves a tool part's output out.
@@ -30,62 +29,6 @@ const OutlineElideBytes = 1024
 
 // elideBytes is OutlineElideBytes; tests lower it.
 var elideBytes = OutlineElideBytes
-
-// OutlinePage is one page of a session outline.
-type OutlinePage struct {
-	// Session holds the session's Info (its counts are those of List, except
-	// Messages, counted when the page was read) and the page's messages, in
-	// order, their tool calls marked Elided where the output was left out.
-	// Warnings are the page's (the first page's also carry the store's).
-	Session *model.Session
-	// From is the index of the page's first message in the session.
-	From int
-	// More tells that messages follow: the next page starts at
-	// From+len(Session.Messages).
-	More bool
-}
-
-// OutlineLoader is implemented by stores that read a session in pages
-// without its large outputs.
-type OutlineLoader interface {
-	// LoadOutline reads up to limit messages of session id from message
-	// index from on (limit <= 0: all), each page from its own snapshot. A
-	// session the store cannot page (opencode's v2 loop) comes whole in the
-	// first page, outputs included, with More false. An unknown id gives an
-	// error that wraps ErrNotFound.
-	LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error)
-}
-
-// OutputLoader is implemented by stores whose outlines elide outputs.
-type OutputLoader interface {
-	// LoadOutput reads tool part partID of session sessionID whole (output,
-	// error, attachments and metadata as Load gives them).
-	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
-}
-
-// Lazy is a store that offers both parts of the lazy path.
-type Lazy interface {
-	OutlineLoader
-	OutputLoader
-}
-
-// LazyFor returns the store of s that can read session id lazily, or nil
-// when it must be loaded whole with Load. A combined store answers for the
-// sessions its List attributed to a lazy store.
-func LazyFor(s Store, id string) Lazy {
-	if m, ok := s.(*multi); ok {
-		m.mu.Lock()
-		s = m.owner[id]
-		m.mu.Unlock()
-		if s == nil && len(m.stores) == 1 {
-			s = m.stores[0]
-		}
-	}
-	if l, ok := s.(Lazy); ok {
-		return l
-	}
-	return nil
-}
 
 // elideSQL is correx_part_elide(data), or when that function cannot
 // decide the same computed by SQLite's JSON functions (json_valid's parse
@@ -126,7 +69,7 @@ func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, bu
 	return dst, buf, err
 }
 
-func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error) {
+func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
 	s.reopenIfWAL()
 	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -135,7 +78,7 @@ func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit in
 	defer tx.Rollback()
 	p, err := s.outline(ctx, tx, id, max(from, 0), limit)
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, sessions.ErrNotFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
@@ -143,7 +86,7 @@ func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit in
 	return p, nil
 }
 
-func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int) (*OutlinePage, error) {
+func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int) (*sessions.OutlinePage, error) {
 	sess, err := s.sessionRow(ctx, tx, id)
 	if err != nil {
 		return nil, err
@@ -151,14 +94,14 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM message WHERE session_id = ?`, id).Scan(&sess.Info.Messages); err != nil {
 		return nil, err
 	}
-	page := &OutlinePage{Session: sess, From: from}
+	page := &sessions.OutlinePage{Session: sess, From: from}
 	var d decoder
 	if sess.Info.Messages == 0 && s.v2Table {
 		if from == 0 {
 			if err := s.loadV2(ctx, tx, sess, &d); err != nil {
 				return nil, err
 			}
-			countCalls(&sess.Info, sess.Messages)
+			sessions.CountCalls(&sess.Info, sess.Messages)
 			sess.Warnings = append(s.openNotes(), d.warnings...)
 		}
 		return page, nil
@@ -323,7 +266,7 @@ func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 	slot := &partSlot{id: partID}
 	if err := s.decodePart(ctx, sessionID, slot); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%w: part %s of session %s in %s", ErrNotFound, partID, sessionID, s.path)
+			return nil, fmt.Errorf("%w: part %s of session %s in %s", sessions.ErrNotFound, partID, sessionID, s.path)
 		}
 		return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
 	}

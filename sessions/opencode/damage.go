@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 // Reading past damaged pages of opencode's database. A query over many
 // part rows fails as a whole when one of its pages is corrupt ("database

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"correx/model"
+	"correx/sessions"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,7 +20,7 @@ import (
 // testdata/opencode/<flavour>/ (data/opencode.db or data/storage,
 // data/tool-output/, exports/*.json). Flavours not recorded yet are skipped.
 
-const realRoot = "../testdata/opencode"
+const realRoot = "../../testdata/opencode"
 
 type realFlavour struct {
 	name, dataDir, exports string
@@ -35,7 +36,7 @@ func realFlavours(t *testing.T) []realFlavour {
 	for _, e := range entries {
 		dir := filepath.Join(realRoot, e.Name())
 		f := realFlavour{name: e.Name(), dataDir: filepath.Join(dir, "data"), exports: filepath.Join(dir, "exports")}
-		if len(dataDirDBs(f.dataDir)) > 0 || isDir(filepath.Join(f.dataDir, "storage", "session")) {
+		if len(dataDirDBs(f.dataDir)) > 0 || sessions.IsDir(filepath.Join(f.dataDir, "storage", "session")) {
 			out = append(out, f)
 		}
 	}
@@ -47,7 +48,7 @@ func realFlavours(t *testing.T) []realFlavour {
 
 // loadAll lists the store and loads every session; List and Load must agree
 // on the infos.
-func loadAll(t *testing.T, s Store) map[string]*model.Session {
+func loadAll(t *testing.T, s sessions.Store) map[string]*model.Session {
 	t.Helper()
 	infos, err := s.List(ctx)
 	require.NoError(t, err)
@@ -65,18 +66,18 @@ func loadAll(t *testing.T, s Store) map[string]*model.Session {
 func TestRealRecordings(t *testing.T) {
 	for _, f := range realFlavours(t) {
 		t.Run(f.name, func(t *testing.T) {
-			store, err := Open(f.dataDir)
+			store, err := sessions.Open(f.dataDir)
 			require.NoError(t, err)
 			defer store.Close()
-			assert.Empty(t, Warnings(store))
-			sessions := loadAll(t, store)
-			if v2Recording(sessions) {
-				checkV2Recording(t, f, sessions)
+			assert.Empty(t, sessions.Warnings(store))
+			loaded := loadAll(t, store)
+			if v2Recording(loaded) {
+				checkV2Recording(t, f, loaded)
 				return
 			}
 
 			var sawChild, sawTruncated bool
-			for id, sess := range sessions {
+			for id, sess := range loaded {
 				if sess.Info.Pipeline == model.PipelineV2 {
 					continue
 				}
@@ -114,7 +115,7 @@ func TestRealRecordings(t *testing.T) {
 					continue
 				}
 				sawChild = true
-				parent, ok := sessions[sess.Info.ParentID]
+				parent, ok := loaded[sess.Info.ParentID]
 				require.True(t, ok, "parent %s of %s", sess.Info.ParentID, id)
 				var linked bool
 				for _, ref := range parent.ToolCalls() {
@@ -131,20 +132,20 @@ func TestRealRecordings(t *testing.T) {
 			// Tool inputs are byte-identical to the stored JSON (legacy
 			// files are pretty-printed: there, up to insignificant spaces).
 			if dbs := dataDirDBs(f.dataDir); len(dbs) > 0 {
-				checkInputsAreStoredBytes(t, dbs[0], sessions)
+				checkInputsAreStoredBytes(t, dbs[0], loaded)
 			} else {
-				checkLegacyInputs(t, filepath.Join(f.dataDir, "storage"), sessions)
+				checkLegacyInputs(t, filepath.Join(f.dataDir, "storage"), loaded)
 			}
 
 			// The exports load to the same sessions.
-			if !isDir(f.exports) {
+			if !sessions.IsDir(f.exports) {
 				return
 			}
-			exp, err := Open(f.exports)
+			exp, err := sessions.Open(f.exports)
 			require.NoError(t, err)
 			exported := loadAll(t, exp)
 			for id, e := range exported {
-				s, ok := sessions[id]
+				s, ok := loaded[id]
 				if !assert.True(t, ok, "exported session %s is in the store", id) {
 					continue
 				}
@@ -163,13 +164,13 @@ func TestRealRecordings(t *testing.T) {
 
 // checkInputsAreStoredBytes finds every loaded tool input, byte for byte,
 // inside its part row's data.
-func checkInputsAreStoredBytes(t *testing.T, dbPath string, sessions map[string]*model.Session) {
+func checkInputsAreStoredBytes(t *testing.T, dbPath string, loaded map[string]*model.Session) {
 	t.Helper()
 	db, err := sql.Open("sqlite", sqliteDSN(dbPath, false))
 	require.NoError(t, err)
 	defer db.Close()
 	n := 0
-	for _, sess := range sessions {
+	for _, sess := range loaded {
 		for _, ref := range sess.ToolCalls() {
 			pid := sess.Messages[ref.Message].Parts[ref.Part].ID
 			var data []byte
@@ -234,10 +235,10 @@ func tableColumns(t *testing.T, path string) map[string]string {
 	return out
 }
 
-func checkLegacyInputs(t *testing.T, root string, sessions map[string]*model.Session) {
+func checkLegacyInputs(t *testing.T, root string, loaded map[string]*model.Session) {
 	t.Helper()
 	n := 0
-	for _, sess := range sessions {
+	for _, sess := range loaded {
 		for _, ref := range sess.ToolCalls() {
 			m := sess.Messages[ref.Message]
 			data, err := os.ReadFile(filepath.Join(root, "part", m.ID, m.Parts[ref.Part].ID+".json"))

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
 )
 
 // TestReaderDoesNotBlockWriter runs a writer the way opencode writes (WAL,
@@ -35,7 +37,7 @@ func TestReaderDoesNotBlockWriter(t *testing.T) {
 	writer.SetMaxOpenConns(1)
 	defer writer.Close()
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 

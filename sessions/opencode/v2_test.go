@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"correx/model"
+	"correx/sessions"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +44,7 @@ func TestV2SessionLoads(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	infos, err := s.List(ctx)
@@ -101,22 +102,22 @@ func TestV2SessionLoads(t *testing.T) {
 }
 
 // v2Recording says whether a recorded flavour holds v2 sessions only.
-func v2Recording(sessions map[string]*model.Session) bool {
-	for _, s := range sessions {
+func v2Recording(loaded map[string]*model.Session) bool {
+	for _, s := range loaded {
 		if s.Info.Pipeline != model.PipelineV2 {
 			return false
 		}
 	}
-	return len(sessions) > 0
+	return len(loaded) > 0
 }
 
 // checkV2Recording checks a recording of the v2 loop: every session loads
 // without warnings, its spill files are in tool-output/, and its messages
 // equal what the v2 API returned (exports/<id>.v2-messages.json, pages
 // newest first).
-func checkV2Recording(t *testing.T, f realFlavour, sessions map[string]*model.Session) {
+func checkV2Recording(t *testing.T, f realFlavour, loaded map[string]*model.Session) {
 	var sawSpill bool
-	for id, sess := range sessions {
+	for id, sess := range loaded {
 		assert.Empty(t, sess.Warnings, "warnings of %s", id)
 		require.NotEmpty(t, sess.Messages, id)
 		for _, ref := range sess.ToolCalls() {
@@ -146,7 +147,7 @@ func checkV2Recording(t *testing.T, f realFlavour, sessions map[string]*model.Se
 		assert.Equal(t, api, sess.Messages, "v2 API messages and session_message rows of %s", id)
 	}
 	assert.True(t, sawSpill, "the v2 scenario spills outputs (ToolOutputStore.bound)")
-	for _, s := range sessions {
+	for _, s := range loaded {
 		if strings.HasPrefix(s.Info.Title, "New session - ") {
 			return
 		}

@@ -1,6 +1,7 @@
-package sessions
+package opencode
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"unsafe"
 
 	"correx/model"
+	"correx/sessions"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -35,7 +37,8 @@ import (
 // again a row at a time (damage.go).
 type sqliteStore struct {
 	path    string
-	v2Table bool // the session_message table (v2 loop) exists
+	opts    Options // whose database it is (Agent and DataDir set)
+	v2Table bool    // the session_message table (v2 loop) exists
 	conn    atomic.Pointer[sqlConn]
 
 	mu           sync.Mutex
@@ -84,15 +87,17 @@ func sqliteDSN(path string, immutable bool) string {
 	return u.String() + "?" + q
 }
 
-func openSQLite(path string) (*sqliteStore, error) {
+func openSQLite(path string, o Options) (*sqliteStore, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("open sessions: %w", err)
+		return nil, err
 	}
-	s := &sqliteStore{path: abs}
+	o.Agent = cmp.Or(o.Agent, model.AgentOpencode)
+	o.DataDir = cmp.Or(o.DataDir, filepath.Dir(abs))
+	s := &sqliteStore{path: abs, opts: o}
 	immutable, note := walFilesMissing(abs)
 	s.waitingWAL, s.walNote = immutable, note
 	db, tables, err := connect(abs, immutable)
@@ -105,12 +110,12 @@ func openSQLite(path string) (*sqliteStore, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open sessions: %s: %w", abs, err)
+		return nil, fmt.Errorf("%s: %w", abs, err)
 	}
 	for _, t := range []string{"session", "message", "part"} {
 		if !tables[t] {
 			db.Close()
-			return nil, fmt.Errorf("open sessions: %s is not an opencode database (no %s table)", abs, t)
+			return nil, fmt.Errorf("%s is not an opencode database (no %s table)", abs, t)
 		}
 	}
 	s.v2Table = tables["session_message"]
@@ -153,7 +158,7 @@ func (s *sqliteStore) reopenIfWAL() {
 // store reopens normally once opencode starts again), the -wal's commits
 // when only the -shm is missing.
 func walFilesMissing(path string) (immutable bool, note string) {
-	head, err := readHead(path, 20)
+	head, err := sessions.ReadHead(path, 20)
 	// bytes 18 and 19 of the header: the write and read versions, 2 for WAL
 	if err != nil || len(head) < 20 || (head[18] != 2 && head[19] != 2) {
 		return false, ""
@@ -259,8 +264,6 @@ func (s *sqliteStore) Close() error {
 	return errors.Join(errs...)
 }
 
-func (s *sqliteStore) dataDir() string { return filepath.Dir(s.path) }
-
 // listSQL lists sessions with their counts, computed in SQL: messages, tool
 // parts, tool parts whose state.metadata.truncated is true, tool parts with
 // state.status "error", and the ids of part rows with malformed JSON (not
@@ -334,7 +337,7 @@ func (c *partCounts) add(id string, flags int) {
 
 // List lists the store with whole-store queries; when those meet a damaged
 // page, it lists the sessions one at a time (listDamaged). The rows it
-// could not count are named in Warnings.
+// could not count are named in sessions.Warnings.
 func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	s.reopenIfWAL()
 	var v2Counts map[string][3]int
@@ -403,7 +406,7 @@ func (s *sqliteStore) list(ctx context.Context, id string, v2Counts map[string][
 // listed makes a session's info of its row and counts; the warnings name
 // the part rows not counted.
 func (s *sqliteStore) listed(r sessionRow, messages, v2 int, c partCounts, v2Counts map[string][3]int) (model.SessionInfo, []string) {
-	info := r.info(s.path, s.dataDir())
+	info := r.info(s.path, s.opts)
 	info.Messages, info.ToolCalls, info.Truncated, info.Errors = messages, c.tools, c.truncated, c.errors
 	if messages == 0 && v2 > 0 {
 		info.Pipeline = model.PipelineV2
@@ -446,7 +449,7 @@ func (s *sqliteStore) listDamaged(ctx context.Context, v2Counts map[string][3]in
 		infos = append(infos, got...)
 		warnings = append(warnings, w...)
 	}
-	sortInfos(infos)
+	sessions.SortInfos(infos)
 	return infos, warnings, nil
 }
 
@@ -595,10 +598,10 @@ type sessionRow struct {
 	created, updated   sql.NullInt64
 }
 
-func (r *sessionRow) info(source, dataDir string) model.SessionInfo {
+func (r *sessionRow) info(source string, o Options) model.SessionInfo {
 	return model.SessionInfo{
 		ID:        r.id,
-		Agent:     model.AgentOpencode,
+		Agent:     o.Agent,
 		Title:     r.title.String,
 		Directory: r.dir.String,
 		ParentID:  r.parent.String,
@@ -606,7 +609,7 @@ func (r *sessionRow) info(source, dataDir string) model.SessionInfo {
 		Created:   msTime(float64(r.created.Int64)),
 		Updated:   msTime(float64(r.updated.Int64)),
 		Source:    source,
-		DataDir:   dataDir,
+		DataDir:   o.DataDir,
 		Pipeline:  model.PipelineV1,
 	}
 }
@@ -621,7 +624,7 @@ func (s *sqliteStore) Load(ctx context.Context, id string) (*model.Session, erro
 	defer tx.Rollback()
 	sess, err := s.load(ctx, tx, id)
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, sessions.ErrNotFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
@@ -706,7 +709,7 @@ func (s *sqliteStore) load(ctx context.Context, tx *sql.Tx, id string) (*model.S
 			return nil, err
 		}
 	}
-	countCalls(&sess.Info, sess.Messages)
+	sessions.CountCalls(&sess.Info, sess.Messages)
 	sess.Warnings = append(s.openNotes(), d.warnings...)
 	return sess, nil
 }
@@ -727,10 +730,10 @@ func (s *sqliteStore) sessionRow(ctx context.Context, tx *sql.Tx, id string) (*m
 		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
 		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(id, s.path)
+		return nil, sessions.NotFound(id, s.path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &model.Session{Info: r.info(s.path, s.dataDir())}, nil
+	return &model.Session{Info: r.info(s.path, s.opts)}, nil
 }

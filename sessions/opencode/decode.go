@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"correx/formatters"
 	"correx/model"
 )
 
@@ -334,31 +333,6 @@ func (d *decoder) toolCall(id string, sp *storedPart, where string) *model.ToolC
 		}
 	}
 	return tc
-}
-
-// countCalls fills the list counts of info from loaded messages, with the
-// same rules as the SQL of the db list: a tool call is a tool part, truncated
-// means the agent flagged it (formatters.AgentFlagged: state.metadata.truncated
-// is JSON true; v2: state.outputPaths is not empty, or a completed tool's
-// structured.truncated is true), an error is status "error".
-func countCalls(info *model.SessionInfo, msgs []model.Message) {
-	info.Messages = len(msgs)
-	info.ToolCalls, info.Truncated, info.Errors = 0, 0, 0
-	for i := range msgs {
-		for j := range msgs[i].Parts {
-			tc := msgs[i].Parts[j].Tool
-			if tc == nil {
-				continue
-			}
-			info.ToolCalls++
-			if tc.Status == model.StatusError {
-				info.Errors++
-			}
-			if f := formatters.AgentFlagged(tc); f != nil && *f {
-				info.Truncated++
-			}
-		}
-	}
 }
 
 // storedSession is the session object of an export or a legacy file.

@@ -1,4 +1,4 @@
-package sessions
+package opencode
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"correx/model"
+	"correx/sessions"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,20 +20,20 @@ import (
 var ctx = context.Background()
 
 // stores writes root and child sessions in all three forms and opens them.
-func threeStores(t *testing.T) map[string]Store {
+func threeStores(t *testing.T) map[string]sessions.Store {
 	t.Helper()
 	dir := t.TempDir()
 	writeDB(t, filepath.Join(dir, "data", "opencode.db"), rootSession(), childSession())
 	writeExport(t, filepath.Join(dir, "exports", "ses_2.json"), rootSession())
 	writeExport(t, filepath.Join(dir, "exports", "ses_1.json"), childSession())
 	writeLegacy(t, filepath.Join(dir, "legacy", "storage"), rootSession(), childSession())
-	out := map[string]Store{}
+	out := map[string]sessions.Store{}
 	for name, p := range map[string]string{
 		"db":     filepath.Join(dir, "data", "opencode.db"),
 		"export": filepath.Join(dir, "exports"),
 		"legacy": filepath.Join(dir, "legacy", "storage"),
 	} {
-		s, err := Open(p)
+		s, err := sessions.Open(p)
 		require.NoError(t, err, name)
 		t.Cleanup(func() { s.Close() })
 		out[name] = s
@@ -207,7 +208,7 @@ func TestUnknownIDNamesIDAndSource(t *testing.T) {
 	for name, s := range threeStores(t) {
 		_, err := s.Load(ctx, "ses_nope")
 		require.Error(t, err, name)
-		assert.True(t, errors.Is(err, ErrNotFound), name)
+		assert.True(t, errors.Is(err, sessions.ErrNotFound), name)
 		assert.Contains(t, err.Error(), "ses_nope", name)
 		assert.Contains(t, err.Error(), s.Path(), name)
 	}
@@ -229,7 +230,7 @@ func TestCorruptDBRowsAreSkippedWithWarnings(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	infos, err := s.List(ctx)
@@ -263,14 +264,14 @@ func TestCorruptLegacyFilesAreSkippedWithWarnings(t *testing.T) {
 	badSession := filepath.Join(root, "session", "prj", "ses_1.json")
 	require.NoError(t, os.WriteFile(badSession, []byte(`{"id":`), 0o644))
 
-	s, err := Open(root)
+	s, err := sessions.Open(root)
 	require.NoError(t, err)
 	infos, err := s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
 	assert.Equal(t, "ses_2", infos[0].ID)
-	require.Len(t, Warnings(s), 1)
-	assert.Contains(t, Warnings(s)[0], badSession)
+	require.Len(t, sessions.Warnings(s), 1)
+	assert.Contains(t, sessions.Warnings(s)[0], badSession)
 
 	sess, err := s.Load(ctx, "ses_2")
 	require.NoError(t, err)
@@ -284,7 +285,7 @@ func TestExportBadJSONNamesFileAndPosition(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "broken.json")
 	require.NoError(t, os.WriteFile(path, []byte("{\n  \"info\": {\n    \"id\": \"ses_x\",\n    \"title\": tru\n  }\n}"), 0o644))
-	_, err := Open(path)
+	_, err := sessions.Open(path)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), path)
 	assert.Contains(t, err.Error(), "line 4, column")
@@ -293,20 +294,20 @@ func TestExportBadJSONNamesFileAndPosition(t *testing.T) {
 	writeExport(t, filepath.Join(dir, "cut.json"), rootSession())
 	data, _ := os.ReadFile(filepath.Join(dir, "cut.json"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cut.json"), data[:len(data)/2], 0o644))
-	_, err = Open(filepath.Join(dir, "cut.json"))
+	_, err = sessions.Open(filepath.Join(dir, "cut.json"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unexpected end of JSON input")
 
 	// Valid JSON of another shape.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.json"), []byte(`{"files":[]}`), 0o644))
-	_, err = Open(filepath.Join(dir, "other.json"))
+	_, err = sessions.Open(filepath.Join(dir, "other.json"))
 	require.ErrorIs(t, err, errNoExports)
 }
 
 func TestExportWithStderrBanner(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ses_1.txt")
 	require.NoError(t, os.WriteFile(path, []byte("Exporting session: ses_1\n"+exportJSON(childSession())), 0o644))
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	sess, err := s.Load(ctx, "ses_1")
 	require.NoError(t, err)
@@ -318,13 +319,13 @@ func TestExportDirSkipsOtherFiles(t *testing.T) {
 	writeExport(t, filepath.Join(dir, "a.json"), rootSession())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "storage-files.json"), []byte(`[{"path":"x","size":1}]`), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"info":`), 0o644))
-	s, err := Open(dir)
+	s, err := sessions.Open(dir)
 	require.NoError(t, err)
 	infos, err := s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
-	require.Len(t, Warnings(s), 1, "only the broken file is worth a warning")
-	assert.Contains(t, Warnings(s)[0], filepath.Join(dir, "broken.json"))
+	require.Len(t, sessions.Warnings(s), 1, "only the broken file is worth a warning")
+	assert.Contains(t, sessions.Warnings(s)[0], filepath.Join(dir, "broken.json"))
 	// A session added after Open is found by Load.
 	writeExport(t, filepath.Join(dir, "b.json"), childSession())
 	sess, err := s.Load(ctx, "ses_1")
@@ -339,7 +340,7 @@ func TestDBWithoutV2Table(t *testing.T) {
 	_, err := db.Exec("DROP TABLE session_message")
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	infos, err := s.List(ctx)
@@ -375,7 +376,7 @@ func TestOpenDetectsTheSource(t *testing.T) {
 		{filepath.Join(dir, "chan"), []string{"ses_2", "ses_1"}},
 	}
 	for _, c := range cases {
-		s, err := Open(c.path)
+		s, err := sessions.Open(c.path)
 		require.NoError(t, err, c.path)
 		infos, err := s.List(ctx)
 		require.NoError(t, err, c.path)
@@ -389,7 +390,7 @@ func TestOpenDetectsTheSource(t *testing.T) {
 		require.NoError(t, s.Close())
 	}
 	for _, bad := range []string{filepath.Join(dir, "empty"), filepath.Join(dir, "notes.txt"), filepath.Join(dir, "missing")} {
-		_, err := Open(bad)
+		_, err := sessions.Open(bad)
 		require.Error(t, err, bad)
 		assert.Contains(t, err.Error(), bad)
 	}
@@ -397,7 +398,7 @@ func TestOpenDetectsTheSource(t *testing.T) {
 
 func TestCombineDedupsAndRoutesLoad(t *testing.T) {
 	stores := threeStores(t)
-	c := Combine(stores["db"], stores["legacy"])
+	c := sessions.Combine(stores["db"], stores["legacy"])
 	infos, err := c.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, infos, 2)
@@ -406,7 +407,7 @@ func TestCombineDedupsAndRoutesLoad(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, stores["db"].Path(), sess.Info.Source)
 	_, err = c.Load(ctx, "ses_nope")
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, sessions.ErrNotFound)
 }
 
 func TestDiscover(t *testing.T) {
@@ -414,28 +415,28 @@ func TestDiscover(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_DATA_HOME", "")
 	t.Setenv("OPENCODE_DB", "")
-	assert.Empty(t, Discover())
+	assert.Empty(t, sessions.Discover())
 
 	data := filepath.Join(home, ".local", "share", "opencode")
 	writeLegacy(t, filepath.Join(data, "storage"), childSession())
-	assert.Equal(t, []string{filepath.Join(data, "storage")}, Discover(), "legacy only while there is no db")
+	assert.Equal(t, []string{filepath.Join(data, "storage")}, sessions.Discover(), "legacy only while there is no db")
 
 	writeDB(t, filepath.Join(data, "opencode.db"), rootSession())
 	writeDB(t, filepath.Join(data, "opencode-beta.db"), rootSession())
-	assert.Equal(t, []string{filepath.Join(data, "opencode.db"), filepath.Join(data, "opencode-beta.db")}, Discover())
+	assert.Equal(t, []string{filepath.Join(data, "opencode.db"), filepath.Join(data, "opencode-beta.db")}, sessions.Discover())
 
 	xdg := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", xdg)
 	writeDB(t, filepath.Join(xdg, "opencode", "custom.db"), rootSession())
 	t.Setenv("OPENCODE_DB", "custom.db") // relative to the data dir, as opencode resolves it
-	assert.Equal(t, []string{filepath.Join(xdg, "opencode", "custom.db")}, Discover())
+	assert.Equal(t, []string{filepath.Join(xdg, "opencode", "custom.db")}, sessions.Discover())
 	t.Setenv("OPENCODE_DB", filepath.Join(data, "opencode.db"))
-	assert.Equal(t, []string{filepath.Join(data, "opencode.db")}, Discover())
+	assert.Equal(t, []string{filepath.Join(data, "opencode.db")}, sessions.Discover())
 
-	stores, errs := OpenAll(append(Discover(), filepath.Join(home, "missing")))
+	stores, errs := sessions.OpenAll(append(sessions.Discover(), filepath.Join(home, "missing")))
 	assert.Len(t, stores, 1)
 	assert.Len(t, errs, 1)
-	closeAll(stores)
+	sessions.Combine(stores...).Close()
 }
 
 // TestImmutableFallback makes the read-only open fail the way a read-only
@@ -447,11 +448,11 @@ func TestImmutableFallback(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Base(path)+"-shm", path+"-shm"))
 	require.NoError(t, os.WriteFile(path+"-wal", nil, 0o644)) // both there: the normal open is tried
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Len(t, Warnings(s), 1)
-	assert.Contains(t, Warnings(s)[0], "immutable=1")
+	require.Len(t, sessions.Warnings(s), 1)
+	assert.Contains(t, sessions.Warnings(s)[0], "immutable=1")
 	infos, err := s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
@@ -469,13 +470,13 @@ func TestWALWithoutItsFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "opencode.db")
 	writeDB(t, path, rootSession())
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	infos, err := s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
-	assert.Empty(t, Warnings(s))
+	assert.Empty(t, sessions.Warnings(s))
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "only opencode.db")
@@ -486,7 +487,7 @@ func TestWALWithoutItsFiles(t *testing.T) {
 	infos, err = s.List(ctx)
 	require.NoError(t, err)
 	assert.Len(t, infos, 2, "the writer's commit, seen after the reopen")
-	assert.Empty(t, Warnings(s))
+	assert.Empty(t, sessions.Warnings(s))
 }
 
 // TestWALWithoutItsShm opens a copy of a WAL database and its -wal, which
@@ -508,13 +509,13 @@ func TestWALWithoutItsShm(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, db, 0o644))
 	require.NoError(t, os.WriteFile(path+"-wal", wal, 0o644))
 
-	s, err := Open(path)
+	s, err := sessions.Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	_, err = s.List(ctx)
 	require.NoError(t, err)
-	require.Len(t, Warnings(s), 1)
-	assert.Contains(t, Warnings(s)[0], "commits in its -wal file are not read")
+	require.Len(t, sessions.Warnings(s), 1)
+	assert.Contains(t, sessions.Warnings(s)[0], "commits in its -wal file are not read")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no -shm created")
@@ -525,7 +526,7 @@ func TestStoreNeverWrites(t *testing.T) {
 	writeDB(t, path, rootSession(), childSession())
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
-	s, err := openSQLite(path)
+	s, err := openSQLite(path, Options{})
 	require.NoError(t, err)
 	_, err = s.c().db.Exec(`DELETE FROM part`)
 	require.Error(t, err, "the connection must refuse writes")
@@ -568,12 +569,55 @@ func TestOpenRelativeAndOddPaths(t *testing.T) {
 	writeDB(t, filepath.Join(odd, "opencode.db"), rootSession())
 	t.Chdir(filepath.Join(dir, "a dir?#%"))
 	for _, p := range []string{"data", "data/opencode.db", "./data/../data/opencode.db"} {
-		s, err := Open(p)
+		s, err := sessions.Open(p)
 		require.NoError(t, err, p)
 		infos, err := s.List(ctx)
 		require.NoError(t, err, p)
 		require.Len(t, infos, 1)
 		assert.Equal(t, filepath.Join(odd, "opencode.db"), infos[0].Source)
+		require.NoError(t, s.Close())
+	}
+}
+
+// TestOpenStoreOfAFork: a fork's opencode-layout database (Kilo's kilo.db)
+// lists (quickly too) and loads its sessions as the fork's, with spills looked up in the
+// fork's data dir; OpenStore with no options is opencode's reader.
+func TestOpenStoreOfAFork(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kilo.db")
+	writeDB(t, path, rootSession(), childSession())
+	data := filepath.Join(dir, "elsewhere")
+	for _, c := range []struct {
+		opts    Options
+		agent   model.Agent
+		dataDir string
+	}{
+		{Options{Agent: "kilo", DataDir: data}, "kilo", data},
+		{Options{}, model.AgentOpencode, dir},
+	} {
+		s, err := OpenStore(path, c.opts)
+		require.NoError(t, err)
+		infos, err := s.List(ctx)
+		require.NoError(t, err)
+		require.Len(t, infos, 2)
+		quick, ok, err := sessions.ListQuick(ctx, s)
+		require.True(t, ok)
+		require.NoError(t, err)
+		for _, in := range quick {
+			assert.Equal(t, c.agent, in.Agent, in.ID)
+			assert.Equal(t, c.dataDir, in.DataDir, in.ID)
+		}
+		for _, in := range infos {
+			assert.Equal(t, c.agent, in.Agent, in.ID)
+			assert.Equal(t, c.dataDir, in.DataDir, in.ID)
+			sess, err := s.Load(ctx, in.ID)
+			require.NoError(t, err)
+			assert.Equal(t, c.agent, sess.Info.Agent, in.ID)
+			assert.Equal(t, c.dataDir, sess.Info.DataDir, in.ID)
+			page, err := sessions.LazyFor(s, in.ID).LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			assert.Equal(t, c.agent, page.Session.Info.Agent, in.ID)
+		}
 		require.NoError(t, s.Close())
 	}
 }
