@@ -103,8 +103,9 @@ func hasClaudeTranscripts(dir string) (found bool, problem error) {
 }
 
 // looksClaude says whether a record in the first 4 KiB of a file is Claude
-// Code's: a summary (leafUuid), a queue-operation, or a line of the chain
-// (parentUuid) whose message has content or that says isSidechain.
+// Code's: a summary (leafUuid), a queue-operation, a file-history-snapshot,
+// or a line of the chain (parentUuid) whose message has content or that
+// says isSidechain.
 // Agents with Claude-like records (Qwen Code: parentUuid, sessionId, a
 // message of Gemini parts) are told apart by the message's keys; the keys
 // of a record cut off at 4 KiB are read as far as they go.
@@ -117,7 +118,7 @@ func looksClaude(path string) (bool, error) {
 	for {
 		keys, msg := map[string]bool{}, map[string]bool{}
 		whole := ccKeys(dec, keys, "message", msg)
-		if keys["type"] && (keys["leafUuid"] || keys["operation"] && keys["sessionId"] ||
+		if keys["type"] && (keys["leafUuid"] || keys["operation"] && keys["sessionId"] || keys["messageId"] && keys["snapshot"] ||
 			keys["parentUuid"] && (msg["content"] || keys["isSidechain"])) {
 			return true, nil
 		}

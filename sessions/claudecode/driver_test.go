@@ -25,6 +25,7 @@ func TestLooksClaude(t *testing.T) {
 		`{"timestamp":"t","type":"session_meta","payload":{"id":"x","sessionId":"s"}}`:                                      false, // Codex
 		`{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","parts":[{"text":"x"}]}}`:     false, // Qwen Code
 		`{"type":"file-history-snapshot","messageId":"m"}` + "\n" + `{"parentUuid":null,"isSidechain":false,"type":"user"}`: true,
+		`{"type":"file-history-snapshot","messageId":"m","snapshot":{"trackedFileBackups":{"` + big + `":{}}}}`:             true,
 		"\x00\x00\x00": false,
 	}
 	dir := t.TempDir()
