@@ -1,5 +1,7 @@
 // Package claudecode is Claude Code's driver: it reads Claude Code
-// transcripts into the model types.
+// transcripts into the model types, and registers what every layer asks of
+// Claude Code (driver.go: discovery, opening, spill layout; markers.go: its
+// truncation markers; wire.go: the Anthropic requests it sent).
 //
 // Claude Code transcripts: <config>/projects/<encoded-cwd>/<session>.jsonl,
 // one JSON object per line, with <session>/subagents/agent-<id>.jsonl
