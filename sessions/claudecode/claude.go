@@ -106,11 +106,11 @@ func hasClaudeTranscripts(dir string) (found bool, problem error) {
 
 // looksClaude says whether a record in the first 4 KiB of a file is Claude
 // Code's: a summary (leafUuid), a queue-operation, a file-history-snapshot,
-// or a line of the chain (parentUuid) whose message has content or that
-// says isSidechain.
-// Agents with Claude-like records (Qwen Code: parentUuid, sessionId, a
-// message of Gemini parts) are told apart by the message's keys; the keys
-// of a record cut off at 4 KiB are read as far as they go.
+// or a line of the chain (parentUuid) whose message has content, or
+// without a message that says isSidechain. Agents with Claude-like records
+// (Qwen Code: parentUuid, sessionId, isSidechain in its subagents' files,
+// a message of Gemini parts) are told apart by the message's keys; the
+// keys of a record cut off at 4 KiB are read as far as they go.
 func looksClaude(path string) (bool, error) {
 	head, err := sessions.ReadHead(path, 4096)
 	if err != nil {
@@ -120,8 +120,11 @@ func looksClaude(path string) (bool, error) {
 	for {
 		keys, msg := map[string]bool{}, map[string]bool{}
 		whole := ccKeys(dec, keys, "message", msg)
+		if msg["parts"] {
+			return false, nil // a message of Gemini parts: Qwen Code's
+		}
 		if keys["type"] && (keys["leafUuid"] || keys["operation"] && keys["sessionId"] || keys["messageId"] && keys["snapshot"] ||
-			keys["parentUuid"] && (msg["content"] || keys["isSidechain"])) {
+			keys["parentUuid"] && (msg["content"] || keys["isSidechain"] && !keys["message"])) {
 			return true, nil
 		}
 		if !whole {
