@@ -91,6 +91,13 @@ func (s Spills) candidates(recorded string) []string {
 	if i := strings.LastIndex(recorded, "/tool-outputs/"); i >= 0 {
 		out = append(out, filepath.Join(s.DataDir, "tool-outputs", filepath.FromSlash(recorded[i+len("/tool-outputs/"):])))
 	}
+	// a driver's agent: by its name in each of its spill folders, then
+	// where its layout puts it
+	if d, ok := driverOf(s.Agent); ok && d.SpillFolders != nil {
+		for _, f := range d.SpillFolders(s.DataDir) {
+			out = append(out, filepath.Join(f, filepath.Base(recorded)))
+		}
+	}
 	if d, ok := driverOf(s.Agent); ok && d.SpillPaths != nil {
 		out = append(out, d.SpillPaths(s.DataDir, recorded)...)
 	}
