@@ -19,7 +19,10 @@ type AgentMarkers struct {
 	Kinds  map[model.TruncationKind]KindShape
 	// Record, when set, fills in what the agent's own record of call says
 	// of a truncation Detect found in it (its full size in bytes, that it
-	// flagged the cut), before the shared machinery completes it.
+	// flagged the cut), before the shared machinery completes it. When it
+	// sets t.Seen it has carved the pieces itself (Cline, which stores the
+	// result whole and cuts it when it sends it): only the sizes are then
+	// computed from its seen ranges.
 	Record func(call *model.ToolCall, t *model.Truncation)
 }
 
@@ -41,6 +44,9 @@ type KindShape struct {
 	// Bound says what the cut did, for the pipeline's bounded stage (""
 	// for "middle cut, marker added").
 	Bound string
+	// WhenSent says the agent cut when it built the request, after it
+	// stored the result whole (Cline), not before storing it.
+	WhenSent bool
 }
 
 var agentMarkers struct {
@@ -49,6 +55,7 @@ var agentMarkers struct {
 	why  map[model.TruncationKind]string
 	what map[model.TruncationKind]string // KindShape.Bound
 	gone map[model.TruncationKind]string
+	sent map[model.TruncationKind]bool
 }
 
 // RegisterMarkers adds an agent's truncation rules; the built-in rules
@@ -61,8 +68,10 @@ func RegisterMarkers(m AgentMarkers) {
 		agentMarkers.why = map[model.TruncationKind]string{}
 		agentMarkers.what = map[model.TruncationKind]string{}
 		agentMarkers.gone = map[model.TruncationKind]string{}
+		agentMarkers.sent = map[model.TruncationKind]bool{}
 	}
 	for k, s := range m.Kinds {
+		agentMarkers.sent[k] = s.WhenSent
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
@@ -118,4 +127,12 @@ func registeredGone(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.gone[k]
+}
+
+// CutWhenSent says whether kind k is cut when the request is built, after
+// the agent stored the result whole.
+func CutWhenSent(k model.TruncationKind) bool {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.sent[k]
 }

@@ -5,6 +5,7 @@ package all
 
 import (
 	_ "correx/sessions/claudecode"
+	_ "correx/sessions/cline"
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/opencode"
 	_ "correx/sessions/qwencode"
