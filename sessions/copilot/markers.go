@@ -18,6 +18,7 @@ package copilot
 // the spill file when it exits.
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -36,8 +37,9 @@ var (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
-		Detect: detectSpill,
-		Record: spillRecord,
+		Detect:  detectSpill,
+		Record:  spillRecord,
+		Flagged: spillFlagged,
 		Kinds: map[model.TruncationKind]formatters.KindShape{
 			TruncSpill: {
 				Head:       true,
@@ -63,23 +65,46 @@ func detectSpill(_, text string) *model.Truncation {
 	return t
 }
 
-// spillRecord takes the full size and Copilot's own flag from the call's
-// toolTelemetry.
+// spillRecord takes the full size in bytes from the call's toolTelemetry.
 func spillRecord(call *model.ToolCall, t *model.Truncation) {
-	var tel struct {
-		Properties struct {
-			Handled string `json:"largeOutputHandled"`
-			Size    string `json:"largeOutputOriginalSizeBytes"`
-		} `json:"properties"`
+	if tel, ok := telemetry(call); ok {
+		if n, err := strconv.Atoi(tel.Properties.Size); err == nil && n >= 0 {
+			t.FullBytes = &n
+		}
 	}
-	if json.Unmarshal(call.Metadata, &tel) != nil {
-		return
+}
+
+// spillFlagged is Copilot's own record that it spilled the call's output:
+// largeOutputHandled (the shell's spill) or largeOutputWrittenToFile (the
+// whole result's); nil when the telemetry names neither.
+func spillFlagged(call *model.ToolCall) *bool {
+	tel, ok := telemetry(call)
+	if !ok {
+		return nil
 	}
-	if n, err := strconv.Atoi(tel.Properties.Size); err == nil && n >= 0 {
-		t.FullBytes = &n
+	p := tel.Properties
+	if p.Handled == "" && p.WrittenToFile == "" {
+		return nil
 	}
-	if tel.Properties.Handled != "" {
-		flagged := tel.Properties.Handled == "true"
-		t.AgentFlagged = &flagged
+	flagged := p.Handled == "true" || p.WrittenToFile == "true"
+	return &flagged
+}
+
+// callTelemetry is the part of toolTelemetry the spill rules read.
+type callTelemetry struct {
+	Properties struct {
+		Handled       string `json:"largeOutputHandled"`
+		WrittenToFile string `json:"largeOutputWrittenToFile"`
+		Size          string `json:"largeOutputOriginalSizeBytes"`
+	} `json:"properties"`
+}
+
+// telemetry parses a call's toolTelemetry when it says anything of a
+// large output (other agents' metadata never does).
+func telemetry(call *model.ToolCall) (callTelemetry, bool) {
+	var tel callTelemetry
+	if !bytes.Contains(call.Metadata, []byte(`"largeOutput`)) || json.Unmarshal(call.Metadata, &tel) != nil {
+		return tel, false
 	}
+	return tel, true
 }
