@@ -1,9 +1,9 @@
 package copilot
 
-// Copilot's big-output rule (1.0.102, observed): a tool output of 20,480
-// bytes or more (toolTelemetry large_output_threshold_bytes; 20,440 was
-// kept whole) is saved to $TMPDIR/<epoch ms>-copilot-tool-output-<pid>-<uuid>.txt
-// and the model gets, and events.jsonl stores:
+// Copilot's big-output rules (1.0.102, observed): a large shell output is
+// saved to $TMPDIR/<epoch ms>-copilot-tool-output-<pid>-<uuid>.txt
+// (telemetry largeOutputHandled) and the model gets, and events.jsonl
+// stores:
 //
 //	Output too large to read at once (20.4 KB). Saved to: <path>
 //	Consider using tools like grep (…) to examine portions of the output.
@@ -12,6 +12,11 @@ package copilot
 //	<the first 500 characters cut back to their last newline, without it>
 //
 //	<shellId: N completed with exit code C>
+//
+// Besides, a whole result of 20,480 bytes or more (large_output_threshold_bytes),
+// the shell's status line included, is saved as a whole to
+// …-copilot-tool-output-<spill id>.txt (largeOutputWrittenToFile): the same
+// header, a preview of 500 characters, no status line after it.
 //
 // The size is in 1024-based units; toolTelemetry.properties
 // largeOutputOriginalSizeBytes has the exact byte count. Copilot deletes
