@@ -6,4 +6,5 @@ package all
 import (
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/opencode"
+	_ "correx/sessions/qwencode"
 )
