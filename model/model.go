@@ -29,8 +29,6 @@ func (a Agent) Name() string {
 		return "opencode"
 	case AgentClaudeCode:
 		return "Claude Code"
-	case AgentCodex:
-		return "Codex"
 	case AgentGeminiCLI:
 		return "Gemini CLI"
 	}

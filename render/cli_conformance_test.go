@@ -24,7 +24,7 @@ import (
 
 func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
-	agents := []string{"codex", "gemini-cli"}
+	agents := []string{"gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
 		agents = append(agents, string(a))
 	}

@@ -4,13 +4,18 @@ package sessions
 // Code, Codex CLI, Gemini CLI) share.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -94,4 +99,65 @@ func noSessionRead(sessions int, problems []error) error {
 		return problems[0]
 	}
 	return fmt.Errorf("%w (and %d more files with problems)", problems[0], len(problems)-1)
+}
+
+// ParseTime is an RFC 3339 timestamp as the agents write it; zero when it
+// is not one.
+func ParseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// CompactJSON is raw without insignificant whitespace, raw itself when it
+// is not valid JSON.
+func CompactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// FinishInfo fills the counts of a session read from one file: its
+// messages, its title (when the agent stored none: the first line of the
+// first user text the agent did not add), and its calls, errors and
+// calls whose model-visible result holds a truncation marker (spill
+// finds the agent's spill files; nil when it keeps none).
+func FinishInfo(sess *model.Session, spill formatters.SpillFinder) {
+	sess.Info.Messages = len(sess.Messages)
+	for _, m := range sess.Messages {
+		if sess.Info.Title != "" {
+			break
+		}
+		if m.Role != model.RoleUser {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == model.PartText && !p.Synthetic {
+				sess.Info.Title = titleLine(p.Text)
+				break
+			}
+		}
+	}
+	for _, r := range sess.ToolCalls() {
+		sess.Info.ToolCalls++
+		if r.Call.Status == model.StatusError {
+			sess.Info.Errors++
+		}
+		if v := formatters.Visible(r.Call, spill); v.Truncation != nil {
+			sess.Info.Truncated++
+		}
+	}
+}
+
+// titleLine is the first line of s, at most 100 characters.
+func titleLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:100]) + "…"
+	}
+	return s
 }

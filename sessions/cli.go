@@ -1,7 +1,7 @@
 package sessions
 
-// Detection and discovery of the Codex CLI and Gemini CLI stores beside
-// opencode's (see codex.go and geminicli.go).
+// Detection and discovery of the Gemini CLI stores beside opencode's (see
+// geminicli.go).
 
 import (
 	"bytes"
@@ -9,27 +9,18 @@ import (
 	"strings"
 )
 
-// openCLIDir opens dir as a CODEX_HOME (sessions/, archived_sessions/) or
-// as Gemini CLI's .gemini dir (or one project's temp dir, or its chats/).
+// openCLIDir opens dir as Gemini CLI's .gemini dir (or one project's temp
+// dir, or its chats/).
 func openCLIDir(dir string) (Store, bool) {
-	if isCodexHome(dir) {
-		s, _ := openCodex(dir, false)
-		return s, true
-	}
 	if len(geminiChatFiles(dir)) > 0 {
 		return &geminiStore{path: dir}, true
 	}
 	return nil, false
 }
 
-// openCLIFile opens a Codex rollout or a Gemini CLI chat file, told apart
-// by their first line.
+// openCLIFile opens a Gemini CLI chat file, told by its first line.
 func openCLIFile(path string) (Store, bool) {
 	name := filepath.Base(path)
-	if strings.HasSuffix(name, ".zst") && strings.HasPrefix(name, "rollout-") {
-		s, _ := openCodex(path, true)
-		return s, true
-	}
 	head, err := readHead(path, 4096)
 	if err != nil {
 		return nil, false
@@ -40,24 +31,16 @@ func openCLIFile(path string) (Store, bool) {
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}
-	switch {
-	case bytes.Contains(head, []byte(`"type":"session_meta"`)):
-		s, _ := openCodex(path, true)
-		return s, true
-	case bytes.Contains(head, []byte(`"sessionId"`)) && bytes.Contains(head, []byte(`"projectHash"`)):
+	if bytes.Contains(head, []byte(`"sessionId"`)) && bytes.Contains(head, []byte(`"projectHash"`)) {
 		return &geminiStore{path: path, file: true}, true
 	}
 	return nil, false
 }
 
-// cliLocations are the default Codex and Gemini CLI stores that exist.
+// cliLocations are the default Gemini CLI stores that exist.
 func cliLocations() []string {
-	var out []string
-	if h := CodexHome(); h != "" && isCodexHome(h) {
-		out = append(out, h)
-	}
 	if g := GeminiDir(); g != "" && isDir(filepath.Join(g, "tmp")) {
-		out = append(out, g)
+		return []string{g}
 	}
-	return out
+	return nil
 }

@@ -6,4 +6,8 @@ package sessions
 var (
 	SpillsInside = Spills.inside
 	AgentHomes   = agentHomes
+	CheckRead    = checkRead
+	FuzzDir      = fuzzDir
+	FuzzFile     = fuzzFile
+	JSONLSeeds   = jsonlSeeds
 )

@@ -284,13 +284,13 @@ func readGeminiChat(path string) (*model.Session, error) {
 		if !meta && m.SessionID != "" {
 			meta = true
 			sess.Info.ID = m.SessionID
-			sess.Info.Created = cxTime(m.StartTime)
+			sess.Info.Created = ParseTime(m.StartTime)
 			if m.Kind == "subagent" {
 				// chats/<parent session id>/<id>.jsonl
 				sess.Info.ParentID = filepath.Base(filepath.Dir(path))
 			}
 		}
-		if t := cxTime(m.LastUpdated); t.After(updated) {
+		if t := ParseTime(m.LastUpdated); t.After(updated) {
 			updated = t
 		}
 		if m.Summary != "" {
@@ -305,11 +305,11 @@ func readGeminiChat(path string) (*model.Session, error) {
 			warnf(n, "skipped a message record without id")
 			return nil
 		}
-		if t := cxTime(r.Timestamp); t.After(updated) {
+		if t := ParseTime(r.Timestamp); t.After(updated) {
 			updated = t
 		}
 		e := entry(r.ID)
-		e.put(run, set, cxCompact(raw))
+		e.put(run, set, CompactJSON(raw))
 		return e
 	}
 	// a run after the first resumed the file as it stood: the messages of
@@ -545,7 +545,7 @@ func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
 	if hasLive {
 		r = live
 	}
-	m := model.Message{ID: e.id, Created: cxTime(r.Timestamp), Completed: cxTime(r.Timestamp), Run: e.firstRun}
+	m := model.Message{ID: e.id, Created: ParseTime(r.Timestamp), Completed: ParseTime(r.Timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
 		b, _ := json.Marshal(v)
 		m.Stored = append(m.Stored, b)
@@ -622,7 +622,7 @@ func GeminiWireID(name, id string) string {
 func geminiToolCall(tc gcToolCall) *model.ToolCall {
 	call := &model.ToolCall{
 		CallID: GeminiWireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
-		Start: cxTime(tc.Timestamp), End: cxTime(tc.Timestamp), ChildSessionID: tc.AgentID,
+		Start: ParseTime(tc.Timestamp), End: ParseTime(tc.Timestamp), ChildSessionID: tc.AgentID,
 	}
 	switch tc.Status {
 	case "success":
@@ -680,7 +680,7 @@ func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
 			case len(resp) == 1 && resp["error"] != nil && json.Unmarshal(resp["error"], &s) == nil:
 				v = model.ToolResultValue{Type: model.ResultError, Text: s}
 			default:
-				v = model.ToolResultValue{Type: model.ResultJSON, JSON: cxCompact(p.FunctionResponse.Response)}
+				v = model.ToolResultValue{Type: model.ResultJSON, JSON: CompactJSON(p.FunctionResponse.Response)}
 			}
 		case p.InlineData != nil:
 			extra = append(extra, model.ToolContent{Type: model.ContentFile, Mime: p.InlineData.MimeType,
@@ -711,30 +711,10 @@ func geminiProjectDir(path string) string {
 }
 
 func finishGeminiInfo(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
-	for _, m := range sess.Messages {
-		if sess.Info.Title == "" && m.Role == model.RoleUser {
-			for _, p := range m.Parts {
-				if p.Type == model.PartText && !p.Synthetic {
-					sess.Info.Title = cxFirstLine(p.Text)
-					break
-				}
-			}
-		}
-	}
 	if sess.Info.Directory == "" {
 		sess.Info.Directory = geminiProjectRoot(sess)
 	}
-	spill := SpillsFor(sess.Info)
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if v := formatters.Visible(r.Call, spill); v.Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
+	FinishInfo(sess, SpillsFor(sess.Info))
 }
 
 // geminiProjectRoot is the project a chat belongs to: the root that

@@ -9,6 +9,7 @@ package sessions
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -517,12 +518,12 @@ func decide(providerID, modelID string, layers []configLayer, cat catalogue, cat
 		c.NPM, c.Source = catNPM(), "the models.dev catalogue "+cat.path
 		return c
 	}
-	c.NPM = cxFirst(str(entry, "provider", "npm"), str(provider, "npm"))
+	c.NPM = cmp.Or(str(entry, "provider", "npm"), str(provider, "npm"))
 	if c.NPM == "" && catHasModel {
 		c.NPM = catNPM()
 	}
 	if c.NPM == "" {
-		c.NPM = cxFirst(catProv.NPM, "@ai-sdk/openai-compatible")
+		c.NPM = cmp.Or(catProv.NPM, "@ai-sdk/openai-compatible")
 	}
 	if file, list, ok := lastLayer(layers, "provider", providerID, "models", modelID, "modalities", "input"); ok {
 		c.Input, c.Source = inputsOf(list), file

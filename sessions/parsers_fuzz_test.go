@@ -320,19 +320,6 @@ func FuzzClaudeTranscript(f *testing.F) {
 	})
 }
 
-// FuzzCodexRollout: a Codex CLI rollout.
-func FuzzCodexRollout(f *testing.F) {
-	for _, s := range jsonlSeeds(f, "codex", true) {
-		f.Add(s)
-	}
-	dir := fuzzDir(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := fuzzFile(t, dir, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
-		s, err := readCodexRollout(path, dir)
-		checkRead(t, path, len(data), s, err)
-	})
-}
-
 // FuzzGeminiChat: a Gemini CLI chat, JSON Lines or (older) one JSON
 // document.
 func FuzzGeminiChat(f *testing.F) {

@@ -114,7 +114,7 @@ func Open(path string) (Store, error) {
 	if ok {
 		return s, nil
 	}
-	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
+	if s, ok := openCLIDir(abs); ok { // Gemini CLI
 		return s, nil
 	}
 	if s, err := openExportDir(abs); err == nil {
@@ -135,7 +135,7 @@ func openFile(path string) (Store, error) {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
 	n := len(head)
-	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
+	if s, ok := openCLIFile(path); ok { // Gemini CLI
 		return s, nil
 	}
 	if strings.HasSuffix(path, ".jsonl") {
@@ -220,10 +220,10 @@ func Discover() (out []string) {
 			}
 		}
 	}()
-	for _, p := range cliLocations() { // Codex CLI, Gemini CLI
+	for _, p := range driverLocations() {
 		add(p)
 	}
-	for _, p := range driverLocations() {
+	for _, p := range cliLocations() { // Gemini CLI
 		add(p)
 	}
 	data := DataDir()
