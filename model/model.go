@@ -29,8 +29,6 @@ func (a Agent) Name() string {
 		return "opencode"
 	case AgentClaudeCode:
 		return "Claude Code"
-	case AgentGeminiCLI:
-		return "Gemini CLI"
 	}
 	if s, ok := a.Spec(); ok {
 		return s.Name

@@ -15,8 +15,8 @@ import (
 	"correx/sessions"
 )
 
-// CLI conformance: for every request Codex CLI, Gemini CLI or an agent of
-// a registered driver (sessions/all) made in a recorded run
+// CLI conformance: for every request an agent of a registered driver
+// (sessions/all: Codex CLI, Gemini CLI, …) made in a recorded run
 // (testdata/record), the conversation correx renders for the agent's own
 // wire from the stored session must equal the captured body,
 // and every tool result in it must equal what `correx show` prints. The
@@ -24,12 +24,8 @@ import (
 
 func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
-	agents := []string{"gemini-cli"}
-	for _, a := range model.RegisteredAgents() {
-		agents = append(agents, string(a))
-	}
-	for _, agent := range agents {
-		m := manifestDirs("../testdata/" + agent + "/*")
+	for _, agent := range model.RegisteredAgents() {
+		m := manifestDirs("../testdata/" + string(agent) + "/*")
 		if len(m) == 0 {
 			t.Errorf("no recorded %s fixtures: run `go run ./testdata/record -flavour %s`", agent, agent)
 		}

@@ -4,10 +4,13 @@ package sessions_test
 // parsers_fuzz_test.go.
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"correx/sessions"
 	"correx/sessions/codex"
+	"correx/sessions/geminicli"
 )
 
 // FuzzCodexRollout: a Codex CLI rollout.
@@ -19,6 +22,27 @@ func FuzzCodexRollout(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := sessions.FuzzFile(t, dir, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
 		s, err := codex.ReadRollout(path, dir)
+		sessions.CheckRead(t, path, len(data), s, err)
+	})
+}
+
+// FuzzGeminiChat: a Gemini CLI chat, JSON Lines or (older) one JSON
+// document.
+func FuzzGeminiChat(f *testing.F) {
+	for _, w := range sessions.JSONLSeeds(f, "gemini-cli", true) {
+		f.Add(w, false)
+		// the same records as an older single-document chat
+		recs := bytes.Join(bytes.Split(bytes.TrimSpace(w), []byte("\n")), []byte(","))
+		f.Add([]byte(`{"sessionId":"9dc52e36","messages":[`+string(recs)+`]}`), true)
+	}
+	dir := sessions.FuzzDir(f)
+	f.Fuzz(func(t *testing.T, data []byte, document bool) {
+		name := "tmp/proj/chats/session-2026-11-30T04-13-9dc52e36.jsonl"
+		if document {
+			name = strings.TrimSuffix(name, "l")
+		}
+		path := sessions.FuzzFile(t, dir, name, data)
+		s, err := geminicli.ReadChat(path)
 		sessions.CheckRead(t, path, len(data), s, err)
 	})
 }

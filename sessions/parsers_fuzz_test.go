@@ -320,27 +320,6 @@ func FuzzClaudeTranscript(f *testing.F) {
 	})
 }
 
-// FuzzGeminiChat: a Gemini CLI chat, JSON Lines or (older) one JSON
-// document.
-func FuzzGeminiChat(f *testing.F) {
-	for _, w := range jsonlSeeds(f, "gemini-cli", true) {
-		f.Add(w, false)
-		// the same records as an older single-document chat
-		recs := bytes.Join(bytes.Split(bytes.TrimSpace(w), []byte("\n")), []byte(","))
-		f.Add([]byte(`{"sessionId":"9dc52e36","messages":[`+string(recs)+`]}`), true)
-	}
-	dir := fuzzDir(f)
-	f.Fuzz(func(t *testing.T, data []byte, document bool) {
-		name := "tmp/proj/chats/session-2026-11-30T04-13-9dc52e36.jsonl"
-		if document {
-			name = strings.TrimSuffix(name, "l")
-		}
-		path := fuzzFile(t, dir, name, data)
-		s, err := readGeminiChat(path)
-		checkRead(t, path, len(data), s, err)
-	})
-}
-
 // FuzzReadJSONL: readJSONL gives every non-blank line, trimmed, with its
 // number, as splitting the file at newlines does.
 func FuzzReadJSONL(f *testing.F) {

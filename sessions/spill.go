@@ -108,8 +108,6 @@ func (s Spills) folders() []string {
 	switch s.Agent {
 	case model.AgentOpencode, "":
 		return nonEmpty(join(s.DataDir, "tool-output"), join(DataDir(), "tool-output"))
-	case model.AgentGeminiCLI:
-		return nonEmpty(join(s.DataDir, "tool-outputs"), join(GeminiDir(), "tmp", filepath.Base(s.DataDir), "tool-outputs"))
 	case model.AgentClaudeCode:
 		return nonEmpty(s.DataDir, ClaudeConfigDir())
 	}

@@ -114,9 +114,6 @@ func Open(path string) (Store, error) {
 	if ok {
 		return s, nil
 	}
-	if s, ok := openCLIDir(abs); ok { // Gemini CLI
-		return s, nil
-	}
 	if s, err := openExportDir(abs); err == nil {
 		return s, nil
 	} else if !errors.Is(err, errNoExports) {
@@ -135,9 +132,6 @@ func openFile(path string) (Store, error) {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
 	n := len(head)
-	if s, ok := openCLIFile(path); ok { // Gemini CLI
-		return s, nil
-	}
 	if strings.HasSuffix(path, ".jsonl") {
 		return openClaudeFile(path)
 	}
@@ -221,9 +215,6 @@ func Discover() (out []string) {
 		}
 	}()
 	for _, p := range driverLocations() {
-		add(p)
-	}
-	for _, p := range cliLocations() { // Gemini CLI
 		add(p)
 	}
 	data := DataDir()

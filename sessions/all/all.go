@@ -5,4 +5,5 @@ package all
 
 import (
 	_ "correx/sessions/codex"
+	_ "correx/sessions/geminicli"
 )
