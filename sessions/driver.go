@@ -9,7 +9,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"correx/model"
 )
@@ -214,3 +216,22 @@ func NotSession(path, why string) error { return notSession(path, why) }
 
 // SortInfos orders newest first by Updated, then by id.
 func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
+
+// Fingerprint implements Fingerprinter: the session files' paths, sizes
+// and mtimes (see statPrint), so a TUI left open reads nothing while no
+// file changed.
+func (s *FileStore) Fingerprint() (string, bool) {
+	files, warnings := s.Files()
+	now := time.Now()
+	var b strings.Builder
+	fmt.Fprintf(&b, "files %q", s.Root)
+	for _, f := range files {
+		st, ok := statPrint(f, now, false)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, " %q %s", f, st)
+	}
+	fmt.Fprintf(&b, " warnings %d", len(warnings))
+	return b.String(), true
+}
