@@ -1,6 +1,8 @@
 package formatters
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"correx/model"
@@ -41,7 +43,9 @@ func RegisterMarkers(m AgentMarkers) {
 	if agentMarkers.why == nil {
 		agentMarkers.why = map[model.TruncationKind]string{}
 	}
-	for k, s := range m.Kinds {
+	// in kind order: the help's legend lists them in registration order
+	for _, k := range slices.Sorted(maps.Keys(m.Kinds)) {
+		s := m.Kinds[k]
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy

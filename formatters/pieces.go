@@ -37,12 +37,6 @@ var shapes = map[model.TruncationKind]shape{
 	model.TruncClaudeMiddle:    {head: true, tail: true, charCut: true},
 	model.TruncClaudeLines:     {head: true},
 	model.TruncClaudeGlob:      {head: true},
-	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},
-	model.TruncCodexChars:      {head: true, tail: true, charCut: true},
-	model.TruncCodexLines:      {head: true, tail: true},
-	model.TruncCodexBytes:      {head: true, tail: true, charCut: true},
-	model.TruncGeminiSpill:     {head: true, tail: true, charCut: true},
-	model.TruncGeminiDistilled: {head: true, tail: true, charCut: true},
 }
 
 // Pieces of model-visible text an agent adds around an output.
@@ -269,7 +263,7 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 		case t.Kind == model.TruncClaudeSaved || t.Kind == model.TruncClaudeRefused:
 			add(g.Start, g.End, "Claude Code's reading instructions")
 			g.End = g.Start
-		case t.Kind == model.TruncGeminiDistilled && lastGap && i > 0 && len(t.Markers) > 0 && g.Start == t.Markers[len(t.Markers)-1].End && strings.HasSuffix(text[t.Markers[len(t.Markers)-1].Start:g.Start], geminiStrategic):
+		case t.Kind == model.TruncGeminiDistilled && lastGap && i > 0 && len(t.Markers) > 0 && g.Start == t.Markers[len(t.Markers)-1].End && strings.HasSuffix(text[t.Markers[len(t.Markers)-1].Start:g.Start], GeminiStrategic):
 			add(g.Start, g.End, "a model-written summary of what was cut")
 			g.End = g.Start
 		}
@@ -558,8 +552,6 @@ func fullFromFooters(t *model.Truncation, text string) fullSize {
 // unknownWhy says why a kind's full output is not known.
 func unknownWhy(k model.TruncationKind) string {
 	switch {
-	case strings.HasPrefix(string(k), "codex-"):
-		return "Codex keeps no copy of the full output"
 	case k == model.TruncClaudeMiddle || k == model.TruncClaudeLines:
 		return "Claude Code keeps no copy of a cut output"
 	case k == model.TruncGlobCap || k == model.TruncGrepCap:
@@ -568,8 +560,6 @@ func unknownWhy(k model.TruncationKind) string {
 		return "v2's read page does not say how long the file is"
 	case k == model.TruncClaudeRefused:
 		return "Claude Code refused to read the file and kept nothing"
-	case k == model.TruncGeminiRead:
-		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
 	if why := registeredWhy(k); why != "" {
 		return why
