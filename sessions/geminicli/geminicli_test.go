@@ -19,17 +19,9 @@ import (
 // The Gemini CLI fixtures are real recordings (testdata/record).
 const geminiFixture = "../../testdata/gemini-cli/gemini-3.8-flash/data"
 
-func openList(t *testing.T, path string) (sessions.Store, []model.SessionInfo) {
-	return fixtures.OpenList(t, sessions.Open, path)
-}
-
-func loadOnly(t *testing.T, path string) (sessions.Store, *model.Session) {
-	return fixtures.LoadOnly(t, sessions.Open, path)
-}
-
 func TestGeminiChat(t *testing.T) {
 	before := fixtures.TreeHash(t, geminiFixture)
-	_, sess := loadOnly(t, geminiFixture)
+	_, sess := fixtures.LoadOnly(t, sessions.Open, geminiFixture)
 	if fixtures.TreeHash(t, geminiFixture) != before {
 		t.Fatal("reading the chats changed them")
 	}
@@ -114,7 +106,7 @@ func TestGeminiLegacyJSON(t *testing.T) {
 	path := filepath.Join(dir, "tmp", "proj", "chats", "session-2025-10-01T10-00-abcdef12.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, doc, 0o644)
-	_, sess := loadOnly(t, dir)
+	_, sess := fixtures.LoadOnly(t, sessions.Open, dir)
 	// the main run: all but the follow-up's call and two steps
 	if sess.Info.ToolCalls != 15 || len(sess.AssistantSteps()) != 11 {
 		t.Errorf("%d calls, %d steps; want 15, 11", sess.Info.ToolCalls, len(sess.AssistantSteps()))
@@ -130,13 +122,13 @@ func TestGeminiBadLines(t *testing.T) {
 	chats, _ := filepath.Glob(geminiFixture + "/tmp/*/chats/session-*.jsonl")
 	dir := t.TempDir()
 	dst := fixtures.CopyFile(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
-	_, clean := loadOnly(t, dir)
+	_, clean := fixtures.LoadOnly(t, sessions.Open, dir)
 	b, _ := os.ReadFile(dst)
 	lines := strings.Count(string(b), "\n")
 	f, _ := os.OpenFile(dst, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("garbage\n{\"id\":\"x\",\"type\":\"gem")
 	f.Close()
-	_, sess := loadOnly(t, dir)
+	_, sess := fixtures.LoadOnly(t, sessions.Open, dir)
 	want := []string{
 		filepath.Base(dst) + ":" + strconv.Itoa(lines+1) + ": skipped a line that is not a JSON object",
 		filepath.Base(dst) + ":" + strconv.Itoa(lines+2) + ": skipped a line that is not a JSON object",
@@ -170,7 +162,7 @@ func TestGeminiResumeLayouts(t *testing.T) {
 		return out
 	}
 	t.Run("same minute", func(t *testing.T) {
-		_, sess := loadOnly(t, geminiFixture)
+		_, sess := fixtures.LoadOnly(t, sessions.Open, geminiFixture)
 		want := "1 1 1 1 1 1 1 1 1 1 1 2 2"
 		if got := strings.Trim(fmt.Sprint(runs(sess)), "[]"); got != want {
 			t.Errorf("runs of the steps %s, want %s", got, want)
@@ -181,7 +173,7 @@ func TestGeminiResumeLayouts(t *testing.T) {
 		if len(chats) < 2 {
 			t.Fatalf("chat files %v, want the conversation and a resume's stub", chats)
 		}
-		st, sess := loadOnly(t, geminiSecondFixture)
+		st, sess := fixtures.LoadOnly(t, sessions.Open, geminiSecondFixture)
 		if len(sessions.Warnings(st)) > 0 || len(sess.Warnings) > 0 {
 			t.Errorf("warnings %v %v", sessions.Warnings(st), sess.Warnings)
 		}
@@ -203,7 +195,7 @@ func TestGeminiResumeLayouts(t *testing.T) {
 		f, _ := os.OpenFile(stub, os.O_APPEND|os.O_WRONLY, 0)
 		f.WriteString(`{"id":"only-in-the-stub","timestamp":"2026-12-01T20:25:00.000Z","type":"user","content":[{"text":"lost?"}]}` + "\n")
 		f.Close()
-		st, _ := loadOnly(t, dir)
+		st, _ := fixtures.LoadOnly(t, sessions.Open, dir)
 		if w := strings.Join(sessions.Warnings(st), "\n"); !strings.Contains(w, "skipped "+stub+": session ") {
 			t.Errorf("no warning for the stub with a message of its own: %q", w)
 		}
@@ -234,7 +226,7 @@ func TestGeminiSetHistoryKeepsSteps(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(chats, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, sess := loadOnly(t, dir)
+	_, sess := fixtures.LoadOnly(t, sessions.Open, dir)
 	if len(sess.Warnings) > 0 {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
@@ -249,7 +241,7 @@ func TestGeminiSetHistoryKeepsSteps(t *testing.T) {
 		if f.Agent != "gemini-cli" {
 			continue
 		}
-		st, infos := openList(t, f.Source)
+		st, infos := fixtures.OpenList(t, sessions.Open, f.Source)
 		for _, in := range infos {
 			s, err := st.Load(context.Background(), in.ID)
 			if err != nil {
