@@ -171,3 +171,16 @@ func TestCodexSpawnedAgent(t *testing.T) {
 		t.Errorf("%d spawn_agent calls, want 1", spawned)
 	}
 }
+
+// TestCodexSessionsDirOpens: a CODEX_HOME's sessions/ opens by itself,
+// with the sessions the home lists from it.
+func TestCodexSessionsDirOpens(t *testing.T) {
+	_, home := fixtures.OpenList(t, sessions.Open, codexFixture)
+	_, dir := fixtures.OpenList(t, sessions.Open, filepath.Join(codexFixture, "sessions"))
+	if len(dir) == 0 || len(dir) != len(home) || dir[0].ID != home[0].ID {
+		t.Errorf("sessions/ lists %v, the home %v", dir, home)
+	}
+	if _, ok, err := Open(filepath.Join(codexFixture, "sessions", "2026"), true); ok || err != nil {
+		t.Errorf("a folder inside sessions/ opened as a Codex store (%v)", err)
+	}
+}
