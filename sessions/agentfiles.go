@@ -1,7 +1,8 @@
 package sessions
 
 // What the stores of agents that keep one JSONL file per session (Claude
-// Code, Codex CLI, Gemini CLI) share.
+// Code, Codex CLI, Gemini CLI) share, and the list counts every reader
+// fills (countCalls).
 
 import (
 	"bytes"
@@ -11,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,6 +101,31 @@ func noSessionRead(sessions int, problems []error) error {
 	return fmt.Errorf("%w (and %d more files with problems)", problems[0], len(problems)-1)
 }
 
+// countCalls fills the list counts of info from loaded messages, with the
+// same rules as the SQL of the db list: a tool call is a tool part, truncated
+// means the agent flagged it (formatters.AgentFlagged: state.metadata.truncated
+// is JSON true; v2: state.outputPaths is not empty, or a completed tool's
+// structured.truncated is true), an error is status "error".
+func countCalls(info *model.SessionInfo, msgs []model.Message) {
+	info.Messages = len(msgs)
+	info.ToolCalls, info.Truncated, info.Errors = 0, 0, 0
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			tc := msgs[i].Parts[j].Tool
+			if tc == nil {
+				continue
+			}
+			info.ToolCalls++
+			if tc.Status == model.StatusError {
+				info.Errors++
+			}
+			if f := formatters.AgentFlagged(tc); f != nil && *f {
+				info.Truncated++
+			}
+		}
+	}
+}
+
 // ParseTime is an RFC 3339 timestamp as the agents write it; zero when it
 // is not one.
 func ParseTime(s string) time.Time {
@@ -118,13 +143,10 @@ func CompactJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// FinishInfo fills the counts of a session read from one file: its
-// messages, its title (when the agent stored none: the first line of the
-// first user text the agent did not add), and its calls, errors and
-// calls whose model-visible result holds a truncation marker (spill
-// finds the agent's spill files; nil when it keeps none).
+// FinishInfo fills the list facts of a session read from one file: its
+// title, when the agent stored none (the first line of the first user
+// text the agent did not add), and its counts (CountDetectedIn).
 func FinishInfo(sess *model.Session, spill formatters.SpillFinder) {
-	sess.Info.Messages = len(sess.Messages)
 	for _, m := range sess.Messages {
 		if sess.Info.Title != "" {
 			break
@@ -134,30 +156,10 @@ func FinishInfo(sess *model.Session, spill formatters.SpillFinder) {
 		}
 		for _, p := range m.Parts {
 			if p.Type == model.PartText && !p.Synthetic {
-				sess.Info.Title = titleLine(p.Text)
+				sess.Info.Title = FirstLine(p.Text)
 				break
 			}
 		}
 	}
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if v := formatters.Visible(r.Call, spill); v.Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
-}
-
-// titleLine is the first line of s, at most 100 characters.
-func titleLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100]) + "…"
-	}
-	return s
+	CountDetectedIn(sess, spill)
 }

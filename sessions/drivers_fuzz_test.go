@@ -1,13 +1,14 @@
 package sessions_test
 
-// Fuzz targets of the drivers' readers, with the checks of
-// parsers_fuzz_test.go.
+// Fuzz targets of the drivers' readers (scripts/fuzz.sh runs them), seeded
+// from the recorded fixtures as those of parsers_fuzz_test.go are.
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"correx/internal/props"
 	"correx/sessions"
 	"correx/sessions/codex"
 	"correx/sessions/geminicli"
@@ -18,11 +19,11 @@ func FuzzCodexRollout(f *testing.F) {
 	for _, s := range sessions.JSONLSeeds(f, "codex", true) {
 		f.Add(s)
 	}
-	dir := sessions.FuzzDir(f)
+	dir := f.TempDir() // one per process: the fuzzer's workers call the target in turn
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := sessions.FuzzFile(t, dir, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
+		path := props.FuzzFile(t, dir, "sessions/2026/11/30/rollout-2026-11-30T04-13-24-01a22aa8-5313-7f13-8191-5987c14f27ee.jsonl", data)
 		s, err := codex.ReadRollout(path, dir)
-		sessions.CheckRead(t, path, len(data), s, err)
+		props.CheckRead(t, path, len(data), s, err)
 	})
 }
 
@@ -35,14 +36,14 @@ func FuzzGeminiChat(f *testing.F) {
 		recs := bytes.Join(bytes.Split(bytes.TrimSpace(w), []byte("\n")), []byte(","))
 		f.Add([]byte(`{"sessionId":"9dc52e36","messages":[`+string(recs)+`]}`), true)
 	}
-	dir := sessions.FuzzDir(f)
+	dir := f.TempDir() // one per process: the fuzzer's workers call the target in turn
 	f.Fuzz(func(t *testing.T, data []byte, document bool) {
 		name := "tmp/proj/chats/session-2026-11-30T04-13-9dc52e36.jsonl"
 		if document {
 			name = strings.TrimSuffix(name, "l")
 		}
-		path := sessions.FuzzFile(t, dir, name, data)
+		path := props.FuzzFile(t, dir, name, data)
 		s, err := geminicli.ReadChat(path)
-		sessions.CheckRead(t, path, len(data), s, err)
+		props.CheckRead(t, path, len(data), s, err)
 	})
 }

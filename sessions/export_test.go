@@ -5,9 +5,5 @@ package sessions
 
 var (
 	SpillsInside = Spills.inside
-	AgentHomes   = agentHomes
-	CheckRead    = checkRead
-	FuzzDir      = fuzzDir
-	FuzzFile     = fuzzFile
 	JSONLSeeds   = jsonlSeeds
 )

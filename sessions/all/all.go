@@ -5,5 +5,7 @@ package all
 
 import (
 	_ "correx/sessions/codex"
+	_ "correx/sessions/copilot"
 	_ "correx/sessions/geminicli"
+	_ "correx/sessions/opencode"
 )
