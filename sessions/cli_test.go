@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"correx/internal/fixtures"
+	"correx/internal/props"
 	"correx/model"
 )
 
@@ -18,15 +18,15 @@ const (
 )
 
 func openList(t *testing.T, path string) (Store, []model.SessionInfo) {
-	return fixtures.OpenList(t, Open, path)
+	return props.OpenList(t, Open, path)
 }
 
 func loadOnly(t *testing.T, path string) (Store, *model.Session) {
-	return fixtures.LoadOnly(t, Open, path)
+	return props.LoadOnly(t, Open, path)
 }
 
 func copyFixture(t *testing.T, src, dir, rel string) string {
-	return fixtures.CopyFile(t, src, dir, rel)
+	return props.CopyFile(t, src, dir, rel)
 }
 
 func TestCLIFilesOpenDirectly(t *testing.T) {

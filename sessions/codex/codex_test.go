@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"correx/formatters"
-	"correx/internal/fixtures"
+	"correx/internal/props"
 	"correx/model"
 	"correx/sessions"
 )
@@ -19,9 +19,9 @@ import (
 const codexFixture = "../../testdata/codex/gpt-5.5/data"
 
 func TestCodexRollout(t *testing.T) {
-	before := fixtures.TreeHash(t, codexFixture)
-	_, sess := fixtures.LoadOnly(t, sessions.Open, codexFixture)
-	if fixtures.TreeHash(t, codexFixture) != before {
+	before := props.TreeHash(t, codexFixture)
+	_, sess := props.LoadOnly(t, sessions.Open, codexFixture)
+	if props.TreeHash(t, codexFixture) != before {
 		t.Fatal("reading the rollouts changed them")
 	}
 	in := sess.Info
@@ -86,7 +86,7 @@ func TestCodexRollout(t *testing.T) {
 // that failed verification gets no such event), and
 // the session's error count says how many.
 func TestCodexFailedCalls(t *testing.T) {
-	_, sess := fixtures.LoadOnly(t, sessions.Open, codexFixture)
+	_, sess := props.LoadOnly(t, sessions.Open, codexFixture)
 	var failed []string
 	for _, r := range sess.ToolCalls() {
 		c := r.Call
@@ -117,8 +117,8 @@ func TestCodexFailedCalls(t *testing.T) {
 func TestCodexBadLinesAndZstd(t *testing.T) {
 	rollouts, _ := filepath.Glob(codexFixture + "/sessions/*/*/*/rollout-*.jsonl")
 	home := t.TempDir()
-	dst := fixtures.CopyFile(t, rollouts[0], home, "sessions/2026/01/02/"+filepath.Base(rollouts[0]))
-	_, clean := fixtures.LoadOnly(t, sessions.Open, home)
+	dst := props.CopyFile(t, rollouts[0], home, "sessions/2026/01/02/"+filepath.Base(rollouts[0]))
+	_, clean := props.LoadOnly(t, sessions.Open, home)
 	b, _ := os.ReadFile(dst)
 	lines := strings.Count(string(b), "\n")
 	f, _ := os.OpenFile(dst, os.O_APPEND|os.O_WRONLY, 0)
@@ -127,7 +127,7 @@ func TestCodexBadLinesAndZstd(t *testing.T) {
 	zst := filepath.Join(home, "archived_sessions", "rollout-2026-01-01T00-00-00-00000000-0000-0000-0000-000000000000.jsonl.zst")
 	os.MkdirAll(filepath.Dir(zst), 0o755)
 	os.WriteFile(zst, []byte{0x28, 0xb5, 0x2f, 0xfd}, 0o644)
-	st, sess := fixtures.LoadOnly(t, sessions.Open, home)
+	st, sess := props.LoadOnly(t, sessions.Open, home)
 	var bad, partial, zstd bool
 	for _, w := range append(sessions.Warnings(st), sess.Warnings...) {
 		bad = bad || strings.Contains(w, filepath.Base(dst)+":"+strconv.Itoa(lines+1)+": skipped a line that is not JSON")
@@ -146,7 +146,7 @@ func TestCodexBadLinesAndZstd(t *testing.T) {
 // Codex offers a model without a bundled preset) links the thread it
 // started, whose rollout names the caller as its parent.
 func TestCodexSpawnedAgent(t *testing.T) {
-	st, infos := fixtures.OpenList(t, sessions.Open, "../../testdata/codex/gpt-5.3-codex-third/data")
+	st, infos := props.OpenList(t, sessions.Open, "../../testdata/codex/gpt-5.3-codex-third/data")
 	parent := map[string]string{}
 	for _, in := range infos {
 		parent[in.ID] = in.ParentID
@@ -175,8 +175,8 @@ func TestCodexSpawnedAgent(t *testing.T) {
 // TestCodexSessionsDirOpens: a CODEX_HOME's sessions/ opens by itself,
 // with the sessions the home lists from it.
 func TestCodexSessionsDirOpens(t *testing.T) {
-	_, home := fixtures.OpenList(t, sessions.Open, codexFixture)
-	_, dir := fixtures.OpenList(t, sessions.Open, filepath.Join(codexFixture, "sessions"))
+	_, home := props.OpenList(t, sessions.Open, codexFixture)
+	_, dir := props.OpenList(t, sessions.Open, filepath.Join(codexFixture, "sessions"))
 	if len(dir) == 0 || len(dir) != len(home) || dir[0].ID != home[0].ID {
 		t.Errorf("sessions/ lists %v, the home %v", dir, home)
 	}

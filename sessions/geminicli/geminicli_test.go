@@ -12,6 +12,7 @@ import (
 
 	"correx/formatters"
 	"correx/internal/fixtures"
+	"correx/internal/props"
 	"correx/model"
 	"correx/sessions"
 )
@@ -20,9 +21,9 @@ import (
 const geminiFixture = "../../testdata/gemini-cli/gemini-3.8-flash/data"
 
 func TestGeminiChat(t *testing.T) {
-	before := fixtures.TreeHash(t, geminiFixture)
-	_, sess := fixtures.LoadOnly(t, sessions.Open, geminiFixture)
-	if fixtures.TreeHash(t, geminiFixture) != before {
+	before := props.TreeHash(t, geminiFixture)
+	_, sess := props.LoadOnly(t, sessions.Open, geminiFixture)
+	if props.TreeHash(t, geminiFixture) != before {
 		t.Fatal("reading the chats changed them")
 	}
 	in := sess.Info
@@ -106,7 +107,7 @@ func TestGeminiLegacyJSON(t *testing.T) {
 	path := filepath.Join(dir, "tmp", "proj", "chats", "session-2025-10-01T10-00-abcdef12.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, doc, 0o644)
-	_, sess := fixtures.LoadOnly(t, sessions.Open, dir)
+	_, sess := props.LoadOnly(t, sessions.Open, dir)
 	// the main run: all but the follow-up's call and two steps
 	if sess.Info.ToolCalls != 15 || len(sess.AssistantSteps()) != 11 {
 		t.Errorf("%d calls, %d steps; want 15, 11", sess.Info.ToolCalls, len(sess.AssistantSteps()))
@@ -121,14 +122,14 @@ func TestGeminiLegacyJSON(t *testing.T) {
 func TestGeminiBadLines(t *testing.T) {
 	chats, _ := filepath.Glob(geminiFixture + "/tmp/*/chats/session-*.jsonl")
 	dir := t.TempDir()
-	dst := fixtures.CopyFile(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
-	_, clean := fixtures.LoadOnly(t, sessions.Open, dir)
+	dst := props.CopyFile(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
+	_, clean := props.LoadOnly(t, sessions.Open, dir)
 	b, _ := os.ReadFile(dst)
 	lines := strings.Count(string(b), "\n")
 	f, _ := os.OpenFile(dst, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("garbage\n{\"id\":\"x\",\"type\":\"gem")
 	f.Close()
-	_, sess := fixtures.LoadOnly(t, sessions.Open, dir)
+	_, sess := props.LoadOnly(t, sessions.Open, dir)
 	want := []string{
 		filepath.Base(dst) + ":" + strconv.Itoa(lines+1) + ": skipped a line that is not a JSON object",
 		filepath.Base(dst) + ":" + strconv.Itoa(lines+2) + ": skipped a line that is not a JSON object",
@@ -162,7 +163,7 @@ func TestGeminiResumeLayouts(t *testing.T) {
 		return out
 	}
 	t.Run("same minute", func(t *testing.T) {
-		_, sess := fixtures.LoadOnly(t, sessions.Open, geminiFixture)
+		_, sess := props.LoadOnly(t, sessions.Open, geminiFixture)
 		want := "1 1 1 1 1 1 1 1 1 1 1 2 2"
 		if got := strings.Trim(fmt.Sprint(runs(sess)), "[]"); got != want {
 			t.Errorf("runs of the steps %s, want %s", got, want)
@@ -173,7 +174,7 @@ func TestGeminiResumeLayouts(t *testing.T) {
 		if len(chats) < 2 {
 			t.Fatalf("chat files %v, want the conversation and a resume's stub", chats)
 		}
-		st, sess := fixtures.LoadOnly(t, sessions.Open, geminiSecondFixture)
+		st, sess := props.LoadOnly(t, sessions.Open, geminiSecondFixture)
 		if len(sessions.Warnings(st)) > 0 || len(sess.Warnings) > 0 {
 			t.Errorf("warnings %v %v", sessions.Warnings(st), sess.Warnings)
 		}
@@ -190,12 +191,12 @@ func TestGeminiResumeLayouts(t *testing.T) {
 	t.Run("a stub with a message of its own", func(t *testing.T) {
 		chats, _ := filepath.Glob(geminiSecondFixture + "/tmp/*/chats/session-*.jsonl")
 		dir := t.TempDir()
-		fixtures.CopyFile(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
-		stub := fixtures.CopyFile(t, chats[1], dir, "tmp/proj/chats/"+filepath.Base(chats[1]))
+		props.CopyFile(t, chats[0], dir, "tmp/proj/chats/"+filepath.Base(chats[0]))
+		stub := props.CopyFile(t, chats[1], dir, "tmp/proj/chats/"+filepath.Base(chats[1]))
 		f, _ := os.OpenFile(stub, os.O_APPEND|os.O_WRONLY, 0)
 		f.WriteString(`{"id":"only-in-the-stub","timestamp":"2026-12-01T20:25:00.000Z","type":"user","content":[{"text":"lost?"}]}` + "\n")
 		f.Close()
-		st, _ := fixtures.LoadOnly(t, sessions.Open, dir)
+		st, _ := props.LoadOnly(t, sessions.Open, dir)
 		if w := strings.Join(sessions.Warnings(st), "\n"); !strings.Contains(w, "skipped "+stub+": session ") {
 			t.Errorf("no warning for the stub with a message of its own: %q", w)
 		}
@@ -226,7 +227,7 @@ func TestGeminiSetHistoryKeepsSteps(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(chats, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, sess := fixtures.LoadOnly(t, sessions.Open, dir)
+	_, sess := props.LoadOnly(t, sessions.Open, dir)
 	if len(sess.Warnings) > 0 {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
@@ -241,7 +242,7 @@ func TestGeminiSetHistoryKeepsSteps(t *testing.T) {
 		if f.Agent != "gemini-cli" {
 			continue
 		}
-		st, infos := fixtures.OpenList(t, sessions.Open, f.Source)
+		st, infos := props.OpenList(t, sessions.Open, f.Source)
 		for _, in := range infos {
 			s, err := st.Load(context.Background(), in.ID)
 			if err != nil {
