@@ -8,4 +8,5 @@ import (
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/geminicli"
 	_ "correx/sessions/opencode"
+	_ "correx/sessions/qwencode"
 )
