@@ -253,6 +253,28 @@ func BenchmarkKeypress(b *testing.B) {
 	})
 }
 
+// BenchmarkAllPages: from opening the store to every outline page of a
+// lazy session read and in the call list (live-MB: the heap then, which
+// grows with the calls as the outline is held whole).
+func BenchmarkAllPages(b *testing.B) {
+	runOn(b, func(b *testing.B, dir string) {
+		id := biggestSession(b, dir)
+		b.ReportAllocs()
+		var h *harness
+		for b.Loop() {
+			var s sessions.Store
+			var finish func(bool)
+			h, s, _, finish = openFirstFrame(b, dir, id)
+			finish(true)
+			b.StopTimer()
+			s.Close()
+			b.StartTimer()
+		}
+		b.StopTimer()
+		liveHeap(b, h)
+	})
+}
+
 // BenchmarkPickerFirstFrame: from opening the store to the session
 // picker's first frame with the sessions listed (a quick list, its counts
 // still coming, when the store can give one), on the store named by
