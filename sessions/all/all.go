@@ -4,6 +4,9 @@
 package all
 
 import (
+	_ "correx/sessions/cline"
 	_ "correx/sessions/copilot"
+	_ "correx/sessions/kilo" // Kilo Code
 	_ "correx/sessions/opencode"
+	_ "correx/sessions/qwencode"
 )
