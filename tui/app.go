@@ -69,10 +69,13 @@ type app struct {
 	// was asked about: o (or O) again opens it.
 	spillAsked string
 
-	loading  int // sessions, pages and files being read
-	status   status
-	statusN  int // counts status messages, so a clear timer clears only its own
-	warnings []string
+	loading int // sessions, pages and files being read
+	// listAfterLoad: the counted list waits for the session opened at
+	// start (Init)
+	listAfterLoad bool
+	status        status
+	statusN       int // counts status messages, so a clear timer clears only its own
+	warnings      []string
 }
 
 type statusKind int

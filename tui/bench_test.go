@@ -195,7 +195,16 @@ func liveHeap(b *testing.B, keep any) {
 
 // BenchmarkFirstFrame: from opening the store to the first full frame of
 // the session view with the first call's pane rendered.
-func BenchmarkFirstFrame(b *testing.B) {
+func BenchmarkFirstFrame(b *testing.B) { benchOpen(b, false) }
+
+// BenchmarkAllPages: from opening the store to every outline page of a
+// lazy session read and in the call list (live-MB: the heap then, which
+// grows with the calls as the outline is held whole).
+func BenchmarkAllPages(b *testing.B) { benchOpen(b, true) }
+
+// benchOpen opens the biggest session to its first frame, and with all
+// to its last page.
+func benchOpen(b *testing.B, all bool) {
 	runOn(b, func(b *testing.B, dir string) {
 		id := biggestSession(b, dir)
 		b.ReportAllocs()
@@ -207,6 +216,9 @@ func BenchmarkFirstFrame(b *testing.B) {
 			h, s, frame, finish = openFirstFrame(b, dir, id)
 			if frame == "" {
 				b.Fatal("empty frame")
+			}
+			if all {
+				finish(true)
 			}
 			b.StopTimer()
 			finish(false)

@@ -24,15 +24,19 @@ func (r callRow) info() *callInfo { return &r.data.calls[r.idx] }
 // buildRows lists a session's calls with each loaded subagent's calls
 // nested under its task call.
 func buildRows(d *sessionData, depth int) []callRow {
-	var rows []callRow
-	for i := range d.calls {
+	return appendRows(nil, d, depth, 0)
+}
+
+// appendRows appends to rows those of d's calls from index from on.
+func appendRows(rows []callRow, d *sessionData, depth, from int) []callRow {
+	for i := from; i < len(d.calls); i++ {
 		r := callRow{data: d, idx: i, depth: depth}
 		if cid := d.calls[i].call().ChildSessionID; cid != "" {
 			r.child = d.children[cid]
 		}
 		rows = append(rows, r)
 		if r.child != nil && depth < 4 {
-			rows = append(rows, buildRows(r.child, depth+1)...)
+			rows = appendRows(rows, r.child, depth+1, 0)
 		}
 	}
 	return rows

@@ -49,8 +49,10 @@ type sessionData struct {
 
 // callInfo is one tool call of a session.
 type callInfo struct {
-	ref  model.CallRef
-	vis  model.Visible
+	ref model.CallRef
+	// vis points to notShown until computed: a pointer, as most calls of
+	// a lazy session are never shown
+	vis  *model.Visible
 	step int // 1-based assistant step whose message holds the call
 	msg  *model.Message
 	// visNative is what the native lowering sent to each provider, for the
@@ -81,8 +83,12 @@ func (c *callInfo) visFor(l model.Lowering, p render.Provider) *model.Visible {
 	if nv := c.visNative[p]; l == model.LoweringNative && nv != nil {
 		return nv
 	}
-	return &c.vis
+	return c.vis
 }
+
+// notShown is the visible result of a call not computed yet (or dropped
+// since); it is never written.
+var notShown model.Visible
 
 // buildSessionData computes every call's model-visible result.
 func buildSessionData(sess *model.Session) *sessionData {
@@ -94,7 +100,8 @@ func buildSessionData(sess *model.Session) *sessionData {
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
 		ci := callInfo{ref: ref, step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
-		ci.vis, ci.visNative = visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
+		vis, native := visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
+		ci.vis, ci.visNative = &vis, native
 		d.calls = append(d.calls, ci)
 	}
 	return d

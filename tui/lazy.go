@@ -127,7 +127,7 @@ func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionDa
 func pageChildren(ctx context.Context, store sessions.Store, sess *model.Session, warns *[]string) map[string]*sessionData {
 	tmp := &sessionData{children: map[string]*sessionData{}}
 	for _, r := range sess.ToolCalls() {
-		tmp.calls = append(tmp.calls, callInfo{ref: r})
+		tmp.calls = append(tmp.calls, callInfo{ref: r, vis: &notShown})
 	}
 	loadChildren(ctx, store, tmp, map[string]bool{sess.Info.ID: true}, 1, warns)
 	return tmp.children
@@ -164,9 +164,9 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, children map[string]*sess
 			if c == nil {
 				continue
 			}
-			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, step: step, msg: m}
+			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, step: step, msg: m, vis: &notShown}
 			if dm, ok := pre[c]; ok {
-				ci.vis, ci.visNative, ci.full, ci.ready = dm.vis, dm.visNative, dm.full, true
+				ci.vis, ci.visNative, ci.full, ci.ready = &dm.vis, dm.visNative, dm.full, true
 				ci.seen, ci.trunc, ci.errRes = true, dm.vis.Truncation != nil, dm.vis.Result.Type == model.ResultError
 			}
 			d.calls = append(d.calls, ci)
@@ -233,7 +233,7 @@ func (d *sessionData) setDetail(msg detailMsg) {
 	if msg.err != nil {
 		msg.vis = model.Visible{Text: "(could not read the call's output: " + msg.err.Error() + ")", Why: "read error"}
 	}
-	ci.vis, ci.visNative, ci.full, ci.ready = msg.vis, msg.visNative, msg.full, true
+	ci.vis, ci.visNative, ci.full, ci.ready = &msg.vis, msg.visNative, msg.full, true
 	ci.seen, ci.trunc, ci.errRes = true, msg.vis.Truncation != nil, msg.vis.Result.Type == model.ResultError
 	size := len(msg.vis.Text)
 	for _, nv := range msg.visNative {
@@ -244,7 +244,7 @@ func (d *sessionData) setDetail(msg detailMsg) {
 	}
 	for _, i := range d.details.add(msg.key.idx, size) {
 		e := &d.calls[i]
-		e.vis, e.visNative, e.full, e.ready = model.Visible{}, nil, nil, false
+		e.vis, e.visNative, e.full, e.ready = &notShown, nil, nil, false
 	}
 }
 
@@ -331,12 +331,14 @@ func (m *Model) addPage(msg pageMsg) tea.Cmd {
 		return nil
 	}
 	d.budget -= msg.used
+	had := len(d.calls)
 	d.addPage(msg.page, msg.children, msg.pre)
 	m.addWarnings(msg.warns...)
 	m.addWarnings(msg.page.Session.Warnings...)
 	for _, v := range m.stack {
 		if v.data == d {
-			v.list.SetRows(buildRows(d, 0))
+			// the page's calls follow the rows of the calls before it
+			v.list.SetRows(appendRows(v.list.rows, d, 0, had))
 		}
 	}
 	if d.loading && (d == m.liveNext || len(m.stack) > 0 && m.stack[0].data == d) {

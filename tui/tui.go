@@ -141,12 +141,18 @@ func New(opts Options) Model {
 // Init asks for the background colour, lists the sessions and opens the
 // session named in the options.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, quickListCmd(m.ctx, m.store), listCmd(m.ctx, m.store), m.spin.Tick}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, quickListCmd(m.ctx, m.store), m.spin.Tick}
 	if m.opts.Live {
 		cmds = append(cmds, liveTick(m.cfg.LiveEvery))
 	}
 	if m.opts.SessionID != "" && m.store != nil {
+		// the counted list once the session is in: counting every
+		// session's calls reads every part row, and the picker is not
+		// on screen
+		m.listAfterLoad = true
 		cmds = append(cmds, loadCmd(m.ctx, m.cfg, m.store, m.opts.SessionID))
+	} else {
+		cmds = append(cmds, listCmd(m.ctx, m.store))
 	}
 	return tea.Batch(cmds...)
 }
@@ -239,6 +245,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.addWarnings(msg.warns...)
 	case loadedMsg:
+		if m.listAfterLoad {
+			m.listAfterLoad = false
+			cmds = append(cmds, listCmd(m.ctx, m.store))
+		}
 		later = append(later, m.loaded(msg))
 	case pageMsg:
 		later = append(later, m.addPage(msg))

@@ -19,6 +19,26 @@ import (
 // decoder maps stored JSON objects and collects warnings on the way.
 type decoder struct {
 	warnings []string
+	// names holds one copy of each short name decoded (roles, types,
+	// statuses, tools, models), which recur in every message of an outline
+	names map[string]string
+}
+
+// name is s, or the copy of it decoded before.
+func (d *decoder) name(s string) string {
+	if len(s) > 64 {
+		return s
+	}
+	if n, ok := d.names[s]; ok {
+		return n
+	}
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	if len(d.names) < 256 {
+		d.names[s] = s
+	}
+	return s
 }
 
 func (d *decoder) warnf(format string, args ...any) {
@@ -168,13 +188,13 @@ func (d *decoder) message(id string, data []byte, createdMS int64, where string)
 	}
 	m := model.Message{
 		ID:         id,
-		Role:       model.Role(sm.Role),
+		Role:       model.Role(d.name(sm.Role)),
 		Created:    msTime(sm.Time.Created),
 		Completed:  msTime(sm.Time.Completed),
-		ProviderID: sm.ProviderID,
-		ModelID:    sm.ModelID,
-		Agent:      sm.Agent,
-		Finish:     sm.Finish,
+		ProviderID: d.name(sm.ProviderID),
+		ModelID:    d.name(sm.ModelID),
+		Agent:      d.name(sm.Agent),
+		Finish:     d.name(sm.Finish),
 		Error:      errorName(sm.Error),
 		// A user message's summary is an object ({title, diffs}); only an
 		// assistant compaction summary is the literal true.
@@ -186,14 +206,14 @@ func (d *decoder) message(id string, data []byte, createdMS int64, where string)
 	}
 	if sm.Model != nil {
 		if m.ProviderID == "" {
-			m.ProviderID = sm.Model.ProviderID
+			m.ProviderID = d.name(sm.Model.ProviderID)
 		}
 		if m.ModelID == "" {
-			m.ModelID = sm.Model.ModelID
+			m.ModelID = d.name(sm.Model.ModelID)
 		}
 	}
 	if m.Agent == "" {
-		m.Agent = sm.Mode
+		m.Agent = d.name(sm.Mode)
 	}
 	if m.ID == "" {
 		d.warnf("%s: message without id", where)
@@ -285,7 +305,7 @@ func (d *decoder) part(id string, data []byte, where string) (model.Part, bool) 
 	}
 	p := model.Part{
 		ID:       id,
-		Type:     model.PartType(sp.Type),
+		Type:     model.PartType(d.name(sp.Type)),
 		Metadata: rawJSON(sp.Metadata),
 	}
 	if !partTypes[sp.Type] {
@@ -307,13 +327,13 @@ func (d *decoder) part(id string, data []byte, where string) (model.Part, bool) 
 }
 
 func (d *decoder) toolCall(id string, sp *storedPart, where string) *model.ToolCall {
-	tc := &model.ToolCall{CallID: sp.CallID, Tool: sp.Tool}
+	tc := &model.ToolCall{CallID: sp.CallID, Tool: d.name(sp.Tool)}
 	st := sp.State
 	if st == nil {
 		d.warnf("part %s: tool part without state (%s)", id, where)
 		return tc
 	}
-	tc.Status = model.ToolStatus(st.Status)
+	tc.Status = model.ToolStatus(d.name(st.Status))
 	tc.Input = rawJSON(st.Input)
 	tc.Output = st.Output
 	tc.Error = st.Error

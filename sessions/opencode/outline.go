@@ -107,12 +107,25 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 		return page, nil
 	}
 
-	q := `SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id`
+	// a page that follows the last one read starts after its last message
+	// (a key of the index on session_id, time_created, id), so reading
+	// every page costs one pass; another start counts its way there
+	q := `SELECT id, time_created, data FROM message WHERE session_id = ?`
 	args := []any{id}
-	if limit > 0 {
+	after, keyed := s.pageCursor(id, from)
+	if keyed {
+		q += ` AND (time_created, id) > (?, ?)`
+		args = append(args, after.created, after.id)
+	}
+	q += ` ORDER BY time_created, id`
+	switch {
+	case limit > 0 && (keyed || from == 0):
+		q += ` LIMIT ?`
+		args = append(args, limit+1)
+	case limit > 0:
 		q += ` LIMIT ? OFFSET ?`
 		args = append(args, limit+1, from)
-	} else if from > 0 {
+	case from > 0 && !keyed:
 		q += ` LIMIT -1 OFFSET ?`
 		args = append(args, from)
 	}
@@ -122,6 +135,7 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 	}
 	index := map[string]int{} // message id -> index in sess.Messages
 	var ids []any
+	var last pageKey // of the last message read
 	for rows.Next() {
 		if limit > 0 && len(ids) == limit {
 			page.More = true
@@ -137,6 +151,7 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 			return nil, err
 		}
 		ids = append(ids, mid)
+		last = pageKey{from + len(ids), created.Int64, mid, created.Valid}
 		m, ok := d.message(mid, data, created.Int64, "table message, row "+mid)
 		if !ok {
 			continue
@@ -147,6 +162,9 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if page.More {
+		s.setPageCursor(id, last)
 	}
 
 	orphans := map[string]int{}
@@ -228,6 +246,36 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 	}
 	sess.Warnings = append(sess.Warnings, d.warnings...)
 	return page, nil
+}
+
+// pageKey is where an outline page ended: message index next follows the
+// message of key (created, id); valid is false when its time_created is
+// NULL, which a key cannot compare.
+type pageKey struct {
+	next    int
+	created int64
+	id      string
+	valid   bool
+}
+
+// pageCursor is the key after which message index from of session id
+// starts, when the page read last ended there.
+func (s *sqliteStore) pageCursor(id string, from int) (pageKey, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.cursors[id]
+	return k, ok && from > 0 && k.next == from && k.valid
+}
+
+// setPageCursor records where a page of session id ended (one per
+// session, of the sessions read last).
+func (s *sqliteStore) setPageCursor(id string, k pageKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cursors == nil || len(s.cursors) >= 64 {
+		s.cursors = map[string]pageKey{}
+	}
+	s.cursors[id] = k
 }
 
 // countOrphans adds to orphans, per message id, the part rows of session

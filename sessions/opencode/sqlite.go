@@ -43,11 +43,12 @@ type sqliteStore struct {
 	conn    atomic.Pointer[sqlConn]
 
 	mu           sync.Mutex
-	openWarnings []string   // from the open: an immutable fallback
-	waitingWAL   bool       // opened immutable for want of -wal/-shm
-	walNote      string     // while waitingWAL: what that open does not see, if anything
-	listWarnings []string   // from the last List: rows it could not read
-	retired      []*sqlConn // pools replaced by a reopen, closed by Close
+	openWarnings []string           // from the open: an immutable fallback
+	waitingWAL   bool               // opened immutable for want of -wal/-shm
+	walNote      string             // while waitingWAL: what that open does not see, if anything
+	listWarnings []string           // from the last List: rows it could not read
+	retired      []*sqlConn         // pools replaced by a reopen, closed by Close
+	cursors      map[string]pageKey // where the last outline page of a session ended
 }
 
 // sqlConn is one open of the database: the pool and the blob reader.
