@@ -1,6 +1,7 @@
 package formatters
 
 import (
+	"regexp"
 	"sync"
 
 	"correx/model"
@@ -24,6 +25,10 @@ type AgentMarkers struct {
 type KindShape struct {
 	Head, Tail, CharCut bool
 	Legend, UnknownWhy  string
+	// Footer, when set, matches what the agent adds at the end of the
+	// text after the output (FooterWhat names it in the added pieces).
+	Footer     *regexp.Regexp
+	FooterWhat string
 }
 
 var agentMarkers struct {
@@ -42,7 +47,7 @@ func RegisterMarkers(m AgentMarkers) {
 		agentMarkers.why = map[model.TruncationKind]string{}
 	}
 	for k, s := range m.Kinds {
-		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut}
+		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, footer: s.Footer, footerWhat: s.FooterWhat}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
 		}

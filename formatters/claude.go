@@ -35,7 +35,7 @@ func detectClaudeGlob(text string) *model.Truncation {
 }
 
 // detectClaude finds Claude Code's truncation markers.
-func detectClaude(text string) *model.Truncation {
+func detectClaude(tool, text string) *model.Truncation {
 	if m := claudePersistedHead.FindStringSubmatchIndex(text); m != nil {
 		t := &model.Truncation{Kind: model.TruncClaudePersisted, Markers: []model.Span{{Start: m[0], End: m[1]}}, SpillPath: text[m[2]:m[3]]}
 		if e := claudePersistedTail.FindStringIndex(text[m[1]:]); e != nil {
@@ -55,7 +55,7 @@ func detectClaude(text string) *model.Truncation {
 	if m := claudeMiddle.FindStringIndex(text); m != nil {
 		return &model.Truncation{Kind: model.TruncClaudeMiddle, Markers: []model.Span{{Start: m[0], End: m[1]}}}
 	}
-	if m := claudeLines.FindStringIndex(text); m != nil {
+	if m := claudeLines.FindStringIndex(text); m != nil && tool == "Bash" { // Bash's cap only
 		return &model.Truncation{Kind: model.TruncClaudeLines, Markers: []model.Span{{Start: m[0], End: m[1]}}}
 	}
 	return nil

@@ -26,7 +26,11 @@ type SpillProblem interface {
 // shape is what a truncation rule keeps of the output: its start (head),
 // its end (tail), and whether it cuts inside lines (by characters or
 // bytes) or between them.
-type shape struct{ head, tail, charCut bool }
+type shape struct {
+	head, tail, charCut bool
+	footer              *regexp.Regexp // a registered agent's footer after the output
+	footerWhat          string
+}
 
 var shapes = map[model.TruncationKind]shape{
 	model.TruncBashTail:        {tail: true},
@@ -262,6 +266,11 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(g.Start, g.Start+c[0], "v2 read's text-page JSON")
 				add(g.Start+c[1], g.End, "v2 read's text-page JSON")
 				g.Start, g.End = g.Start+c[0], g.Start+c[1]
+			}
+		case lastGap && shapes[t.Kind].footer != nil:
+			if m := shapes[t.Kind].footer.FindStringIndex(text[g.Start:g.End]); m != nil {
+				add(g.Start+m[0], g.End, shapes[t.Kind].footerWhat)
+				g.End = g.Start + m[0]
 			}
 		case t.Kind == model.TruncGrepCap && strings.HasPrefix(text[g.Start:g.End], "\n"):
 			add(g.Start, g.Start+1, "line break")

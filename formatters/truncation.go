@@ -91,7 +91,7 @@ var (
 )
 
 func detect(tool, text string) *model.Truncation {
-	if t := detectClaude(text); t != nil {
+	if t := detectClaude(tool, text); t != nil {
 		return t
 	}
 	if tool == "bash" && strings.HasPrefix(text, bashTailPrefix) {

@@ -170,6 +170,10 @@ func checkCLIShow(t *testing.T, file string, p render.Provider, sess *model.Sess
 		msg := m.(map[string]any)
 		var id, text string
 		switch p {
+		case render.OpenAIChat:
+			if r, ok := resultEntry(p, msg); ok {
+				n += cliCompare(t, file, sess, spill, r.id, r.text)
+			}
 		case render.OpenAIResponses:
 			typ, _ := msg["type"].(string)
 			if !strings.HasSuffix(typ, "_call_output") {

@@ -7,6 +7,7 @@ package sessions
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"sync"
@@ -183,3 +184,23 @@ func NotSession(path, why string) error { return notSession(path, why) }
 
 // SortInfos orders newest first by Updated, then by id.
 func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
+
+// OpenSQLite opens an agent's SQLite database as opencode.db is opened:
+// mode=ro and query_only; immutable=1 when it is a WAL database without
+// its -wal/-shm files (SQLite would create them beside it) or when the
+// read-only open fails (a read-only folder). notes say what such an open
+// does not see (writer names the agent). tables are the database's tables.
+func OpenSQLite(path, writer string) (db *sql.DB, tables map[string]bool, notes []string, err error) {
+	immutable, note := walFilesMissing(path, writer)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	db, tables, err = connect(path, immutable)
+	if err != nil && !immutable && canRetryImmutable(err) {
+		first := err
+		if db, tables, err = connect(path, true); err == nil {
+			notes = append(notes, fmt.Sprintf("%s: read-only open failed (%v); opened with immutable=1: what %s writes while correx runs is not seen", path, first, writer))
+		}
+	}
+	return db, tables, notes, err
+}

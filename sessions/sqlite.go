@@ -93,7 +93,7 @@ func openSQLite(path string) (*sqliteStore, error) {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
 	s := &sqliteStore{path: abs}
-	immutable, note := walFilesMissing(abs)
+	immutable, note := walFilesMissing(abs, "opencode")
 	s.waitingWAL, s.walNote = immutable, note
 	db, tables, err := connect(abs, immutable)
 	if err != nil && !immutable && canRetryImmutable(err) {
@@ -152,7 +152,7 @@ func (s *sqliteStore) reopenIfWAL() {
 // checkpointed and removed it on exit, so the file is complete, and the
 // store reopens normally once opencode starts again), the -wal's commits
 // when only the -shm is missing.
-func walFilesMissing(path string) (immutable bool, note string) {
+func walFilesMissing(path, writer string) (immutable bool, note string) {
 	head, err := readHead(path, 20)
 	// bytes 18 and 19 of the header: the write and read versions, 2 for WAL
 	if err != nil || len(head) < 20 || (head[18] != 2 && head[19] != 2) {
@@ -164,7 +164,7 @@ func walFilesMissing(path string) (immutable bool, note string) {
 	case walErr == nil && shmErr == nil:
 		return false, ""
 	case walErr == nil && wal.Size() > 0:
-		return true, fmt.Sprintf("%s: WAL database without its -shm file: opened with immutable=1 so that SQLite creates nothing beside it; the %d bytes of commits in its -wal file are not read (sessions show as of the last checkpoint), nor what opencode writes while correx runs", path, wal.Size())
+		return true, fmt.Sprintf("%s: WAL database without its -shm file: opened with immutable=1 so that SQLite creates nothing beside it; the %d bytes of commits in its -wal file are not read (sessions show as of the last checkpoint), nor what %s writes while correx runs", path, wal.Size(), writer)
 	}
 	return true, ""
 }

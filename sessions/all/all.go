@@ -2,3 +2,5 @@
 // for its side effect wherever sessions are opened. Adding an agent is its
 // driver package under sessions/ and one import line here.
 package all
+
+import _ "correx/sessions/crush" // Crush
