@@ -367,7 +367,7 @@ func crushCheckStoredVsSent(dbPath string, reqs []*captured, manifest []manifest
 				Messages []struct {
 					Role       string `json:"role"`
 					ToolCallID string `json:"tool_call_id"`
-					Content    string `json:"content"`
+					Content    any    `json:"content"` // a user message's may be a list
 				} `json:"messages"`
 			}
 			if json.Unmarshal(req.Body, &doc) != nil {
