@@ -73,6 +73,10 @@ type SessionInfo struct {
 	// be read (damaged pages of the store): ToolCalls, Truncated and Errors
 	// then count only the rows that could (`correx ls --json`: null).
 	Damaged string `json:"damaged,omitempty"`
+	// Uncounted says the counts (Messages, ToolCalls, Truncated, Errors)
+	// are not read yet: a quick list (sessions.ListQuick) for a first
+	// screen, before List counts them.
+	Uncounted bool `json:"-"`
 }
 
 // TruncatedBy says how Truncated was counted: "flagged" for opencode, whose

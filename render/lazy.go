@@ -262,6 +262,29 @@ func (c *LazyConversation) MarshalIndent(ctx context.Context, v Value) ([]byte, 
 // stringChunk is how much of a string writeRunes encodes at once.
 var stringChunk = 256 << 10
 
+// runeCut is the first cut between runes (as decoded from s's start) at
+// or after n (before it when that is one), n at least 1: a rune never holds a byte that is not a
+// continuation byte after its first, and is at most utf8.UTFMax long, so
+// the first byte that is not a continuation byte back from n, within
+// UTFMax-1 bytes, starts a rune; none there means no rune spans n. Found
+// in O(1), not by decoding every rune before n.
+func runeCut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
+		if !utf8.RuneStart(s[i]) {
+			continue
+		}
+		if i == 0 { // the first rune spans n: cut after it
+			_, k := utf8.DecodeRuneInString(s)
+			return k
+		}
+		return i
+	}
+	return n
+}
+
 // writeRunes writes marshal(s) without its quotes, a piece at a time: a
 // string's encoding is that of its runes one after the other, so s is cut
 // between runes (as decoded from its start) and each piece encoded alone.
@@ -269,11 +292,7 @@ var stringChunk = 256 << 10
 // whole, when each is cut between runes.
 func writeRunes(w io.Writer, s string) error {
 	for len(s) > 0 {
-		cut := 0
-		for cut < len(s) && cut < stringChunk {
-			_, n := utf8.DecodeRuneInString(s[cut:])
-			cut += n
-		}
+		cut := runeCut(s, stringChunk)
 		b, err := marshal(s[:cut])
 		if err != nil {
 			return err

@@ -219,3 +219,33 @@ func TestWriteStringInPieces(t *testing.T) {
 		require.Equal(t, string(want), `"`+b.String()+`"`, "chunk %d", n)
 	}
 }
+
+// TestRuneCut: runeCut cuts where decoding s from its start has a cut
+// between runes, the last one at or before n (or the first rune's end),
+// whatever the bytes, valid or not.
+func TestRuneCut(t *testing.T) {
+	cuts := func(s string) map[int]bool {
+		at := map[int]bool{0: true}
+		for i := 0; i < len(s); {
+			_, k := utf8.DecodeRuneInString(s[i:])
+			i += k
+			at[i] = true
+		}
+		return at
+	}
+	for _, s := range []string{"abc", "é€😀x", "\x80\x80\x80\x80\x80a", "\xf0\x9f\x98", "😀😀", "\xe2\x82\xe2\x82\xac", "\xff\xfe😀\x80"} {
+		at := cuts(s)
+		for n := 1; n <= len(s)+1; n++ {
+			got := runeCut(s, n)
+			if !at[got] || got == 0 {
+				t.Errorf("runeCut(%q, %d) = %d: not a cut between runes", s, n, got)
+			}
+			if n < len(s) && got > n {
+				_, k := utf8.DecodeRuneInString(s)
+				if got != k {
+					t.Errorf("runeCut(%q, %d) = %d: past n and not the first rune's end", s, n, got)
+				}
+			}
+		}
+	}
+}

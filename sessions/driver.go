@@ -10,7 +10,9 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"correx/model"
 )
@@ -203,4 +205,23 @@ func OpenSQLite(path, writer string) (db *sql.DB, tables map[string]bool, notes 
 		}
 	}
 	return db, tables, notes, err
+}
+
+// Fingerprint implements Fingerprinter: the session files' paths, sizes
+// and mtimes (see statPrint), so a TUI left open reads nothing while no
+// file changed.
+func (s *FileStore) Fingerprint() (string, bool) {
+	files, warnings := s.Files()
+	now := time.Now()
+	var b strings.Builder
+	fmt.Fprintf(&b, "files %q", s.Root)
+	for _, f := range files {
+		st, ok := statPrint(f, now, false)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, " %q %s", f, st)
+	}
+	fmt.Fprintf(&b, " warnings %d", len(warnings))
+	return b.String(), true
 }

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -252,8 +253,14 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 		for i, v := range ids {
 			mids[i] = v.(string)
 		}
-		q := fmt.Sprintf(outlinePartsSQL, "message_id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")")
-		w, _, err := readParts(ctx, tx, q, append([]any{elideBytes, id, s.blobMin()}, ids...),
+		// the page's message ids as one JSON array: SQLite allows 32,766
+		// variables, and a page may hold more messages
+		idList, err := json.Marshal(mids)
+		if err != nil {
+			return nil, err
+		}
+		q := fmt.Sprintf(outlinePartsSQL, "message_id IN (SELECT value FROM json_each(?4))")
+		w, _, err := readParts(ctx, tx, q, []any{elideBytes, id, s.blobMin(), string(idList)},
 			fmt.Sprintf(outlinePartsSQL, "rowid = ?4"), []any{elideBytes, id, s.blobMin()}, mids, add)
 		d.warnings = append(d.warnings, w...)
 		if err != nil {

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -113,4 +114,37 @@ func TestOutlineCorruptRows(t *testing.T) {
 	assert.Equal(t, want.Messages, got.Messages)
 	_, err = l.LoadOutline(ctx, "nope", 0, 1)
 	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+// TestOutlineMoreMessagesThanSQLVariables: one outline page of more
+// messages than SQLite allows variables (32,766) reads their parts. It
+// failed with "too many SQL variables" while the page's message ids were
+// bound one variable each.
+func TestOutlineMoreMessagesThanSQLVariables(t *testing.T) {
+	const n = 33_000
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db := openTestDB(t, path)
+	s := fxSession{id: "ses_big", title: "big", dir: "/home/user/proj", version: "1.18.33", created: 1, updated: 2}
+	require.NoError(t, insertSessionErr(db, s))
+	tx, err := db.Begin()
+	require.NoError(t, err)
+	for i := range n {
+		mid := fmt.Sprintf("msg_%06d", i)
+		_, err := tx.Exec(`INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, 'ses_big', ?, ?, '{"role":"user","time":{"created":1}}')`, mid, i, i)
+		require.NoError(t, err)
+		_, err = tx.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, 'ses_big', ?, ?, '{"type":"text","text":"hi"}')`, "prt_"+mid, mid, i, i)
+		require.NoError(t, err)
+	}
+	require.NoError(t, tx.Commit())
+	require.NoError(t, db.Close())
+
+	st, err := Open(path)
+	require.NoError(t, err)
+	defer st.Close()
+	p, err := LazyFor(st, "ses_big").LoadOutline(ctx, "ses_big", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, p.Session.Messages, n)
+	for _, m := range p.Session.Messages {
+		require.Len(t, m.Parts, 1, m.ID)
+	}
 }

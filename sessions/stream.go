@@ -162,11 +162,19 @@ const maxUnit = 12
 
 func (u *unquoter) feed(chunk []byte, final bool) error {
 	data := string(append(u.carry, chunk...))
+	limit := len(data) - maxUnit
+	if final {
+		limit = len(data)
+	}
 	cut := 0
-	for cut < len(data) && (final || len(data)-cut >= maxUnit) {
+	for cut < limit {
+		if c := data[cut]; c < utf8.RuneSelf && c != '\\' {
+			cut++ // the common unit, without a call
+			continue
+		}
 		cut += unitLen(data[cut:])
 	}
-	cut = min(cut, len(data))
+	cut = min(max(cut, 0), len(data))
 	u.carry = append(u.carry[:0], data[cut:]...)
 	if cut == 0 {
 		return nil
@@ -174,11 +182,56 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	piece := data[:cut]
 	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
 		// escapes or invalid bytes; else encoding/json gives it as it is
-		if err := json.Unmarshal([]byte(`"`+piece+`"`), &piece); err != nil {
+		if simple, ok := unquoteSimple(piece); ok {
+			piece = simple
+		} else if err := json.Unmarshal([]byte(`"`+piece+`"`), &piece); err != nil {
 			return err
 		}
 	}
 	return u.write(piece)
+}
+
+// unquoteSimple decodes a string body whose escapes are all one of
+// \" \\ \/ \b \f \n \r \t, in valid UTF-8 without control characters,
+// as encoding/json does (the escapes of almost every tool output: its
+// newlines and tabs); ok false for anything else (\u escapes, invalid
+// bytes, a raw control character, a malformed escape), left to
+// encoding/json. FuzzUnquotePieces checks both against encoding/json.
+func unquoteSimple(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < ' ' || c == '"':
+			return "", false
+		case c != '\\':
+			b = append(b, c)
+			continue
+		}
+		if i++; i == len(s) {
+			return "", false
+		}
+		switch s[i] {
+		case '"', '\\', '/':
+			b = append(b, s[i])
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		default:
+			return "", false
+		}
+	}
+	return string(b), true
 }
 
 // unitLen is the length of the unit s starts with.

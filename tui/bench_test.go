@@ -232,17 +232,26 @@ func BenchmarkKeypress(b *testing.B) {
 }
 
 // BenchmarkPickerFirstFrame: from opening the store to the session
-// picker's first frame with the sessions listed, on the store named by
+// picker's first frame with the sessions listed (a quick list, its counts
+// still coming, when the store can give one), on the store named by
 // CORREX_BENCH_PICKER (go run ./testdata/gen -sessions 2000 -calls 10 -mb
-// 0.02 -out DIR).
+// 0.02 -out DIR). BenchmarkPickerCounted: until the counts are in.
 func BenchmarkPickerFirstFrame(b *testing.B) {
+	benchPicker(b, func(m Model) bool { return !m.picker.loading })
+}
+
+func BenchmarkPickerCounted(b *testing.B) {
+	benchPicker(b, func(m Model) bool { return !m.picker.loading && !m.picker.counting })
+}
+
+func benchPicker(b *testing.B, done func(Model) bool) {
 	dir := os.Getenv("CORREX_BENCH_PICKER")
 	if dir == "" {
 		b.Skip("CORREX_BENCH_PICKER is unset: generate a store with `go run ./testdata/gen -sessions 2000 -calls 10 -mb 0.02 -out DIR`")
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		h, s, frame, finish := openUntil(b, dir, "", func(m Model) bool { return !m.picker.loading })
+		h, s, frame, finish := openUntil(b, dir, "", done)
 		if frame == "" || len(h.m.picker.all) == 0 {
 			b.Fatal("empty picker")
 		}

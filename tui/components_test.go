@@ -375,3 +375,32 @@ func TestPipelineFolds(t *testing.T) {
 	h.send(tea.PasteMsg{Content: "2500"})
 	require.Contains(t, h.plain(), "│2500", "a match inside a fold unfolds it")
 }
+
+// The picker shows a quick list (sessions.ListQuick) with its counts
+// pending until the counted list replaces it; a quick list arriving after
+// the counted one is dropped.
+func TestPickerQuickListThenCounts(t *testing.T) {
+	s := newFakeStore(t)
+	counted := s.infos
+	quick := make([]model.SessionInfo, len(counted))
+	for i, in := range counted {
+		in.ToolCalls, in.Truncated, in.Errors, in.Messages, in.Uncounted = 0, 0, 0, 0, true
+		quick[i] = in
+	}
+	m := New(Options{Stores: []sessions.Store{s}})
+	m.now = func() time.Time { return fakeNow }
+	m.picker.now = m.now
+	h := &harness{t: t, m: m}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 24})
+	h.send(listedMsg{infos: quick, quick: true})
+	out := h.plain()
+	require.Contains(t, out, "counting calls…")
+	require.Contains(t, out, "…")
+	require.Contains(t, out, counted[0].Title)
+	h.send(listedMsg{infos: counted})
+	out = h.plain()
+	require.NotContains(t, out, "counting calls…")
+	require.NotContains(t, out, " … ")
+	h.send(listedMsg{infos: quick, quick: true})
+	require.Equal(t, out, h.plain(), "a late quick list is dropped")
+}

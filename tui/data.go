@@ -143,6 +143,7 @@ func agentVersion(in model.SessionInfo) string {
 
 type listedMsg struct {
 	infos []model.SessionInfo
+	quick bool // a quick list: no counts yet
 	err   error
 	warns []string // the store's, after the list
 }
@@ -206,6 +207,23 @@ func listCmd(ctx context.Context, store sessions.Store) tea.Cmd {
 		defer cancel()
 		infos, err := store.List(ctx)
 		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store)}
+	}
+}
+
+// quickListCmd lists the store without counts when it can
+// (sessions.ListQuick), for the picker's first screen; nil when it cannot.
+func quickListCmd(ctx context.Context, store sessions.Store) tea.Cmd {
+	if store == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		infos, ok, err := sessions.ListQuick(ctx, store)
+		if !ok || err != nil {
+			return nil // the full list says what is wrong
+		}
+		return listedMsg{infos: infos, quick: true}
 	}
 }
 

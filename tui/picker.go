@@ -27,7 +27,10 @@ type picker struct {
 	sel     int
 	off     int
 	loading bool
-	err     error
+	// counting: the rows are a quick list (sessions.ListQuick), their
+	// counts still being read by the full list
+	counting bool
+	err      error
 
 	filter    lineInput
 	filtering bool
@@ -123,8 +126,18 @@ func (p *picker) FullHelp() [][]key.Binding {
 func (p *picker) SetSize(w, h int) { p.width, p.height = w, h; p.scroll() }
 
 func (p *picker) SetSessions(infos []model.SessionInfo, err error) {
-	p.all, p.err, p.loading = infos, err, false
+	p.all, p.err, p.loading, p.counting = infos, err, false, false
 	p.a.listed = infos
+	p.apply()
+}
+
+// SetQuick shows a quick list (uncounted) until SetSessions brings the
+// counted one; one that arrives after it is dropped.
+func (p *picker) SetQuick(infos []model.SessionInfo) {
+	if !p.loading {
+		return
+	}
+	p.all, p.loading, p.counting = infos, false, true
 	p.apply()
 }
 
@@ -196,7 +209,11 @@ func (p *picker) View() string {
 	case p.filter.Value() != "":
 		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("filter: %s  (%d of %d)", inertString(p.filter.Value(), st.Inert), len(p.shown), len(p.all))), p.width))
 	default:
-		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d %s, newest first · ✂ truncated calls: f flagged by the agent, d detected", len(p.all), plural(len(p.all), "session", "sessions"))), p.width))
+		counting := ""
+		if p.counting {
+			counting = " · counting calls…"
+		}
+		lines = append(lines, fit(st.Muted.Render(fmt.Sprintf("%d %s, newest first · ✂ truncated calls: f flagged by the agent, d detected%s", len(p.all), plural(len(p.all), "session", "sessions"), counting)), p.width))
 	}
 	c := p.cols()
 	hdr := "  " + fit("TITLE", c.title) + " " + fit("AGENT", c.agent) + " " + fit("DIRECTORY", c.dir) + " " +
@@ -235,6 +252,9 @@ func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
 		title = "subagent: " + title
 	}
 	num := func(n, w int, s lipgloss.Style) string {
+		if in.Uncounted {
+			return st.Subtle.Render(fmt.Sprintf("%*s", w, "…"))
+		}
 		t := fmt.Sprintf("%*d", w, n)
 		if in.Damaged != "" { // rows left unread: at least n (a warning says which)
 			t = fmt.Sprintf("%*s", w, fmt.Sprintf("%d+", n))
@@ -261,6 +281,9 @@ func (p *picker) row(in model.SessionInfo, sel bool, c pickerCols) string {
 // they were counted: "2f" flagged by the agent (opencode's own record, read
 // without loading outputs), "2d" detected by correx in the results.
 func truncCell(st *Styles, in model.SessionInfo, w int) string {
+	if in.Uncounted {
+		return st.Subtle.Render(fmt.Sprintf("%*s", w, "…"))
+	}
 	t := fmt.Sprintf("%*d%s", w-1, in.Truncated, in.TruncatedBy()[:1])
 	if in.Truncated == 0 {
 		return st.Subtle.Render(t)

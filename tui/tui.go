@@ -140,7 +140,7 @@ func New(opts Options) Model {
 // Init asks for the background colour, lists the sessions and opens the
 // session named in the options.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, listCmd(m.ctx, m.store), m.spin.Tick}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, quickListCmd(m.ctx, m.store), listCmd(m.ctx, m.store), m.spin.Tick}
 	if m.opts.Live {
 		cmds = append(cmds, liveTick(m.cfg.LiveEvery))
 	}
@@ -228,6 +228,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.clearStatus()
 		}
 	case listedMsg:
+		if msg.quick {
+			m.picker.SetQuick(msg.infos)
+			break
+		}
 		m.picker.SetSessions(msg.infos, msg.err)
 		if msg.err != nil {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())

@@ -17,7 +17,8 @@
 #     opencode session when the opencode 1.18.33 binary is in
 #     ~/.cache/correx-record/npm-1.18.33, `jq -c . FILE` of the JSON Lines
 #     transcript for the others; and the ratio correx transcript ÷ anchor.
-# Then the picker's first frame (BenchmarkPickerFirstFrame, median) on
+# Then the picker's first frame (BenchmarkPickerFirstFrame: the quick list)
+# and its counted frame (BenchmarkPickerCounted), medians, on
 # opencode stores of PICKER sessions (default "2000 5000", 10 calls each),
 # and, with FIFTYK=1 (slow), opencode at 50,000 calls (MB50 MiB, default
 # 10×MB). KEEP=1 keeps the temp dir.
@@ -160,14 +161,15 @@ for a in $AGENTS; do row "$a" "$CALLS" "$MB"; done
 if [ "${FIFTYK:-}" = 1 ]; then row opencode 50000 "${MB50:-$((MB * 10))}"; fi
 
 PROWS=$TMP/prows
-printf "%-22s %9s %12s\n" "picker" "sessions" "1st frame" >"$PROWS"
+printf "%-22s %9s %12s %12s\n" "picker" "sessions" "1st frame" "counted" >"$PROWS"
 for n in $PICKER; do
 	echo "== picker: $n sessions" >&2
 	dir=$TMP/picker-$n
 	"$TMP/gen" -sessions "$n" -calls 10 -mb 0.02 -out "$dir" -quiet >/dev/null
-	(cd tui && CORREX_BENCH_PICKER=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkPickerFirstFrame' \
+	(cd tui && CORREX_BENCH_PICKER=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkPicker(FirstFrame|Counted)' \
 		-test.count "$COUNT" >"$TMP/pbench.txt" 2>&1) || tail -5 "$TMP/pbench.txt" >&2
-	printf "%-22s %9s %12s\n" "opencode, 10 calls each" "$n" "$(num %.1fms "$(bench BenchmarkPickerFirstFrame "$TMP/pbench.txt")")" >>"$PROWS"
+	printf "%-22s %9s %12s %12s\n" "opencode, 10 calls each" "$n" "$(num %.1fms "$(bench BenchmarkPickerFirstFrame "$TMP/pbench.txt")")" \
+		"$(num %.1fms "$(bench BenchmarkPickerCounted "$TMP/pbench.txt")")" >>"$PROWS"
 	[ "${KEEP:-}" != "" ] || rm -rf "$dir"
 done
 
