@@ -59,17 +59,21 @@ func Fingerprint(s Store) (string, bool) {
 var racyWindow = 2 * time.Second
 
 // Fingerprint implements Fingerprinter; see the package function.
-func (s *sqliteStore) Fingerprint() (string, bool) {
+func (s *sqliteStore) Fingerprint() (string, bool) { return FingerprintSQLite(s.path) }
+
+// FingerprintSQLite fingerprints an SQLite database at path and its -wal
+// (see Fingerprint), for a driver's store of one database.
+func FingerprintSQLite(path string) (string, bool) {
 	now := time.Now()
-	db, ok := statPrint(s.path, now, false)
+	db, ok := statPrint(path, now, false)
 	if !ok {
 		return "", false
 	}
-	wal, ok := statPrint(s.path+"-wal", now, true)
+	wal, ok := statPrint(path+"-wal", now, true)
 	if !ok {
 		return "", false
 	}
-	return fmt.Sprintf("sqlite %q %s wal %s", s.path, db, wal), true
+	return fmt.Sprintf("sqlite %q %s wal %s", path, db, wal), true
 }
 
 // statPrint returns "size/mtime-ns" of path, or "-" when it is missing and

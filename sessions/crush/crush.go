@@ -137,6 +137,10 @@ type store struct {
 func (s *store) Path() string { return s.path }
 func (s *store) Close() error { return nil }
 
+// Fingerprint lets a TUI left open skip the List while the database and
+// its -wal are unchanged.
+func (s *store) Fingerprint() (string, bool) { return sessions.FingerprintSQLite(s.path) }
+
 func (s *store) Warnings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -362,6 +366,19 @@ type Stored struct {
 	Parts []part `json:"parts"`
 }
 
+// partData decodes a part's data as T; bad, if not nil, hears of a
+// failure.
+func partData[T any](p part, bad func(part, error)) (T, bool) {
+	var d T
+	if err := json.Unmarshal(p.Data, &d); err != nil {
+		if bad != nil {
+			bad(p, err)
+		}
+		return d, false
+	}
+	return d, true
+}
+
 // rowParts parses a row's parts; a damaged one is named in a warning.
 func rowParts(m msgRow, path string, warn func(string)) []part {
 	var ps []part
@@ -375,7 +392,7 @@ func rowParts(m msgRow, path string, warn func(string)) []part {
 func decode(sess *model.Session, msgs []msgRow, children map[string]bool, path string) {
 	warn := func(w string) { sess.Warnings = append(sess.Warnings, w) }
 	calls := map[string]*model.ToolCall{}
-	var step *model.Message // the assistant step the next tool rows answer
+	step := -1 // the assistant step the next tool rows answer
 	for _, m := range msgs {
 		ps := rowParts(m, path, warn)
 		if ps == nil {
@@ -386,67 +403,37 @@ func decode(sess *model.Session, msgs []msgRow, children map[string]bool, path s
 			warn(fmt.Sprintf("%s: message %s: %s part: %v", path, m.id, p.Type, err))
 		}
 		switch m.role {
-		case "user":
+		case "user", "assistant":
 			msg := model.Message{ID: m.id, Role: model.RoleUser, Created: msTime(m.created), Stored: []json.RawMessage{raw}}
-			for i, p := range ps {
-				id := fmt.Sprintf("%s/%d", m.id, i)
-				switch p.Type {
-				case "text":
-					var d textData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
-					}
-					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartText, Text: d.Text})
-				case "binary":
-					var d binaryData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
-					}
-					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartFile, File: &model.File{Mime: d.MIMEType, Filename: d.Path, URL: dataURL(d.MIMEType, d.Data)}})
-				case "image_url":
-					var d imageURLData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
-					}
-					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartFile, File: &model.File{URL: d.URL}})
-				case "shell_command":
-					var d shellData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
-					}
-					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartText, Text: shellText(d)})
-				}
+			if m.role == "assistant" {
+				msg.Role, msg.Completed, msg.ProviderID, msg.ModelID = model.RoleAssistant, msTime(m.finished), m.provider, m.model
 			}
-			sess.Messages = append(sess.Messages, msg)
-			step = nil
-		case "assistant":
-			msg := model.Message{ID: m.id, Role: model.RoleAssistant, Created: msTime(m.created), Completed: msTime(m.finished),
-				ProviderID: m.provider, ModelID: m.model, Stored: []json.RawMessage{raw}}
 			for i, p := range ps {
 				id := fmt.Sprintf("%s/%d", m.id, i)
 				switch p.Type {
 				case "text":
-					var d textData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
+					if d, ok := partData[textData](p, bad); ok {
+						msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartText, Text: d.Text})
 					}
-					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartText, Text: d.Text})
 				case "reasoning":
-					var d reasoningData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
+					if d, ok := partData[reasoningData](p, bad); ok {
+						msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartReasoning, Text: d.Thinking, Metadata: p.Data})
 					}
-					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartReasoning, Text: d.Thinking, Metadata: p.Data})
+				case "binary":
+					if d, ok := partData[binaryData](p, bad); ok {
+						msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartFile, File: &model.File{Mime: d.MIMEType, Filename: d.Path, URL: dataURL(d.MIMEType, d.Data)}})
+					}
+				case "image_url":
+					if d, ok := partData[imageURLData](p, bad); ok {
+						msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartFile, File: &model.File{URL: d.URL}})
+					}
+				case "shell_command":
+					if d, ok := partData[shellData](p, bad); ok {
+						msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartText, Text: shellText(d)})
+					}
 				case "tool_call":
-					var d toolCallData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
+					d, ok := partData[toolCallData](p, bad)
+					if !ok {
 						continue
 					}
 					call := &model.ToolCall{CallID: d.ID, Tool: d.Name, Status: model.StatusRunning, Input: inputJSON(d.Input), Start: msg.Created}
@@ -456,30 +443,29 @@ func decode(sess *model.Session, msgs []msgRow, children map[string]bool, path s
 					calls[d.ID] = call
 					msg.Parts = append(msg.Parts, model.Part{ID: id, Type: model.PartTool, Tool: call})
 				case "finish":
-					var d finishData
-					if err := json.Unmarshal(p.Data, &d); err != nil {
-						bad(p, err)
-						continue
-					}
-					msg.Finish = d.Reason
-					if d.Reason == "error" {
-						msg.Error = d.Message
+					if d, ok := partData[finishData](p, bad); ok {
+						msg.Finish = d.Reason
+						if d.Reason == "error" {
+							msg.Error = d.Message
+						}
 					}
 				}
 			}
 			sess.Messages = append(sess.Messages, msg)
-			step = &sess.Messages[len(sess.Messages)-1]
+			step = -1
+			if msg.Role == model.RoleAssistant {
+				step = len(sess.Messages) - 1
+			}
 		case "tool":
-			if step != nil {
-				step.Stored = append(step.Stored, raw)
+			if step >= 0 {
+				sess.Messages[step].Stored = append(sess.Messages[step].Stored, raw)
 			}
 			for _, p := range ps {
 				if p.Type != "tool_result" {
 					continue
 				}
-				var d toolResultData
-				if err := json.Unmarshal(p.Data, &d); err != nil {
-					bad(p, err)
+				d, ok := partData[toolResultData](p, bad)
+				if !ok {
 					continue
 				}
 				call := calls[d.ToolCallID]

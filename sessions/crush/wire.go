@@ -44,33 +44,27 @@ func decodeRow(raw json.RawMessage) (row, bool) {
 	for _, p := range st.Parts {
 		switch p.Type {
 		case "text":
-			var d textData
-			if json.Unmarshal(p.Data, &d) == nil && !hasText {
+			if d, ok := partData[textData](p, nil); ok && !hasText {
 				r.text, hasText = d.Text, true
 			}
 		case "reasoning":
-			var d reasoningData
-			if json.Unmarshal(p.Data, &d) == nil && r.reasoning == nil {
+			if d, ok := partData[reasoningData](p, nil); ok && r.reasoning == nil {
 				r.reasoning = &d
 			}
 		case "tool_call":
-			var d toolCallData
-			if json.Unmarshal(p.Data, &d) == nil {
+			if d, ok := partData[toolCallData](p, nil); ok {
 				r.calls = append(r.calls, d)
 			}
 		case "tool_result":
-			var d toolResultData
-			if json.Unmarshal(p.Data, &d) == nil {
+			if d, ok := partData[toolResultData](p, nil); ok {
 				r.results = append(r.results, d)
 			}
 		case "binary":
-			var d binaryData
-			if json.Unmarshal(p.Data, &d) == nil {
+			if d, ok := partData[binaryData](p, nil); ok {
 				r.files = append(r.files, d)
 			}
 		case "shell_command":
-			var d shellData
-			if json.Unmarshal(p.Data, &d) == nil {
+			if d, ok := partData[shellData](p, nil); ok {
 				r.shell = append(r.shell, d)
 			}
 		}

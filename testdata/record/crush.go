@@ -128,7 +128,7 @@ func ensureCrush(opt options) (string, error) {
 		return "", errors.New("no Crush binary: give -crush-bin PATH, or -crush-src DIR (its source at tag v" + crushVersion + ") to build one into the cache")
 	}
 	logf("building Crush v%s from %s into %s", crushVersion, *crushSrc, bin)
-	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/charmbracelet/crush/internal/version.Version=v"+crushVersion, "-o", bin, ".")
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-ldflags", "-X github.com/charmbracelet/crush/internal/version.Version=v"+crushVersion, "-o", bin, ".")
 	cmd.Dir = *crushSrc
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -170,9 +170,8 @@ func recordCrush(opt options, f flavour) (err error) {
 	if err := os.WriteFile(cfgPath, []byte(config), 0o644); err != nil {
 		return err
 	}
-	logDir := filepath.Join(opt.cacheDir, "logs", f.Name)
-	_ = os.RemoveAll(logDir)
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	logDir, err := freshLogDir(opt, f)
+	if err != nil {
 		return err
 	}
 	logf("fake provider at %s; crush logs in %s", srv.baseURL(), logDir)
