@@ -264,7 +264,7 @@ func assistantMessage(a row, text string, item int, pl *render.Placer) render.Va
 		m.Set("reasoning_content", a.reasoning.Thinking)
 	}
 	if text == "" && len(a.calls) == 0 {
-		return nil
+		return nil // reasoning alone: fantasy drops the empty message
 	}
 	return m
 }
