@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"correx/model"
-	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // capsJSON is the `capabilities` object of `show --json` and `wire --json`:
@@ -60,7 +60,7 @@ func (c *cli) capsOverride(name string) (model.CapsOverride, error) {
 // sessionCaps decides the session's models' capabilities on this machine;
 // problems reading the config go to stderr, one line each.
 func sessionCaps(s *model.Session, o model.CapsOverride, stderr io.Writer) model.SessionCapabilities {
-	caps, warns := sessions.OpencodeCapabilities(s, sessions.ThisMachine())
+	caps, warns := opencode.Capabilities(s, opencode.ThisMachine())
 	for _, w := range warns {
 		fmt.Fprintln(stderr, "correx: warning:", w)
 	}

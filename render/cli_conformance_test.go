@@ -26,6 +26,9 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
+		if a == model.AgentOpencode {
+			continue // TestConformance's: whole requests, with the capabilities decided from root/
+		}
 		agents = append(agents, string(a))
 	}
 	for _, agent := range agents {

@@ -8,7 +8,7 @@ import (
 
 	"correx/model"
 	"correx/render"
-	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // Conformance: for every request opencode made in a recorded run, correx's
@@ -33,7 +33,7 @@ func fixtureDirs(t *testing.T) []string {
 // requests (v2 sessions are lowered natively by default); env, the
 // environment opencode ran with, which with the config files the recorder
 // kept in root/ is the machine the models' capabilities are decided on.
-func recordOpts(t *testing.T, dir string) (render.Model, sessions.Machine) {
+func recordOpts(t *testing.T, dir string) (render.Model, opencode.Machine) {
 	var rec struct {
 		Lowering string   `json:"lowering"`
 		Env      []string `json:"env"`
@@ -51,13 +51,13 @@ func recordOpts(t *testing.T, dir string) (render.Model, sessions.Machine) {
 	default:
 		t.Fatalf("%s: unknown lowering %q in record.json", dir, rec.Lowering)
 	}
-	return m, sessions.FixtureMachine(filepath.Join(dir, "root"), rec.Env)
+	return m, opencode.FixtureMachine(filepath.Join(dir, "root"), rec.Env)
 }
 
 // withCaps is opts with the capabilities decided for sess on the
 // recording's machine.
-func withCaps(t *testing.T, opts render.Model, sess *model.Session, mc sessions.Machine) render.Model {
-	caps, warns := sessions.OpencodeCapabilities(sess, mc)
+func withCaps(t *testing.T, opts render.Model, sess *model.Session, mc opencode.Machine) render.Model {
+	caps, warns := opencode.Capabilities(sess, mc)
 	for _, w := range warns {
 		t.Errorf("session %s: %s", sess.Info.ID, w)
 	}

@@ -13,6 +13,7 @@ import (
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // TestPlacementsEveryFixture: for every call of every session of every
@@ -50,7 +51,7 @@ func TestPlacementsEveryFixture(t *testing.T) {
 					}
 					outline = page.Session
 				}
-				caps, _ := sessions.OpencodeCapabilities(sess, sessions.FixtureMachine(filepath.Join(f.Dir, "root"), f.Record.Env))
+				caps, _ := opencode.Capabilities(sess, opencode.FixtureMachine(filepath.Join(f.Dir, "root"), f.Record.Env))
 				steps := sess.AssistantSteps()
 				stepOf := map[int]int{}
 				for i, mi := range steps {

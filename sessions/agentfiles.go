@@ -1,7 +1,8 @@
 package sessions
 
 // What the stores of agents that keep one JSONL file per session (Claude
-// Code, Codex CLI, Gemini CLI) share.
+// Code, Codex CLI, Gemini CLI) share, and the list counts every reader
+// fills (countCalls).
 
 import (
 	"context"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -94,4 +96,29 @@ func noSessionRead(sessions int, problems []error) error {
 		return problems[0]
 	}
 	return fmt.Errorf("%w (and %d more files with problems)", problems[0], len(problems)-1)
+}
+
+// countCalls fills the list counts of info from loaded messages, with the
+// same rules as the SQL of the db list: a tool call is a tool part, truncated
+// means the agent flagged it (formatters.AgentFlagged: state.metadata.truncated
+// is JSON true; v2: state.outputPaths is not empty, or a completed tool's
+// structured.truncated is true), an error is status "error".
+func countCalls(info *model.SessionInfo, msgs []model.Message) {
+	info.Messages = len(msgs)
+	info.ToolCalls, info.Truncated, info.Errors = 0, 0, 0
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			tc := msgs[i].Parts[j].Tool
+			if tc == nil {
+				continue
+			}
+			info.ToolCalls++
+			if tc.Status == model.StatusError {
+				info.Errors++
+			}
+			if f := formatters.AgentFlagged(tc); f != nil && *f {
+				info.Truncated++
+			}
+		}
+	}
 }

@@ -3,11 +3,11 @@ package sessions
 // Agent drivers: an agent's package (sessions/<agent>) registers how its
 // stores are found and opened, as database/sql drivers do, and imports of
 // correx/sessions/all bring every driver in. Open and Discover ask the
-// registered drivers before the readers of this package.
+// registered drivers before the readers of this package, and Open asks
+// the drivers' Fallback after them.
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"strings"
@@ -27,6 +27,12 @@ type Driver struct {
 	// store or session file: ok false, and no error, when it is not. A
 	// driver claims only what is clearly its own (TestOneDriverPerFixture).
 	Open func(path string, dir bool) (s Store, ok bool, err error)
+	// Fallback, when set, is asked as Open is, but after every driver's
+	// Open and every other reader: the reader of last resort for what no
+	// agent claims clearly (opencode's: a SQLite database or an export
+	// file or dir), whose errors then say what is wrong with it. One
+	// agent's at most: the order Fallbacks are asked in would matter.
+	Fallback func(path string, dir bool) (s Store, ok bool, err error)
 	// SpillFolders are the folders that may hold the agent's spilled
 	// outputs for a session whose data dir is dataDir; nil when it keeps
 	// none.
@@ -68,11 +74,22 @@ func driverOf(a model.Agent) (Driver, bool) {
 
 // openWithDriver is the store of the first driver that claims path.
 func openWithDriver(path string, dir bool) (Store, bool, error) {
+	return askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Open })
+}
+
+// openFallback is the store of the first driver's Fallback that claims
+// path.
+func openFallback(path string, dir bool) (Store, bool, error) {
+	return askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Fallback })
+}
+
+func askDrivers(path string, dir bool, opener func(Driver) func(string, bool) (Store, bool, error)) (Store, bool, error) {
 	for _, d := range Drivers() {
-		if d.Open == nil {
+		open := opener(d)
+		if open == nil {
 			continue
 		}
-		if s, ok, err := d.Open(path, dir); ok || err != nil {
+		if s, ok, err := open(path, dir); ok || err != nil {
 			if err != nil {
 				err = fmt.Errorf("open sessions: %w", err)
 			}
@@ -157,6 +174,9 @@ func (s *FileStore) Load(ctx context.Context, id string) (*model.Session, error)
 // ReadFile reads a whole regular file of at most 512 MiB.
 func ReadFile(path string) ([]byte, error) { return readFile(path) }
 
+// ReadFileMax reads a whole regular file of at most limit bytes.
+func ReadFileMax(path string, limit int64) ([]byte, error) { return readFileMax(path, limit) }
+
 // ReadHead reads the first n bytes of a regular file.
 func ReadHead(path string, n int) ([]byte, error) { return readHead(path, n) }
 
@@ -187,28 +207,26 @@ func NotSession(path, why string) error { return notSession(path, why) }
 // SortInfos orders newest first by Updated, then by id.
 func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
 
-// OpenSQLite opens an agent's SQLite database as opencode.db is opened:
-// mode=ro and query_only; immutable=1 when it is a WAL database without
-// its -wal/-shm files (SQLite would create them beside it) or when the
-// read-only open fails (a read-only folder). notes say what such an open
-// does not see (writer names the agent). tables are the database's tables.
-func OpenSQLite(path, writer string) (db *sql.DB, tables map[string]bool, notes []string, err error) {
-	immutable, note := walFilesMissing(path, writer)
-	if note != "" {
-		notes = append(notes, note)
-	}
-	db, tables, err = connect(path, immutable)
-	if err != nil && !immutable && canRetryImmutable(err) {
-		first := err
-		if db, tables, err = connect(path, true); err == nil {
-			notes = append(notes, fmt.Sprintf("%s: read-only open failed (%v); opened with immutable=1: what %s writes while correx runs is not seen", path, first, writer))
-		}
-	}
-	return db, tables, notes, err
-}
+// NotFound is the error of Load for an unknown id (it wraps ErrNotFound).
+func NotFound(id, source string) error { return notFound(id, source) }
+
+// Skipped is the warning for a file a List skipped.
+func Skipped(err error) string { return skipped(err) }
+
+// NoSessionRead is the error of a List that found session files but read
+// no session from any (nil when one was read).
+func NoSessionRead(sessions int, problems []error) error { return noSessionRead(sessions, problems) }
+
+// CombineAs is Combine with the path the combined store gives (a data dir
+// holding several databases).
+func CombineAs(path string, stores ...Store) Store { return newMulti(path, stores) }
+
+// CountCalls fills the list counts of info from loaded messages (see
+// countCalls).
+func CountCalls(info *model.SessionInfo, msgs []model.Message) { countCalls(info, msgs) }
 
 // Fingerprint implements Fingerprinter: the session files' paths, sizes
-// and mtimes (see statPrint), so a TUI left open reads nothing while no
+// and mtimes (see StatPrint), so a TUI left open reads nothing while no
 // file changed.
 func (s *FileStore) Fingerprint() (string, bool) {
 	files, warnings := s.Files()
@@ -216,7 +234,7 @@ func (s *FileStore) Fingerprint() (string, bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "files %q", s.Root)
 	for _, f := range files {
-		st, ok := statPrint(f, now, false)
+		st, ok := StatPrint(f, now, false)
 		if !ok {
 			return "", false
 		}

@@ -39,9 +39,9 @@ func fileStoreOf(dir string, reads *int) *FileStore {
 // stays while no file changes (the idle TUI lists nothing) and changes
 // when a file grows or a session file is added.
 func TestFileStoreFingerprint(t *testing.T) {
-	racy := racyWindow
-	racyWindow = 0
-	t.Cleanup(func() { racyWindow = racy })
+	racy := RacyWindow
+	RacyWindow = 0
+	t.Cleanup(func() { RacyWindow = racy })
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
 	require.NoError(t, os.WriteFile(a, []byte("1\n"), 0o644))

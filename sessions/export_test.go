@@ -3,7 +3,4 @@ package sessions
 // Internals the external tests (package sessions_test, which can import
 // the drivers of sessions/all) check.
 
-var (
-	SpillsInside = Spills.inside
-	AgentHomes   = agentHomes
-)
+var SpillsInside = Spills.inside

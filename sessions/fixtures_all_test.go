@@ -71,7 +71,7 @@ func TestOneDriverPerFixture(t *testing.T) {
 // TestFixtureSpillsInside: every spill of every recorded fixture is in its
 // agent's spill folder, so correx opens real spills without asking.
 func TestFixtureSpillsInside(t *testing.T) {
-	sessions.AgentHomes(t)
+	agentHomes(t)
 	ctx := context.Background()
 	byAgent := map[model.Agent]int{}
 	for _, fx := range fixtures.All(t) {

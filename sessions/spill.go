@@ -105,15 +105,14 @@ func (s Spills) candidates(recorded string) []string {
 // agent's data dir on this machine. Claude Code's are the tool-results/
 // dirs of its sessions, under these.
 func (s Spills) folders() []string {
-	switch s.Agent {
-	case model.AgentOpencode, "":
-		return nonEmpty(join(s.DataDir, "tool-output"), join(DataDir(), "tool-output"))
+	agent := cmp.Or(s.Agent, model.AgentOpencode) // from before agents were told apart
+	switch agent {
 	case model.AgentGeminiCLI:
 		return nonEmpty(join(s.DataDir, "tool-outputs"), join(GeminiDir(), "tmp", filepath.Base(s.DataDir), "tool-outputs"))
 	case model.AgentClaudeCode:
 		return nonEmpty(s.DataDir, ClaudeConfigDir())
 	}
-	if d, ok := driverOf(s.Agent); ok && d.SpillFolders != nil {
+	if d, ok := driverOf(agent); ok && d.SpillFolders != nil {
 		return nonEmpty(d.SpillFolders(s.DataDir)...)
 	}
 	return nil // Codex keeps no spill file

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sessions
+package sessions_test
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/model"
+	"correx/sessions"
+	_ "correx/sessions/all"
 )
 
 // agentHomes points every agent's default data dir into a temp home, so
@@ -48,24 +50,24 @@ func TestSpillConfinement(t *testing.T) {
 	fifo := filepath.Join(data, "tool-output", "tool_fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	denied := writeFile(t, filepath.Join(data, "tool-output", "tool_denied"), "d\n")
-	denyOpen(t, "tool_denied")
+	sessions.DenyOpen(t, "tool_denied")
 	machine := writeFile(t, filepath.Join(home, ".local", "share", "opencode", "tool-output", "tool_m"), "m\n")
 	writeFile(t, filepath.Join(data, "..", "cwd", "rel.txt"), "in the working directory\n")
 	t.Chdir(filepath.Join(tmp, "cwd"))
 
-	oc := Spills{DataDir: data, Agent: model.AgentOpencode}
-	claude := Spills{DataDir: filepath.Join(tmp, "claude"), Agent: model.AgentClaudeCode}
+	oc := sessions.Spills{DataDir: data, Agent: model.AgentOpencode}
+	claude := sessions.Spills{DataDir: filepath.Join(tmp, "claude"), Agent: model.AgentClaudeCode}
 	claudeIn := writeFile(t, filepath.Join(tmp, "claude", "projects", "-p", "s1", "tool-results", "x.txt"), "x\n")
 	claudeOut := writeFile(t, filepath.Join(tmp, "claude", "projects", "-p", "s1.jsonl"), "{}\n")
-	gemini := Spills{DataDir: filepath.Join(tmp, "gemini", "tmp", "p"), Agent: model.AgentGeminiCLI}
+	gemini := sessions.Spills{DataDir: filepath.Join(tmp, "gemini", "tmp", "p"), Agent: model.AgentGeminiCLI}
 	geminiIn := writeFile(t, filepath.Join(tmp, "gemini", "tmp", "p", "tool-outputs", "session-1", "y.txt"), "y\n")
 	geminiOut := writeFile(t, filepath.Join(tmp, "gemini", "tmp", "p", "chats", "session-1.jsonl"), "{}\n")
-	codex := Spills{DataDir: filepath.Join(tmp, "codex"), Agent: model.AgentCodex}
+	codex := sessions.Spills{DataDir: filepath.Join(tmp, "codex"), Agent: model.AgentCodex}
 	codexAny := writeFile(t, filepath.Join(tmp, "codex", "tool-output", "z"), "z\n")
 
 	cases := []struct {
 		name       string
-		spills     Spills
+		spills     sessions.Spills
 		recorded   string
 		found      string // "" when gone
 		lines      int    // -1 when not read
@@ -103,7 +105,7 @@ func TestSpillConfinement(t *testing.T) {
 				return
 			}
 			require.EqualError(t, err, c.openErr)
-			var outside *OutsideSpillError
+			var outside *sessions.OutsideSpillError
 			require.Equal(t, c.outsideErr, errors.As(err, &outside))
 			if !c.outsideErr {
 				return

@@ -1,23 +1,14 @@
-// Package sessions reads recorded opencode sessions into the model types.
+// Package sessions reads recorded sessions of coding agents into the model
+// types, strictly read-only (nothing here ever writes to an agent's store).
 //
-// Three sources are read, all strictly read-only (nothing here ever writes to
-// an agent's store):
-//
-//   - the SQLite database of opencode ≥ 1.2 (<data>/opencode.db, WAL mode),
-//     opened with mode=ro and query_only, safe to read while opencode runs;
-//     it holds the v1 loop's message/part rows and the v2 loop's
-//     session_message rows (v2.go);
-//   - `opencode export <id>` JSON files (one session each), or a directory
-//     of them;
-//   - the legacy JSON storage of opencode < 1.2 (<data>/storage).
-//
-// Open picks the reader from the path; Discover lists the default locations.
-// The message and part JSON is the same in all three, and one mapping
-// (decode.go) serves them all.
+// Each agent's reader is a driver (driver.go; opencode's is
+// sessions/opencode) that registers how its stores are found and opened.
+// Open picks the reader from the path; Discover lists the default
+// locations; what every reader shares (Store, Combine, bounded file
+// access, spill lookup, the lazy path) lives here.
 package sessions
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,17 +54,8 @@ func Warnings(s Store) []string {
 	return nil
 }
 
-// Open opens the sessions at path, which may be
-//
-//   - an opencode data dir (holding opencode.db or opencode-<channel>.db;
-//     or, for opencode < 1.2, storage/),
-//   - a SQLite database file,
-//   - an `opencode export` JSON file, or a directory of export files,
-//   - a legacy storage dir (<data>/storage).
-//
-// A data dir with a database is read from its database(s) only: opencode
-// 1.2+ migrates storage/ into the database on first start and leaves the
-// JSON files behind, so reading both would list every old session twice.
+// Open opens the sessions at path: a store or session file of one of the
+// agents (see the drivers' Open, opencode's data dir and files among them).
 func Open(path string) (Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -89,27 +71,6 @@ func Open(path string) (Store, error) {
 	if !st.IsDir() {
 		return openFile(abs)
 	}
-	if dbs := dataDirDBs(abs); len(dbs) > 0 {
-		if len(dbs) == 1 {
-			return openSQLite(dbs[0])
-		}
-		var stores []Store
-		for _, db := range dbs {
-			s, err := openSQLite(db)
-			if err != nil {
-				closeAll(stores)
-				return nil, err
-			}
-			stores = append(stores, s)
-		}
-		return newMulti(abs, stores), nil
-	}
-	if isDir(filepath.Join(abs, "storage", "session")) {
-		return openLegacy(filepath.Join(abs, "storage"))
-	}
-	if isDir(filepath.Join(abs, "session")) && (isDir(filepath.Join(abs, "message")) || isDir(filepath.Join(abs, "part"))) {
-		return openLegacy(abs)
-	}
 	s, ok, problem := openClaudeDir(abs)
 	if ok {
 		return s, nil
@@ -117,10 +78,8 @@ func Open(path string) (Store, error) {
 	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
 		return s, nil
 	}
-	if s, err := openExportDir(abs); err == nil {
-		return s, nil
-	} else if !errors.Is(err, errNoExports) {
-		return nil, err
+	if s, ok, err := openFallback(abs, true); ok { // opencode's export dir
+		return s, err
 	}
 	if problem != nil {
 		return nil, fmt.Errorf("open sessions: %w", problem)
@@ -128,27 +87,20 @@ func Open(path string) (Store, error) {
 	return nil, fmt.Errorf("open sessions: no agent sessions in %s (expected an opencode data dir, opencode.db, storage/session or export .json files; a Claude Code config or projects dir; a Codex home or sessions dir; a Gemini CLI home or chats dir)", abs)
 }
 
-// openFile opens a database or an export file, told apart by content.
+// openFile opens a session file or database, told apart by name and
+// content.
 func openFile(path string) (Store, error) {
-	head, err := readHead(path, 32)
-	if err != nil {
+	if _, err := readHead(path, 32); err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
-	n := len(head)
 	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
 		return s, nil
 	}
 	if strings.HasSuffix(path, ".jsonl") {
 		return openClaudeFile(path)
 	}
-	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
-		return openSQLite(path)
-	}
-	if strings.HasSuffix(path, ".db") && n == 0 {
-		return nil, fmt.Errorf("open sessions: %s is empty", path)
-	}
-	if t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf"); (len(t) > 0 && t[0] == '{') || bytes.HasPrefix(t, []byte("Exporting session:")) || strings.HasSuffix(path, ".json") {
-		return openExportFile(path)
+	if s, ok, err := openFallback(path, false); ok { // opencode's database or export
+		return s, err
 	}
 	return nil, fmt.Errorf("open sessions: %s is neither a SQLite database nor an opencode export", path)
 }
@@ -182,25 +134,9 @@ func Combine(stores ...Store) Store {
 	return newMulti(strings.Join(paths, string(os.PathListSeparator)), stores)
 }
 
-// DataDir returns opencode's data dir: $XDG_DATA_HOME/opencode, by default
-// ~/.local/share/opencode.
-func DataDir() string {
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" || !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		base = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(base, "opencode")
-}
-
-// Discover returns the default session locations that exist: $OPENCODE_DB
-// (relative to the data dir unless absolute, as opencode resolves it), then
-// <data>/opencode.db and <data>/opencode-*.db, and <data>/storage (legacy
-// JSON) only when the data dir has no database (see Open); then Claude
-// Code's config dir ($CLAUDE_CONFIG_DIR, default ~/.claude) when its
+// Discover returns the default session locations that exist: Codex's and
+// Gemini CLI's, then every driver's Locations (opencode's among them), then
+// Claude Code's config dir ($CLAUDE_CONFIG_DIR, default ~/.claude) when its
 // projects/ holds transcripts.
 func Discover() (out []string) {
 	seen := map[string]bool{}
@@ -226,41 +162,7 @@ func Discover() (out []string) {
 	for _, p := range driverLocations() {
 		add(p)
 	}
-	data := DataDir()
-	if v := os.Getenv("OPENCODE_DB"); v != "" && v != ":memory:" {
-		if !filepath.IsAbs(v) {
-			v = filepath.Join(data, v)
-		}
-		add(filepath.Clean(v))
-	}
-	if data == "" {
-		return out
-	}
-	dbs := dataDirDBs(data)
-	for _, db := range dbs {
-		add(db)
-	}
-	if len(dbs) == 0 && isDir(filepath.Join(data, "storage", "session")) {
-		add(filepath.Join(data, "storage"))
-	}
 	return out
-}
-
-// dataDirDBs returns the databases of a data dir: opencode.db first, then
-// opencode-<channel>.db in name order.
-func dataDirDBs(dir string) []string {
-	var dbs []string
-	if isFile(filepath.Join(dir, "opencode.db")) {
-		dbs = append(dbs, filepath.Join(dir, "opencode.db"))
-	}
-	more, _ := filepath.Glob(filepath.Join(dir, "opencode-*.db"))
-	sort.Strings(more)
-	for _, m := range more {
-		if isFile(m) {
-			dbs = append(dbs, m)
-		}
-	}
-	return dbs
 }
 
 func isDir(p string) bool {

@@ -10,6 +10,7 @@ import (
 
 	"correx/model"
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // Config holds the TUI's tunables, in place of package-level variables;
@@ -61,7 +62,7 @@ type app struct {
 	// inputs overrides the declared inputs of opencode models (I); machine
 	// is where their config is read
 	inputs  model.CapsOverride
-	machine sessions.Machine
+	machine opencode.Machine
 	// listed is the store's sessions as last listed
 	listed []model.SessionInfo
 	// spillAsked is the spill outside its agent's spill folder the user

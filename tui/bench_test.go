@@ -97,6 +97,22 @@ func openFirstFrame(b *testing.B, dir, id string) (h *harness, s sessions.Store,
 // openUntil opens the store as `correx [--session ID]` does and composes
 // the first frame after a message that leaves ready true.
 func openUntil(b *testing.B, dir, id string, ready func(Model) bool) (h *harness, s sessions.Store, frame string, finish func(apply bool)) {
+	d, s := openDriver(b, dir, id)
+	d.until(ready)
+	return d.h, s, d.h.m.View().Content, d.finish
+}
+
+// benchDriver runs a model as the program does: each Cmd in a goroutine,
+// their messages into Update in the order they come.
+type benchDriver struct {
+	h        *harness
+	ch       chan tea.Msg
+	inflight atomic.Int64 // commands whose message is not in ch yet
+}
+
+// openDriver opens the store as `correx [--session ID]` does and starts
+// the model's Init.
+func openDriver(b *testing.B, dir, id string) (*benchDriver, sessions.Store) {
 	s, err := sessions.Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -104,62 +120,68 @@ func openUntil(b *testing.B, dir, id string, ready func(Model) bool) (h *harness
 	m := New(Options{Stores: []sessions.Store{s}, SessionID: id})
 	m.now = func() time.Time { return fakeNow }
 	m.picker.now = m.now
-	h = &harness{t: b, m: m}
-	nm, _ := h.m.Update(tea.WindowSizeMsg{Width: benchW, Height: benchH})
-	h.m = nm.(Model)
-	ch := make(chan tea.Msg, 1<<12)
-	var inflight atomic.Int64 // commands whose message is not in ch yet
-	var start func(cmd tea.Cmd)
-	start = func(cmd tea.Cmd) {
-		if cmd == nil {
-			return
-		}
-		inflight.Add(1)
-		go func() {
-			defer inflight.Add(-1)
-			ch <- cmd()
-		}()
+	d := &benchDriver{h: &harness{t: b, m: m}, ch: make(chan tea.Msg, 1<<12)}
+	nm, _ := d.h.m.Update(tea.WindowSizeMsg{Width: benchW, Height: benchH})
+	d.h.m = nm.(Model)
+	d.start(d.h.m.Init())
+	return d, s
+}
+
+func (d *benchDriver) start(cmd tea.Cmd) {
+	if cmd == nil {
+		return
 	}
-	start(h.m.Init())
-	for !ready(h.m) {
-		switch msg := (<-ch).(type) {
-		case nil, spinner.TickMsg, liveTickMsg, tea.QuitMsg:
-		case tea.BatchMsg:
-			for _, c := range msg {
-				start(c)
+	d.inflight.Add(1)
+	go func() {
+		defer d.inflight.Add(-1)
+		d.ch <- cmd()
+	}()
+}
+
+// handle puts one message into the model (apply) or drops it.
+func (d *benchDriver) handle(msg tea.Msg, apply bool) {
+	switch msg := msg.(type) {
+	case nil, spinner.TickMsg, liveTickMsg, tea.QuitMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.start(c)
+		}
+	default:
+		if apply {
+			nm, cmd := d.h.m.Update(msg)
+			d.h.m = nm.(Model)
+			d.start(cmd)
+		}
+	}
+}
+
+// until handles messages until ready is true.
+func (d *benchDriver) until(ready func(Model) bool) {
+	for !ready(d.h.m) {
+		d.handle(<-d.ch, true)
+	}
+}
+
+// key sends a key press and starts the Cmd it gives.
+func (d *benchDriver) key(k string) {
+	nm, cmd := d.h.m.Update(keyMsg(k))
+	d.h.m = nm.(Model)
+	d.start(cmd)
+}
+
+// finish waits for the Cmds still running: with apply, their messages
+// (and everything they lead to) go into the model, else they are dropped.
+func (d *benchDriver) finish(apply bool) {
+	for {
+		select {
+		case msg := <-d.ch:
+			d.handle(msg, apply)
+		case <-time.After(time.Millisecond):
+			if d.inflight.Load() == 0 && len(d.ch) == 0 {
+				return
 			}
-		default:
-			nm, cmd := h.m.Update(msg)
-			h.m = nm.(Model)
-			start(cmd)
 		}
 	}
-	frame = h.m.View().Content
-	finish = func(apply bool) {
-		for {
-			select {
-			case msg := <-ch:
-				switch msg := msg.(type) {
-				case nil, spinner.TickMsg, liveTickMsg, tea.QuitMsg:
-				case tea.BatchMsg:
-					for _, c := range msg {
-						start(c)
-					}
-				default:
-					if apply {
-						nm, cmd := h.m.Update(msg)
-						h.m = nm.(Model)
-						start(cmd)
-					}
-				}
-			case <-time.After(time.Millisecond):
-				if inflight.Load() == 0 && len(ch) == 0 {
-					return
-				}
-			}
-		}
-	}
-	return h, s, frame, finish
 }
 
 // liveHeap reports the heap still in use (after a GC) while keep is alive.
@@ -260,4 +282,43 @@ func benchPicker(b *testing.B, done func(Model) bool) {
 		s.Close()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkPanes: from the key that opens the Request (4), Compare (5) or
+// Pipeline (6) pane on the session's last call, all pages read and
+// nothing cached, to the pane's first screen (first) and to everything it
+// waits for being in (settled).
+func BenchmarkPanes(b *testing.B) {
+	runOn(b, func(b *testing.B, dir string) {
+		id := biggestSession(b, dir)
+		shown := func(m Model) bool {
+			v := m.current()
+			return v != nil && len(v.need) == 0 && v.needDetail == nil
+		}
+		settled := func(m Model) bool { return shown(m) && !m.busy() }
+		for _, pane := range []struct{ name, key string }{{"request", "4"}, {"compare", "5"}, {"pipeline", "6"}} {
+			for _, until := range []struct {
+				name  string
+				ready func(Model) bool
+			}{{"first", shown}, {"settled", settled}} {
+				b.Run(pane.name+"/"+until.name, func(b *testing.B) {
+					for b.Loop() {
+						b.StopTimer()
+						d, s := openDriver(b, dir, id)
+						d.until(shown)
+						d.finish(true) // every page read
+						d.key("G")     // the last call
+						d.until(settled)
+						b.StartTimer()
+						d.key(pane.key)
+						d.until(until.ready)
+						b.StopTimer()
+						d.finish(false)
+						s.Close()
+						b.StartTimer()
+					}
+				})
+			}
+		}
+	})
 }

@@ -4,11 +4,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"correx/model"
-	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // What an opencode session's models were declared to take is decided by
-// sessions (OpencodeModelCapabilities) in a command, once per loaded
+// sessions/opencode (ModelCapabilities) in a command, once per loaded
 // session; the panes that show requests wait for it, show it in a header
 // line, and I overrides it (declared → text-only → all inputs).
 
@@ -26,9 +26,9 @@ type capsMsg struct {
 
 // capsCmd decides the capabilities of models (taken from d's session in
 // Update) for a session of info on machine mc.
-func capsCmd(mc sessions.Machine, d *sessionData, info model.SessionInfo, models []sessions.ModelRef) tea.Cmd {
+func capsCmd(mc opencode.Machine, d *sessionData, info model.SessionInfo, models []opencode.ModelRef) tea.Cmd {
 	return func() tea.Msg {
-		caps, warns := sessions.OpencodeModelCapabilities(info, models, mc)
+		caps, warns := opencode.ModelCapabilities(info, models, mc)
 		return capsMsg{data: d, state: &capsState{caps: caps, warns: warns}}
 	}
 }

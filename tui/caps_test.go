@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // The Wire pane says what the model was declared to take and where that
@@ -25,7 +26,7 @@ func TestInputsHeaderAndOverride(t *testing.T) {
 	s, err := sessions.Open(filepath.Join(dir, "data"))
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
-	mc := sessions.FixtureMachine(filepath.Join(dir, "root"), rec.Env)
+	mc := opencode.FixtureMachine(filepath.Join(dir, "root"), rec.Env)
 	h := newHarness(t, Options{Stores: []sessions.Store{s}, Machine: mc}, 200, 30)
 	for k, i := range h.m.picker.shown {
 		if h.m.picker.all[i].ParentID == "" {

@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // convCache holds the rendered conversations the panes show (a few, the
@@ -39,9 +40,13 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 		msg.data.caps = msg.state
 		a.warnings = append(a.warnings, msg.state.warns...)
 	case convMsg:
-		delete(c.pending, msg.key)
-		if _, ok := c.convs[msg.key]; !ok {
+		if !msg.res.writing {
+			delete(c.pending, msg.key) // else still pending: the rest follows
+		}
+		if old, ok := c.convs[msg.key]; !ok {
 			c.age = append(c.age, msg.key)
+		} else if old.file != nil && old.file != msg.res.file {
+			old.file.Close() // the first lines of one still writing
 		}
 		c.convs[msg.key] = msg.res
 		c.evict()
@@ -74,7 +79,7 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 			// rendered once the models' capabilities are read
 			if !c.capsPending[k.data] {
 				c.capsPending[k.data] = true
-				cmds = append(cmds, capsCmd(a.machine, k.data, k.sess.Info, sessions.SessionModels(k.sess)))
+				cmds = append(cmds, capsCmd(a.machine, k.data, k.sess.Info, opencode.SessionModels(k.sess)))
 			}
 			continue
 		}

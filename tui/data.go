@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -181,11 +183,17 @@ type convResult struct {
 	// CLI's streamed thoughtSignatures), or ""
 	note string
 	err  error
+	// writing: the JSON is still being written; file holds its first
+	// lines (size bytes of it), the whole result follows in another
+	// convMsg
+	writing bool
 }
 
 type convMsg struct {
 	key convKey
 	res convResult
+	// next, with a result still writing, waits for the whole one
+	next tea.Cmd
 }
 
 type spillMsg struct {
@@ -278,13 +286,8 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 // indented JSON is spooled to a temporary file, read back only when small.
 func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
 		if l != nil {
-			// one at a time: each may read every output of the session
-			convSem <- struct{}{}
-			defer func() { <-convSem }()
-			return convMsg{key: k, res: convSpool(ctx, k, &snap, l, caps, cfg.MaxInMemoryJSON)}
+			return convSpool(ctx, k, &snap, l, caps, cfg.MaxInMemoryJSON)
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
@@ -319,15 +322,28 @@ var convSem = make(chan struct{}, 1)
 
 // convSpool renders a lazy session's conversation and writes its JSON to
 // a temporary file; a JSON up to maxMem bytes is read back into memory, a
-// larger one is shown from the file.
-func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) convResult {
+// larger one is shown from the file. It returns once the JSON is written,
+// or, for a larger one, once its first maxMem bytes are: that convMsg
+// carries the excerpts (all Wire, Compare and Pipeline need) and the
+// first lines for the Request pane, and its next waits for the rest,
+// written meanwhile under ctx.
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	// one lowering at a time: each may read every output of the session;
+	// the rest of a large JSON is written without holding the others up
+	convSem <- struct{}{}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	var sem sync.Once
+	unlock := func() { sem.Do(func() { <-convSem }) }
+	release := func() { cancel(); unlock() }
 	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 	if err != nil {
-		return convResult{err: err}
+		release()
+		return convMsg{key: k, res: convResult{err: err}}
 	}
 	res := convResult{lazy: true}
 	if lc.Value == nil {
-		return res
+		release()
+		return convMsg{key: k, res: res}
 	}
 	res.rendered, res.items = true, itemCount(lc.Value)
 	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
@@ -335,12 +351,52 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	})
 	f, err := createSpool()
 	if err != nil {
+		release()
 		res.err = err
-		return res
+		return convMsg{key: k, res: res}
 	}
+	first := make(chan convResult, 1) // the first maxMem bytes, if it gets that far
+	done := make(chan convResult, 1)
+	go func() {
+		defer release()
+		done <- writeSpool(ctx, lc, f, res, maxMem, first)
+	}()
+	select {
+	case r := <-done:
+		select {
+		case early := <-first: // both were ready: the whole one wins
+			early.file.Close()
+		default:
+		}
+		return convMsg{key: k, res: r}
+	case r := <-first:
+		unlock()
+		return convMsg{key: k, res: r, next: func() tea.Msg { return convMsg{key: k, res: <-done} }}
+	}
+}
+
+// writeSpool writes lc's JSON to the spool file f and returns res with
+// it: in memory when at most maxMem bytes, else from the file. Once more
+// than maxMem bytes are written, it sends first a result that shows what
+// is written so far, from a handle of its own on f.
+func writeSpool(ctx context.Context, lc *render.LazyConversation, f *os.File, res convResult, maxMem int64, first chan<- convResult) convResult {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
-	err = lc.WriteIndent(ctx, lw, lc.Value)
+	lw.past, lw.onPast = maxMem, func() {
+		if bw.Flush() != nil {
+			return
+		}
+		g, err := os.Open(f.Name())
+		if err != nil {
+			return
+		}
+		early := res
+		starts := slices.Clone(lw.starts[:len(lw.starts)-1]) // whole lines only
+		early.file = &fileLines{f: g, starts: starts, size: lw.starts[len(lw.starts)-1], trail: true}
+		early.size, early.writing = early.file.size, true
+		first <- early
+	}
+	err := lc.WriteIndent(ctx, lw, lc.Value)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -372,11 +428,15 @@ func (lw *lineIndexWriter) lines() (starts []int64, trail bool) {
 	return lw.starts, false
 }
 
-// lineIndexWriter counts the bytes written and records where lines start.
+// lineIndexWriter counts the bytes written and records where lines start;
+// onPast, when set, is called once after a Write takes the count past
+// past bytes.
 type lineIndexWriter struct {
 	w      io.Writer
 	n      int64
 	starts []int64
+	past   int64
+	onPast func()
 }
 
 func (lw *lineIndexWriter) Write(p []byte) (int, error) {
@@ -390,6 +450,11 @@ func (lw *lineIndexWriter) Write(p []byte) (int, error) {
 		lw.starts = append(lw.starts, lw.n+int64(i))
 	}
 	lw.n += int64(n)
+	if lw.onPast != nil && lw.n > lw.past && len(lw.starts) > 1 {
+		onPast := lw.onPast
+		lw.onPast = nil
+		onPast()
+	}
 	return n, err
 }
 

@@ -108,7 +108,7 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 			v.need = append(v.need, k)
 		}
 	}
-	return step, key + fmt.Sprint(ready), res, ready
+	return step, key + fmt.Sprint(ready, res.writing), res, ready
 }
 
 // loadWire loads Wire (the call and its result as placed in the request)

@@ -394,7 +394,11 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		head = append(head, st.BadgeWarn.Render(inertString(res.note, st.Inert)))
 	}
 	if p == paneRequest {
-		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, humanBytes(int(res.size)))))
+		size := humanBytes(int(res.size))
+		if res.writing {
+			size += " so far: still writing…"
+		}
+		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, size)))
 		return res.json, head, "(empty conversation)"
 	}
 	e := res.excerpts[ci.call().CallID]

@@ -28,6 +28,7 @@ import (
 
 	"correx/model"
 	"correx/sessions"
+	"correx/sessions/opencode"
 )
 
 // Options configure the TUI.
@@ -44,7 +45,7 @@ type Options struct {
 	// not catch). Every command runs under it.
 	Context context.Context
 	// Machine is where opencode's config is read (zero: this machine).
-	Machine sessions.Machine
+	Machine opencode.Machine
 	// Config is the tunables (nil: DefaultConfig).
 	Config *Config
 }
@@ -114,7 +115,7 @@ func New(opts Options) Model {
 	}
 	a.ctx, a.cancel = context.WithCancel(parent)
 	if a.machine.Env == nil && a.machine.Root == "" {
-		a.machine = sessions.ThisMachine()
+		a.machine = opencode.ThisMachine()
 	}
 	m := Model{app: a, opts: opts, help: help.New(), width: 80, height: 24, convs: newConvCache()}
 	m.help.Styles = st.Help
@@ -243,6 +244,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		later = append(later, m.addPage(msg))
 	case detailMsg, capsMsg, convMsg:
 		m.convs.put(m.app, msg)
+		if c, ok := msg.(convMsg); ok && c.next != nil {
+			cmds = append(cmds, c.next)
+		}
 	case spillMsg:
 		m.spillOpened(msg)
 	case liveTickMsg, liveMsg:

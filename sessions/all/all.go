@@ -3,4 +3,7 @@
 // driver package under sessions/ and one import line here.
 package all
 
-import _ "correx/sessions/crush" // Crush
+import (
+	_ "correx/sessions/crush" // Crush
+	_ "correx/sessions/opencode"
+)

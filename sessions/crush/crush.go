@@ -139,7 +139,15 @@ func (s *store) Close() error { return nil }
 
 // Fingerprint lets a TUI left open skip the List while the database and
 // its -wal are unchanged.
-func (s *store) Fingerprint() (string, bool) { return sessions.FingerprintSQLite(s.path) }
+func (s *store) Fingerprint() (string, bool) {
+	now := time.Now()
+	db, ok := sessions.StatPrint(s.path, now, false)
+	if !ok {
+		return "", false
+	}
+	wal, ok := sessions.StatPrint(s.path+"-wal", now, true)
+	return fmt.Sprintf("crush %q %s wal %s", s.path, db, wal), ok
+}
 
 func (s *store) Warnings() []string {
 	s.mu.Lock()

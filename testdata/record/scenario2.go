@@ -213,7 +213,7 @@ func setupScenarioConfig(l layout, f flavour, baseURL string) error {
 }
 
 // configChain lists the files opencode 1.18.33 reads its config and model
-// catalogue from, for a session in the project (see sessions/opencodecaps.go):
+// catalogue from, for a session in the project (see sessions/opencode/caps.go):
 // the global config dir, ~/.opencode, the project's files and .opencode/,
 // the models.dev cache.
 func configChain(l layout) []string {

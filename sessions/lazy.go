@@ -1,0 +1,80 @@
+package sessions
+
+// Lazy loading, for viewers of sessions too large to hold: a session is
+// read as an outline, in pages of messages, with the large tool outputs
+// left in the store, and a call's full output is read when it is shown.
+// Load keeps its meaning (everything, in one snapshot); opencode's SQLite
+// store (sessions/opencode) is the one store that offers the lazy path.
+
+import (
+	"context"
+
+	"correx/model"
+)
+
+// OutlinePage is one page of a session outline.
+type OutlinePage struct {
+	// Session holds the session's Info (its counts are those of List, except
+	// Messages, counted when the page was read) and the page's messages, in
+	// order, their tool calls marked Elided where the output was left out.
+	// Warnings are the page's (the first page's also carry the store's).
+	Session *model.Session
+	// From is the index of the page's first message in the session.
+	From int
+	// More tells that messages follow: the next page starts at
+	// From+len(Session.Messages).
+	More bool
+}
+
+// OutlineLoader is implemented by stores that read a session in pages
+// without its large outputs.
+type OutlineLoader interface {
+	// LoadOutline reads up to limit messages of session id from message
+	// index from on (limit <= 0: all), each page from its own snapshot. A
+	// session the store cannot page (opencode's v2 loop) comes whole in the
+	// first page, outputs included, with More false. An unknown id gives an
+	// error that wraps ErrNotFound.
+	LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error)
+}
+
+// OutputLoader is implemented by stores whose outlines elide outputs.
+type OutputLoader interface {
+	// LoadOutput reads tool part partID of session sessionID whole (output,
+	// error, attachments and metadata as Load gives them).
+	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
+}
+
+// Lazy is a store that offers both parts of the lazy path.
+type Lazy interface {
+	OutlineLoader
+	OutputLoader
+}
+
+// LazyFor returns the store of s that can read session id lazily, or nil
+// when it must be loaded whole with Load. A combined store answers for the
+// sessions its List attributed to a lazy store.
+func LazyFor(s Store, id string) Lazy {
+	if m, ok := s.(*multi); ok {
+		m.mu.Lock()
+		s = m.owner[id]
+		m.mu.Unlock()
+		if s == nil && len(m.stores) == 1 {
+			s = m.stores[0]
+		}
+	}
+	if l, ok := s.(Lazy); ok {
+		return l
+	}
+	return nil
+}
+
+// TextStreamer is implemented by stores that can give a call's output and
+// error a piece at a time, so that a writer never holds them whole.
+type TextStreamer interface {
+	// LoadStreamed reads tool part partID of session sessionID as an
+	// outline gives a large one (model.ToolCall.Elided: output, error,
+	// attachments and big metadata left out) and returns text, which
+	// writes its output (field "output") or error ("error"), decoded as
+	// LoadOutput decodes them, to write in pieces of whole runes.
+	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
+}

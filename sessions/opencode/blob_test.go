@@ -1,0 +1,48 @@
+package opencode
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestBlobReader checks that blob I/O reads a row's bytes exactly, across
+// chunks, after what dst holds, and says when a row is not there.
+func TestBlobReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db := openTestDB(t, path)
+	insertSession(t, db, rootSession())
+	big := `{"type":"tool","state":{"output":"` + strings.Repeat("é\\n", blobChunk) + `"}}`
+	for i, data := range []string{big, "{}", big[:blobChunk], big[:blobChunk+1]} {
+		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`,
+			"prt_blob"+string(rune('a'+i)), data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.Close())
+
+	b, err := openBlobReader(path, false)
+	require.NoError(t, err)
+	defer b.close()
+	ro, err := sql.Open("sqlite", sqliteDSN(path, false))
+	require.NoError(t, err)
+	defer ro.Close()
+	rows, err := ro.Query(`SELECT rowid, data FROM part`)
+	require.NoError(t, err)
+	n := 0
+	for rows.Next() {
+		var rowid int64
+		var want string
+		require.NoError(t, rows.Scan(&rowid, &want))
+		got, err := b.read(rowid, []byte("prefix"))
+		require.NoError(t, err)
+		require.Equal(t, "prefix"+want, string(got), "row %d", rowid)
+		n++
+	}
+	require.NoError(t, rows.Err())
+	require.GreaterOrEqual(t, n, 4)
+	_, err = b.read(1<<40, nil)
+	require.ErrorContains(t, err, "row 1099511627776")
+}

@@ -1,0 +1,377 @@
+package opencode
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"database/sql/driver"
+
+	"correx/model"
+	"correx/sessions"
+
+	sqlite "modernc.org/sqlite"
+)
+
+// The lazy path of the SQLite store (sessions.Lazy): a session read as an
+// outline, in pages of messages, with the large tool outputs left in the
+// store, and a call's full output read when it is shown.
+
+// OutlineElideBytes is the stored size (bytes of a part's JSON) above
+// which an outline leaves a tool part's output out.
+const OutlineElideBytes = 1024
+
+// elideBytes is OutlineElideBytes; tests lower it.
+var elideBytes = OutlineElideBytes
+
+// elideSQL is correx_part_elide(data), or when that function cannot
+// decide the same computed by SQLite's JSON functions (json_valid's parse
+// is reused by the others); a malformed part comes whole after a W.
+var elideSQL = `coalesce(correx_part_elide(data),
+                   CASE WHEN json_valid(data)
+                        THEN CASE WHEN json_array_length(data, '$.state.attachments') > 0 THEN 'A' ELSE 'E' END || json_remove(data, ` + elidedPaths + `)
+                        ELSE 'W' || data END)`
+
+// outlinePartsSQL reads a page's parts; a part whose JSON is valid and
+// longer than ?1 bytes comes without elidedPaths (partscan.go), with its stored size,
+// and with a first byte before its JSON: A when it had attachments, else E
+// (W for one that comes whole). octet_length and typeof read a row's size
+// and type without its overflow pages, so a small part costs one read; a
+// large one is elided by elideSQL, except that one over ?3 bytes comes as
+// NULL with its rowid, for the caller to read with blob I/O (blob.go).
+var outlinePartsSQL = `
+SELECT id, message_id, octet_length(data),
+       CASE WHEN octet_length(data) > ?3 AND typeof(data) IN ('text', 'blob') THEN NULL
+            WHEN octet_length(data) > ?1 THEN ` + elideSQL + `
+            ELSE data END,
+       octet_length(data) > ?1, rowid
+FROM part
+WHERE session_id = ?2 AND %s
+ORDER BY message_id, id`
+
+// elidedRow elides a large part row read with blob I/O into dst, as
+// elideSQL does; buf is scratch space. It falls back to elideSQL in tx.
+func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, buf, dst []byte) (out, scratch []byte, err error) {
+	if s.c().blobs != nil && !partScanOff {
+		if buf, err = s.c().blobs.read(rowid, buf[:0]); err == nil {
+			if out, ok := partElide(unsafe.String(unsafe.SliceData(buf), len(buf)), dst[:0]); ok {
+				return out, buf, nil
+			}
+		}
+	}
+	err = tx.QueryRowContext(ctx, `SELECT `+elideSQL+` FROM part WHERE rowid = ?`, rowid).Scan(&dst)
+	return dst, buf, err
+}
+
+func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
+	s.reopenIfWAL()
+	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
+	}
+	defer tx.Rollback()
+	p, err := s.outline(ctx, tx, id, max(from, 0), limit)
+	if err != nil {
+		if errors.Is(err, sessions.ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
+	}
+	return p, nil
+}
+
+func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int) (*sessions.OutlinePage, error) {
+	sess, err := s.sessionRow(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM message WHERE session_id = ?`, id).Scan(&sess.Info.Messages); err != nil {
+		return nil, err
+	}
+	page := &sessions.OutlinePage{Session: sess, From: from}
+	var d decoder
+	if sess.Info.Messages == 0 && s.v2Table {
+		if from == 0 {
+			if err := s.loadV2(ctx, tx, sess, &d); err != nil {
+				return nil, err
+			}
+			sessions.CountCalls(&sess.Info, sess.Messages)
+			sess.Warnings = append(s.openNotes(), d.warnings...)
+		}
+		return page, nil
+	}
+
+	q := `SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id`
+	args := []any{id}
+	if limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, limit+1, from)
+	} else if from > 0 {
+		q += ` LIMIT -1 OFFSET ?`
+		args = append(args, from)
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	index := map[string]int{} // message id -> index in sess.Messages
+	var ids []any
+	for rows.Next() {
+		if limit > 0 && len(ids) == limit {
+			page.More = true
+			break
+		}
+		var (
+			mid     string
+			created sql.NullInt64
+			data    sql.RawBytes
+		)
+		if err := rows.Scan(&mid, &created, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, mid)
+		m, ok := d.message(mid, data, created.Int64, "table message, row "+mid)
+		if !ok {
+			continue
+		}
+		index[mid] = len(sess.Messages)
+		sess.Messages = append(sess.Messages, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	orphans := map[string]int{}
+	if len(ids) > 0 {
+		var buf, elided []byte // reused for the rows read with blob I/O
+		// add puts a row of outlinePartsSQL into its message
+		add := func(rows *sql.Rows) (rowid int64, err error) {
+			var (
+				pid, mid string
+				size     int
+				data     sql.RawBytes
+				big      bool
+			)
+			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid); err != nil {
+				return 0, err
+			}
+			if big && data == nil {
+				if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
+					return rowid, err
+				}
+				data = elided
+			}
+			elided, files := false, false
+			if big && len(data) > 0 {
+				elided, files, data = data[0] != 'W', data[0] == 'A', data[1:]
+			}
+			mi, ok := index[mid]
+			if !ok {
+				orphans[mid]++
+				return rowid, nil
+			}
+			p, ok := d.part(pid, data, "table part, row "+pid)
+			if !ok {
+				return rowid, nil
+			}
+			if tc := p.Tool; tc != nil {
+				if elided {
+					tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, files, size-len(data)
+				} else {
+					tc.OutputBytes = len(tc.Output)
+				}
+			}
+			sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, p)
+			return rowid, nil
+		}
+		mids := make([]string, len(ids))
+		for i, v := range ids {
+			mids[i] = v.(string)
+		}
+		// the page's message ids as one JSON array: SQLite allows 32,766
+		// variables, and a page may hold more messages
+		idList, err := json.Marshal(mids)
+		if err != nil {
+			return nil, err
+		}
+		q := fmt.Sprintf(outlinePartsSQL, "message_id IN (SELECT value FROM json_each(?4))")
+		w, _, err := readParts(ctx, tx, q, []any{elideBytes, id, s.blobMin(), string(idList)},
+			fmt.Sprintf(outlinePartsSQL, "rowid = ?4"), []any{elideBytes, id, s.blobMin()}, mids, add)
+		d.warnings = append(d.warnings, w...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !page.More {
+		// parts whose message is not in the table at all, as Load reports them
+		err := countOrphans(ctx, tx, id, orphans)
+		if isDamage(err) {
+			err = orphansFromIndexes(ctx, tx, id, d.warnf)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, mid := range sortedKeys(orphans) {
+		d.warnf("table part: %d part(s) of message %s skipped: the message was not loaded", orphans[mid], mid)
+	}
+	if from == 0 {
+		sess.Warnings = append(sess.Warnings, s.openNotes()...)
+	}
+	sess.Warnings = append(sess.Warnings, d.warnings...)
+	return page, nil
+}
+
+// countOrphans adds to orphans, per message id, the part rows of session
+// id whose message is not in the message table.
+func countOrphans(ctx context.Context, tx *sql.Tx, id string, orphans map[string]int) error {
+	rows, err := tx.QueryContext(ctx, `
+SELECT message_id, count(*) FROM part
+WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?1)
+GROUP BY message_id`, id)
+	if err != nil {
+		return err
+	}
+	return eachRow(rows, func(rows *sql.Rows) error {
+		var mid string
+		var n int
+		if err := rows.Scan(&mid, &n); err != nil {
+			return err
+		}
+		orphans[mid] += n
+		return nil
+	})
+}
+
+// eachRow calls fn for every row of rows, then closes them.
+func eachRow(rows *sql.Rows, fn func(*sql.Rows) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
+	slot := &partSlot{id: partID}
+	if err := s.decodePart(ctx, sessionID, slot); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%w: part %s of session %s in %s", sessions.ErrNotFound, partID, sessionID, s.path)
+		}
+		return nil, fmt.Errorf("load part %s from %s: %w", partID, s.path, err)
+	}
+	p := slot.p
+	if !slot.ok || p.Tool == nil {
+		return nil, fmt.Errorf("load part %s from %s: not a readable tool part: %s", partID, s.path, strings.Join(slot.d.warnings, "; "))
+	}
+	p.Tool.OutputBytes = len(p.Tool.Output)
+	return p.Tool, nil
+}
+
+// bigRow gives the rowid of a part row and whether it is read with blob
+// I/O.
+func (s *sqliteStore) bigRow(ctx context.Context, sessionID, partID string) (rowid int64, big bool, err error) {
+	var size int64
+	var kind string
+	err = s.c().db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
+	return rowid, err == nil && size > s.blobMin() && (kind == "text" || kind == "blob"), err
+}
+
+// decodePart decodes a part row into slot: a large one read with blob I/O,
+// else by correx_part_decode inside the query, from SQLite's own copy of
+// it (its JSON is not copied into Go before being decoded, only what the
+// decoder keeps is).
+func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *partSlot) error {
+	rowid, big, err := s.bigRow(ctx, sessionID, slot.id)
+	if err != nil {
+		return err
+	}
+	if big {
+		// the row without its output and error, then those read again a
+		// piece at a time: the row and its output are never held together
+		if elided, row, ok := s.scanRow(rowid, true); ok {
+			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
+				tc := slot.p.Tool
+				var err error
+				if tc.Output, err = row.collect("output"); err == nil {
+					if tc.Error, err = row.collect("error"); err == nil {
+						return nil
+					}
+				}
+			}
+			*slot = partSlot{id: slot.id}
+		} else if data, err := s.c().blobs.read(rowid, nil); err == nil {
+			slot.decode(data)
+			return nil
+		}
+		// gone or changed since: the query below says which
+	}
+	key := partSlotSeq.Add(1)
+	partSlots.Store(key, slot)
+	defer partSlots.Delete(key)
+	var one sql.NullInt64
+	if err := s.c().db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
+		return err
+	}
+	// not TEXT nor BLOB: read it as database/sql converts it
+	var data []byte
+	if err := s.c().db.QueryRowContext(ctx, `SELECT data FROM part WHERE id = ? AND session_id = ?`, slot.id, sessionID).Scan(&data); err != nil {
+		return err
+	}
+	slot.decode(data)
+	return nil
+}
+
+// partSlot receives what correx_part_decode decoded for one LoadOutput.
+type partSlot struct {
+	id string
+	d  decoder
+	p  model.Part
+	ok bool
+}
+
+func (t *partSlot) decode(data []byte) {
+	t.p, t.ok = t.d.part(t.id, data, "table part, row "+t.id)
+}
+
+var (
+	partSlots   sync.Map // int64 -> *partSlot
+	partSlotSeq atomic.Int64
+)
+
+func init() {
+	// correx_part_decode(data, slot) decodes a part row into partSlots[slot]
+	// and gives 1; NULL for a value that is neither TEXT nor BLOB. data is
+	// a view into SQLite's memory: the decoder copies what it keeps
+	// (encoding/json's strings and RawMessages are copies).
+	sqlite.MustRegisterFunction("correx_part_decode", &sqlite.FunctionImpl{
+		NArgs: 2, VolatileArgs: true,
+		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			key, _ := args[1].(int64)
+			v, ok := partSlots.Load(key)
+			if !ok {
+				return nil, fmt.Errorf("correx_part_decode: no slot %d", key)
+			}
+			slot := v.(*partSlot)
+			switch x := args[0].(type) {
+			case string:
+				slot.decode(unsafe.Slice(unsafe.StringData(x), len(x)))
+			case []byte:
+				slot.decode(x)
+			default:
+				return nil, nil
+			}
+			return int64(1), nil
+		},
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package opencode
+
+const raceEnabled = false

@@ -1,0 +1,253 @@
+package opencode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"correx/model"
+)
+
+func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	if rowid, big, err := s.bigRow(ctx, sessionID, partID); err == nil && big {
+		if elided, row, ok := s.scanRow(rowid, false); ok {
+			slot := &partSlot{id: partID}
+			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
+				tc := slot.p.Tool
+				tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, elided[0] == 'A', row.size-len(elided)+1
+				return tc, row.text, nil
+			}
+		}
+	}
+	// a small row, or one the scanner cannot vouch for: read it whole
+	full, err := s.LoadOutput(ctx, sessionID, partID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return full, func(field string, write func(string) error) error {
+		if field == "error" {
+			return write(full.Error)
+		}
+		return write(full.Output)
+	}, nil
+}
+
+// scannedRow is a large part row, scanned whole once, whose output and
+// error are read again from the store a piece at a time: they are never
+// held beside the row.
+type scannedRow struct {
+	blobs           *blobReader
+	rowid           int64
+	size            int
+	output, errText span // in the row; zero: absent or null
+}
+
+// scanRow reads a large part row (bigRow) with blob I/O and scans it:
+// elided is the row as the outline gives it (textOnly: without its output
+// and error only), after its A or E byte. ok is false for a row the
+// scanner cannot vouch for, or whose output or error is not a string (nor
+// null): read those whole.
+func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *scannedRow, ok bool) {
+	if partScanOff {
+		return nil, nil, false
+	}
+	buf, err := s.c().blobs.read(rowid, nil)
+	if err != nil {
+		return nil, nil, false
+	}
+	str := unsafe.String(unsafe.SliceData(buf), len(buf))
+	p, ok := scanElided(str, nil, textOnly)
+	row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: len(buf)}
+	for _, f := range []struct {
+		sp  span
+		dst *span
+	}{{p.output, &row.output}, {p.errText, &row.errText}} {
+		switch {
+		case f.sp.end == 0 || str[f.sp.at:f.sp.end] == "null":
+		case str[f.sp.at] == '"':
+			*f.dst = f.sp
+		default:
+			ok = false
+		}
+	}
+	return p.out, row, ok
+}
+
+func (r *scannedRow) span(field string) span {
+	if field == "error" {
+		return r.errText
+	}
+	return r.output
+}
+
+// text writes the row's output (field "output") or error, decoded, to
+// write in pieces of whole runes.
+func (r *scannedRow) text(field string, write func(string) error) error {
+	sp := r.span(field)
+	if sp.end == 0 {
+		return nil
+	}
+	u := unquoter{write: write}
+	err := r.blobs.chunks(r.rowid, sp.at+1, sp.end-1, func(n int) error {
+		if n != r.size {
+			return fmt.Errorf("part row %d changed in the store while it was read", r.rowid)
+		}
+		return nil
+	}, func(chunk []byte) error { return u.feed(chunk, false) })
+	if err != nil {
+		return err
+	}
+	return u.feed(nil, true)
+}
+
+// collect is the row's output (field "output") or error, decoded.
+func (r *scannedRow) collect(field string) (string, error) {
+	var b strings.Builder
+	b.Grow(r.span(field).end - r.span(field).at) // the decoded text is no longer
+	err := r.text(field, func(p string) error {
+		b.WriteString(p)
+		return nil
+	})
+	return b.String(), err
+}
+
+// pieceBytes is about how much of a string literal unquotePieces decodes
+// at once; tests lower it.
+var pieceBytes = 64 << 10
+
+// unquotePieces writes the JSON string literal lit, decoded as
+// encoding/json decodes it, to write a piece at a time (pieceBytes of lit
+// at a time).
+func unquotePieces(lit string, write func(string) error) error {
+	u := unquoter{write: write}
+	for body := lit[1 : len(lit)-1]; len(body) > 0; {
+		n := min(pieceBytes, len(body))
+		if err := u.feed([]byte(body[:n]), false); err != nil {
+			return err
+		}
+		body = body[n:]
+	}
+	return u.feed(nil, true)
+}
+
+// unquoter decodes the body of a JSON string literal given in chunks.
+// It decodes up to a cut between the body's units (a character, an
+// escape, an escaped surrogate pair, an invalid byte), which encoding/json
+// decodes one after the other, so each piece decodes alone to the runes it
+// gives in place; what follows the cut waits for the next chunk.
+type unquoter struct {
+	carry []byte
+	write func(string) error
+}
+
+// maxUnit is the longest unit: an escaped surrogate pair.
+const maxUnit = 12
+
+func (u *unquoter) feed(chunk []byte, final bool) error {
+	data := string(append(u.carry, chunk...))
+	limit := len(data) - maxUnit
+	if final {
+		limit = len(data)
+	}
+	cut := 0
+	for cut < limit {
+		if c := data[cut]; c < utf8.RuneSelf && c != '\\' {
+			cut++ // the common unit, without a call
+			continue
+		}
+		cut += unitLen(data[cut:])
+	}
+	cut = min(max(cut, 0), len(data))
+	u.carry = append(u.carry[:0], data[cut:]...)
+	if cut == 0 {
+		return nil
+	}
+	piece := data[:cut]
+	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
+		// escapes or invalid bytes; else encoding/json gives it as it is
+		if simple, ok := unquoteSimple(piece); ok {
+			piece = simple
+		} else if err := json.Unmarshal([]byte(`"`+piece+`"`), &piece); err != nil {
+			return err
+		}
+	}
+	return u.write(piece)
+}
+
+// unquoteSimple decodes a string body whose escapes are all one of
+// \" \\ \/ \b \f \n \r \t, in valid UTF-8 without control characters,
+// as encoding/json does (the escapes of almost every tool output: its
+// newlines and tabs); ok false for anything else (\u escapes, invalid
+// bytes, a raw control character, a malformed escape), left to
+// encoding/json. FuzzUnquotePieces checks both against encoding/json.
+func unquoteSimple(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < ' ' || c == '"':
+			return "", false
+		case c != '\\':
+			b = append(b, c)
+			continue
+		}
+		if i++; i == len(s) {
+			return "", false
+		}
+		switch s[i] {
+		case '"', '\\', '/':
+			b = append(b, s[i])
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		default:
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+// unitLen is the length of the unit s starts with.
+func unitLen(s string) int {
+	switch c := s[0]; {
+	case c == '\\' && len(s) >= 6 && s[1] == 'u':
+		// as encoding/json: a surrogate followed by an escape that makes a
+		// valid pair with it is one rune
+		r := hex4(s[2:6])
+		if utf16.IsSurrogate(r) && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' &&
+			utf16.DecodeRune(r, hex4(s[8:12])) != unicode.ReplacementChar {
+			return 12
+		}
+		return 6
+	case c == '\\':
+		return 2
+	case c < utf8.RuneSelf:
+		return 1
+	}
+	_, n := utf8.DecodeRuneInString(s)
+	return n
+}
+
+func hex4(s string) rune {
+	n, err := strconv.ParseUint(s, 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package sessions
-
-const raceEnabled = false
