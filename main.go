@@ -341,6 +341,9 @@ type showJSON struct {
 	Why        string            `json:"why,omitempty"`
 	Truncation *model.Truncation `json:"truncation"`
 	SpillGone  bool              `json:"spill_gone"`
+	// SentUnknown says why text may not be what the model got in the
+	// call's own run (model.Visible.SentUnknown)
+	SentUnknown string `json:"sent_unknown,omitempty"`
 	// Capabilities: what the model of the call's step takes (opencode)
 	Capabilities *capsJSON `json:"capabilities,omitempty"`
 	Rebuilt      string    `json:"request_rebuilt,omitempty"` // as in callRow
@@ -421,6 +424,9 @@ func (c *cli) show(args []string) error {
 	v := render.Visible(found, spills, p, m)
 	if !c.asJSON {
 		text := v.Text
+		if v.SentUnknown != "" {
+			fmt.Fprintln(c.errOut, "correx: note:", inert.Cell(v.SentUnknown))
+		}
 		if isTerminal(c.out) {
 			text = inert.Text(text) // bytes exact when piped, never raw controls on a terminal
 		}
@@ -431,8 +437,9 @@ func (c *cli) show(args []string) error {
 		Session: s.Info.ID, CallID: ref.Call.CallID, Tool: ref.Call.Tool, Input: rawOrEmpty(ref.Call.Input),
 		Status: ref.Call.Status, Result: resultJSON{Type: v.Result.Type, Value: resultValue(v.Result)},
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
-		SpillGone: v.Truncation != nil && v.Truncation.SpillGone(),
-		Rebuilt:   rebuiltNote(s, step+1),
+		SpillGone:   v.Truncation != nil && v.Truncation.SpillGone(),
+		SentUnknown: v.SentUnknown,
+		Rebuilt:     rebuiltNote(s, step+1),
 	}
 	if t := v.Truncation; t != nil && t.SpillFound != "" {
 		out.SpillProblem = spills.SpillProblem(t.SpillFound)
@@ -545,7 +552,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
-		if note := render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(s, p, c.step)); note != "" {
+		if note := render.WireNote(s, p, c.step); note != "" {
 			fmt.Fprintln(c.errOut, "correx: note:", note)
 		}
 		step := c.step
@@ -774,7 +781,7 @@ func seenOf(t *model.Truncation) []string {
 	case t.SpillFound != "":
 		s += "; full output: " + t.SpillFound
 	case t.SpillPath != "":
-		s += "; the spill file is gone (opencode deletes them after 7 days), expected at " + t.SpillPath
+		s += "; the spill file is gone (" + t.SpillGoneReason() + "), expected at " + t.SpillPath
 	}
 	out := []string{s}
 	for _, r := range t.Seen {

@@ -9,22 +9,28 @@ import (
 
 // AgentMarkers are an agent's truncation rules, registered by its driver
 // package: Detect finds its markers in a tool's model-visible text (nil
-// when there are none), and Kinds says, for each kind it reports, what
+// when there are none; it may name text the agent added around the output
+// in Added), and Kinds says, for each kind it reports, what
 // the cut keeps and why the full size may be unknown. Everything after
 // the markers (seen ranges, added pieces, sizes, spill placement) is the
 // shared machinery of pieces.go.
 type AgentMarkers struct {
 	Detect func(tool, text string) *model.Truncation
 	Kinds  map[model.TruncationKind]KindShape
+	// Record, when set, fills in what the agent's own record of call says
+	// of a truncation Detect found in it (its full size in bytes, that it
+	// flagged the cut), before the shared machinery completes it.
+	Record func(call *model.ToolCall, t *model.Truncation)
 }
 
 // KindShape is what a kind of cut keeps: the output's start (Head), its
 // end (Tail), cut inside lines (CharCut) or between them; Legend is its
 // line in the help, UnknownWhy why its full size may be unknown ("" for
-// "no spill file was recorded").
+// "no spill file was recorded"), GoneWhy why its spill file is gone when
+// it is (model.Truncation.SpillGoneWhy).
 type KindShape struct {
-	Head, Tail, CharCut bool
-	Legend, UnknownWhy  string
+	Head, Tail, CharCut         bool
+	Legend, UnknownWhy, GoneWhy string
 	// Footer, when set, matches what the agent adds at the end of the
 	// text after the output (FooterWhat names it in the added pieces).
 	Footer     *regexp.Regexp
@@ -35,6 +41,7 @@ var agentMarkers struct {
 	sync.RWMutex
 	list []AgentMarkers
 	why  map[model.TruncationKind]string
+	gone map[model.TruncationKind]string
 }
 
 // RegisterMarkers adds an agent's truncation rules; the built-in rules
@@ -45,11 +52,15 @@ func RegisterMarkers(m AgentMarkers) {
 	agentMarkers.list = append(agentMarkers.list, m)
 	if agentMarkers.why == nil {
 		agentMarkers.why = map[model.TruncationKind]string{}
+		agentMarkers.gone = map[model.TruncationKind]string{}
 	}
 	for k, s := range m.Kinds {
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, footer: s.Footer, footerWhat: s.FooterWhat}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
+		}
+		if s.GoneWhy != "" {
+			agentMarkers.gone[k] = s.GoneWhy
 		}
 		model.RegisterTruncationKind(k, s.Legend)
 	}
@@ -71,4 +82,21 @@ func registeredWhy(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.why[k]
+}
+
+// fromRecord runs the registered Record of t's agent on call.
+func fromRecord(call *model.ToolCall, t *model.Truncation) {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	for _, m := range agentMarkers.list {
+		if _, ours := m.Kinds[t.Kind]; ours && m.Record != nil {
+			m.Record(call, t)
+		}
+	}
+}
+
+func registeredGone(k model.TruncationKind) string {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.gone[k]
 }

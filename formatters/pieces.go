@@ -83,6 +83,8 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 					full.why = p.SpillProblem(path)
 				}
 			}
+		} else if t.SpillGoneWhy = registeredGone(t.Kind); t.SpillGoneWhy != "" {
+			full.why = "the spill file was " + t.SpillGoneWhy + " (it was at " + t.SpillPath + ")"
 		} else {
 			full.why = "the spill file is gone (expected at " + t.SpillPath + ")"
 		}
@@ -94,10 +96,17 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		}
 	}
 
-	// the gaps between markers hold the output pieces and the added text
+	// the gaps between markers hold the output pieces and the added text;
+	// an agent's Detect may have named added pieces of its own
+	pre := t.Added
+	cuts := append([]model.Span{}, t.Markers...)
+	for _, a := range pre {
+		cuts = append(cuts, a.Span)
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].Start < cuts[j].Start })
 	var gaps []model.Span
 	last := 0
-	for _, m := range t.Markers {
+	for _, m := range cuts {
 		if m.Start > last {
 			gaps = append(gaps, model.Span{Start: last, End: m.Start})
 		}
@@ -106,7 +115,7 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 	if last < len(text) {
 		gaps = append(gaps, model.Span{Start: last, End: len(text)})
 	}
-	t.Seen, t.Added = []model.SeenRange{}, []model.AddedPiece{}
+	t.Seen, t.Added = []model.SeenRange{}, append([]model.AddedPiece{}, pre...)
 	pieces := carveAdded(t, text, gaps, appended, spill)
 	sh := shapes[t.Kind]
 	for i, p := range pieces {

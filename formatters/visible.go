@@ -85,17 +85,21 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 		v.Why = "call never finished (status " + string(call.Status) + "); opencode sends a placeholder error"
 	}
 	v.Text = ResultText(v.Result)
+	if v.SentUnknown = call.SentUnknown; v.Why == "" {
+		v.Why = call.SentUnknown
+	}
 	if call.IsV2() {
 		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
 	} else {
 		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation {
 			if t := detect(call.Tool, text); t != nil {
+				fromRecord(call, t)
 				return t
 			}
 			return claudePartial(call, text)
 		})
 	}
-	if v.Truncation != nil {
+	if v.Truncation != nil && v.Truncation.AgentFlagged == nil { // an agent's Record may have said
 		v.Truncation.AgentFlagged = AgentFlagged(call)
 	}
 	return v

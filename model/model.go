@@ -205,6 +205,11 @@ type ToolCall struct {
 	// result (Claude Code's read_truncation_notice attachment); nil when
 	// nothing.
 	Notice *Notice
+	// SentUnknown, when set, says why the result the agent sent in the
+	// call's own run is not stored (Copilot keeps only a failed call's short
+	// error.message, and sent a longer sentence until a resume); Sent is
+	// then what later runs sent.
+	SentUnknown string
 
 	// The tool state of opencode's v2 loop (session_message), which stores
 	// the tool's output items instead of an output string. Content is

@@ -69,8 +69,11 @@ type Visible struct {
 	Text string
 	// Why names the rule that produced Text when it is not the stored
 	// output (compacted, interrupted, ...); empty for verbatim output.
-	Why        string
-	Truncation *Truncation
+	Why string
+	// SentUnknown says why Text may not be what the model got in the
+	// call's own run (model.ToolCall.SentUnknown); empty when it is.
+	SentUnknown string
+	Truncation  *Truncation
 }
 
 // TruncationKind names which truncation rule cut an output.
@@ -191,6 +194,9 @@ type Truncation struct {
 	// store), empty when it is gone.
 	SpillPath  string `json:"spill_path,omitempty"`
 	SpillFound string `json:"spill_found,omitempty"`
+	// SpillGoneWhy says why a gone spill file is gone, when the agent's
+	// rules know (Copilot: "deleted when Copilot exited"); empty otherwise.
+	SpillGoneWhy string `json:"spill_gone_why,omitempty"`
 }
 
 // SeenRange is one piece of the full output the model saw.
@@ -251,3 +257,12 @@ func (t *Truncation) Full() (lines, bytes int) {
 
 // SpillGone reports whether a spill path was recorded but no file is left.
 func (t *Truncation) SpillGone() bool { return t.SpillPath != "" && t.SpillFound == "" }
+
+// SpillGoneReason is why a gone spill file is gone: SpillGoneWhy, else
+// opencode's rule (it deletes tool-output/ files after 7 days).
+func (t *Truncation) SpillGoneReason() string {
+	if t.SpillGoneWhy != "" {
+		return t.SpillGoneWhy
+	}
+	return "opencode deletes them after 7 days"
+}

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"correx/model"
@@ -16,6 +18,64 @@ type OwnWire struct {
 	// is message upto of s (`messages` without system messages for OpenAI
 	// Chat), recording where each call and result sit in pl.
 	Conversation func(s *model.Session, upto int, pl *Placer) (Value, error)
+	// Gaps, when set, are the places of that conversation the store does
+	// not hold as the agent sent them.
+	Gaps func(s *model.Session, upto int) []Gap
+}
+
+// Gap is a place in an agent's own request that its store does not hold
+// byte for byte: correx renders the stored form there, and Why says what
+// the agent sent instead. Path is the keys and list indexes inside
+// conversation item Item ("content", or "tool_calls", "0", "function",
+// "arguments").
+type Gap struct {
+	Item   int      `json:"item"`
+	Path   []string `json:"path"`
+	CallID string   `json:"call_id,omitempty"`
+	Why    string   `json:"why"`
+}
+
+// OwnWireGaps are the gaps of step's request (1-based, 0: the last) on
+// p, the agent's own wire; nil when it has none or p is a projection.
+func OwnWireGaps(s *model.Session, p Provider, step int) []Gap {
+	w, ok := ownWireOf(s.Info.Agent)
+	steps := s.AssistantSteps()
+	if step == 0 {
+		step = len(steps)
+	}
+	if !ok || w.Gaps == nil || p != w.Provider || step < 1 || step > len(steps) {
+		return nil
+	}
+	return w.Gaps(s, steps[step-1])
+}
+
+// WireNote is what correx says of step's request on p beside its JSON:
+// the thoughtSignatures Gemini CLI does not store, the places an agent's
+// store does not hold as sent; "" when the request is rebuilt whole.
+func WireNote(s *model.Session, p Provider, step int) string {
+	notes := []string{}
+	if n := GeminiStreamedSignaturesNote(GeminiStreamedSignatures(s, p, step)); n != "" {
+		notes = append(notes, n)
+	}
+	count := map[string]int{}
+	var whys []string
+	for _, g := range OwnWireGaps(s, p, step) {
+		if count[g.Why] == 0 {
+			whys = append(whys, g.Why)
+		}
+		count[g.Why]++
+	}
+	for _, why := range whys {
+		notes = append(notes, fmt.Sprintf("%d %s not stored as sent: %s", count[why], plural(count[why], "place is", "places are"), why))
+	}
+	return strings.Join(notes, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 var ownWires struct {

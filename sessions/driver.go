@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -224,6 +225,36 @@ func CombineAs(path string, stores ...Store) Store { return newMulti(path, store
 // CountCalls fills the list counts of info from loaded messages (see
 // countCalls).
 func CountCalls(info *model.SessionInfo, msgs []model.Message) { countCalls(info, msgs) }
+
+// FirstLine is a session title made of s: its first line, at most 100
+// characters.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:100]) + "…"
+	}
+	return s
+}
+
+// CountDetected sets a loaded session's Messages, ToolCalls, Errors and
+// Truncated, counting the truncations correx detects in each
+// model-visible result (SessionInfo.TruncatedBy "detected"), for agents
+// that flag none themselves.
+func CountDetected(sess *model.Session) {
+	sess.Info.Messages = len(sess.Messages)
+	for _, r := range sess.ToolCalls() {
+		sess.Info.ToolCalls++
+		if r.Call.Status == model.StatusError {
+			sess.Info.Errors++
+		}
+		if formatters.Visible(r.Call, nil).Truncation != nil {
+			sess.Info.Truncated++
+		}
+	}
+}
 
 // Fingerprint implements Fingerprinter: the session files' paths, sizes
 // and mtimes (see StatPrint), so a TUI left open reads nothing while no

@@ -27,6 +27,7 @@ var agentFixtures = []struct {
 	{"claude-code", "../testdata/claude-code/anthropic", model.AgentClaudeCode, "Claude Code", "Claude Code 2.1.332", "Anthropic"},
 	{"codex", "../testdata/codex/gpt-5.5/data", model.AgentCodex, "Codex", "Codex 0.171.0", "OpenAI Responses"},
 	{"gemini-cli", "../testdata/gemini-cli/gemini-3.8-flash/data", model.AgentGeminiCLI, "Gemini CLI", "Gemini CLI", "Gemini"},
+	{"copilot", "../testdata/copilot/copilot/data", "copilot", "GitHub Copilot CLI", "GitHub Copilot CLI 1.0.102", "OpenAI Chat"},
 }
 
 func needDir(t *testing.T, dir string) {

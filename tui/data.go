@@ -291,7 +291,7 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
-		res.note = render.GeminiStreamedSignaturesNote(render.GeminiStreamedSignatures(&snap, k.p, k.step))
+		res.note = render.WireNote(&snap, k.p, k.step)
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)

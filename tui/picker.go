@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -34,6 +35,9 @@ type picker struct {
 
 	filter    lineInput
 	filtering bool
+	// agentW is the AGENT column's width: its widest label (at least 11,
+	// "opencode v2"; at most 20)
+	agentW int
 }
 
 func newPicker(a *app) picker {
@@ -144,8 +148,11 @@ func (p *picker) SetQuick(infos []model.SessionInfo) {
 func (p *picker) apply() {
 	q := asciiLower(p.filter.Value())
 	p.shown = p.shown[:0]
+	p.agentW = 11
 	for i, in := range p.all {
-		hay := in.Title + " " + in.Directory + " " + in.ID + " " + agentLabel(in) + " " + string(in.Agent)
+		label := agentLabel(in)
+		p.agentW = min(max(p.agentW, utf8.RuneCountInString(label)), 20)
+		hay := in.Title + " " + in.Directory + " " + in.ID + " " + label + " " + string(in.Agent)
 		if q == "" || strings.Contains(asciiLower(hay), q) {
 			p.shown = append(p.shown, i)
 		}
@@ -193,7 +200,7 @@ func (p *picker) rowAt(y int) int {
 type pickerCols struct{ title, agent, dir, upd, calls, trunc, errs int }
 
 func (p *picker) cols() pickerCols {
-	c := pickerCols{agent: 11, upd: 10, calls: 5, trunc: 4, errs: 4}
+	c := pickerCols{agent: max(p.agentW, 11), upd: 10, calls: 5, trunc: 4, errs: 4}
 	rest := p.width - 2 - c.agent - c.upd - c.calls - c.trunc - c.errs - 6
 	c.dir = max(rest/3, 8)
 	c.title = max(rest-c.dir, 10)

@@ -299,7 +299,7 @@ func (p *pipeText) pipeBound(t *model.Truncation, text string) {
 			p.writeLine("  found at " + t.SpillFound)
 		}
 	default:
-		p.writeLine("spill: " + t.SpillPath + " (gone)")
+		p.writeLine("spill: " + t.SpillPath + " (gone: " + t.SpillGoneReason() + ")")
 	}
 }
 

@@ -295,7 +295,7 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 		case t.SpillFound != "":
 			lines = append(lines, st.Label.Render("full output: ")+inertString(t.SpillFound, st.Inert)+st.Muted.Render("  (o view · O pager)"))
 		case t.SpillGone():
-			lines = append(lines, st.BadgeErr.Render(spillGoneText(t.SpillPath)))
+			lines = append(lines, st.BadgeErr.Render(spillGoneText(t)))
 		}
 	}
 	if len(lines) > 3 {
@@ -304,8 +304,8 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	return lines
 }
 
-func spillGoneText(path string) string {
-	return "spill file is gone (opencode deletes them after 7 days): expected at " + inertString(path, plainStyle)
+func spillGoneText(t *model.Truncation) string {
+	return "spill file is gone (" + t.SpillGoneReason() + "): expected at " + inertString(t.SpillPath, plainStyle)
 }
 
 // truncBadge is "model saw X of Y lines · A of B".

@@ -508,7 +508,7 @@ func (v *sessionView) openSpill(pager bool) tea.Cmd {
 		a.warn("this call's output was not truncated: the model saw all of it")
 		return nil
 	case t.SpillGone():
-		a.fail(spillGoneText(t.SpillPath))
+		a.fail(spillGoneText(t))
 		return nil
 	case t.SpillFound == "":
 		a.warn(fmt.Sprintf("no spill file: a %s truncation keeps no full output", t.Kind))

@@ -4,6 +4,7 @@
 package all
 
 import (
-	_ "correx/sessions/crush" // Crush
+	_ "correx/sessions/copilot"
+	_ "correx/sessions/crush"
 	_ "correx/sessions/opencode"
 )
