@@ -240,7 +240,8 @@ func resultEntry(p render.Provider, e map[string]any) (r wireResult, ok bool) {
 	str := func(v any) string { s, _ := v.(string); return s }
 	switch p {
 	case render.OpenAIChat:
-		return wireResult{str(e["tool_call_id"]), str(e["content"])}, e["role"] == "tool"
+		// a string, or text parts (Qwen Code's one-text-part list)
+		return wireResult{str(e["tool_call_id"]), texts(e["content"], "text")}, e["role"] == "tool"
 	case render.OpenAIResponses:
 		t := str(e["type"])
 		return wireResult{str(e["call_id"]), texts(e["output"], "input_text")}, strings.HasSuffix(t, "_output")

@@ -90,6 +90,12 @@ func (s Spills) candidates(recorded string) []string {
 	if i := strings.LastIndex(recorded, "/tool-outputs/"); i >= 0 {
 		out = append(out, filepath.Join(s.DataDir, "tool-outputs", filepath.FromSlash(recorded[i+len("/tool-outputs/"):])))
 	}
+	// a driver's agent: by its name in each of its spill folders
+	if d, ok := driverOf(s.Agent); ok && d.SpillFolders != nil {
+		for _, f := range d.SpillFolders(s.DataDir) {
+			out = append(out, filepath.Join(f, filepath.Base(recorded)))
+		}
+	}
 	// Claude Code: <config>/projects/<encoded-cwd>/<session>/tool-results/<id>.txt
 	if i := strings.LastIndex(recorded, "/projects/"); i >= 0 {
 		rel := recorded[i+1:]

@@ -7,4 +7,5 @@ import (
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/crush"
 	_ "correx/sessions/opencode"
+	_ "correx/sessions/qwencode"
 )

@@ -35,13 +35,7 @@ const geminiSubPrompt = "List what is in the sub directory of the project and re
 // shown, the whole saved in tool-outputs/); read_file shows 2,000 lines of
 // big.txt's 3,000.
 func geminiScenario(name, proj string) cliScenario {
-	p := func(rel string) string { return proj + "/" + rel }
-	shell := func(cmd, desc string) call {
-		return c("run_shell_command", J("command", cmd, "description", desc))
-	}
-	read := func(rel string, extra ...any) call {
-		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
-	}
+	p, shell, read := geminiCalls(proj)
 	if name == "gemini-cli-third" {
 		return geminiThirdScenario(proj, p, shell, read)
 	}
@@ -52,12 +46,9 @@ func geminiScenario(name, proj string) cliScenario {
 		const prompt = "Please run the second correx oracle scenario for Gemini CLI: look around the project, then summarise."
 		return cliScenario{
 			suffix: "-second", prompt: prompt,
-			followUps: []string{
-				"Next: write other.txt with two lines.",
-				"Last: read other.txt back, and cat it too.",
-			},
+			followUps: otherTxtFollowUps,
 			newMinute: []bool{true, true},
-			steps: []step{
+			steps: append([]step{
 				{
 					Reasoning: "The second scenario starts by listing.",
 					Calls:     []call{c("list_directory", J("dir_path", proj)), c("glob", J("pattern", "*.md"))},
@@ -67,13 +58,7 @@ func geminiScenario(name, proj string) cliScenario {
 				{Calls: []call{shell("seq 1 9000 | sed 's/^/r/'", "Print nine thousand rows")}},
 				{Calls: []call{read("big.txt", "start_line", 2990)}},
 				{Text: "Second scenario done: listings, a failing ls, a long line, a huge output and the end of big.txt."},
-				// first resume
-				{Calls: []call{c("write_file", J("file_path", p("other.txt"), "content", "one\ntwo\n"))}},
-				{Text: "other.txt is written."},
-				// second resume
-				{Calls: []call{read("other.txt"), shell("cat other.txt", "Print other.txt")}},
-				{Text: "other.txt holds one and two."},
-			},
+			}, otherTxtResumes(p, shell, read)...),
 		}
 	}
 	const prompt = "Please run the correx oracle scenario for Gemini CLI: exercise the tools as scripted, then summarise what happened."
@@ -113,6 +98,38 @@ func geminiScenario(name, proj string) cliScenario {
 			{Reasoning: "The user wants to see new.txt after the edits.", Calls: []call{read("new.txt")}},
 			{Text: "new.txt now holds alpha, BETA and gamma."},
 		},
+	}
+}
+
+// geminiCalls are Gemini CLI's path, shell and read_file call builders
+// (Qwen Code, its fork, has the same tools).
+func geminiCalls(proj string) (p func(string) string, shell func(cmd, desc string) call, read func(string, ...any) call) {
+	p = func(rel string) string { return proj + "/" + rel }
+	shell = func(cmd, desc string) call {
+		return c("run_shell_command", J("command", cmd, "description", desc))
+	}
+	read = func(rel string, extra ...any) call {
+		return c("read_file", J(append([]any{"file_path", p(rel)}, extra...)...))
+	}
+	return p, shell, read
+}
+
+// otherTxtFollowUps and otherTxtResumes are the two resumes of the second
+// scenarios of Gemini CLI and Qwen Code: write other.txt, then read it back
+// and cat it.
+var otherTxtFollowUps = []string{
+	"Next: write other.txt with two lines.",
+	"Last: read other.txt back, and cat it too.",
+}
+
+func otherTxtResumes(p func(string) string, shell func(cmd, desc string) call, read func(string, ...any) call) []step {
+	return []step{
+		// first resume
+		{Calls: []call{c("write_file", J("file_path", p("other.txt"), "content", "one\ntwo\n"))}},
+		{Text: "other.txt is written."},
+		// second resume
+		{Calls: []call{read("other.txt"), shell("cat other.txt", "Print other.txt")}},
+		{Text: "other.txt holds one and two."},
 	}
 }
 
@@ -238,11 +255,11 @@ func recordGeminiCLI(opt options, f flavour) (err error) {
 	}
 	// The CLI puts its install path into every request (the location of
 	// its bundled skills): run a copy in a user-level npm prefix.
-	npmPrefix := filepath.Join(l.Home, ".npm-global")
-	if err := copyTreeLinks(filepath.Join(dir, "node_modules"), filepath.Join(npmPrefix, "lib", "node_modules")); err != nil {
-		return fmt.Errorf("copying gemini-cli into the home: %w", err)
+	modules, err := copyIntoHome(l, dir)
+	if err != nil {
+		return err
 	}
-	js = filepath.Join(npmPrefix, "lib", "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
+	js = filepath.Join(modules, "@google", "gemini-cli", "bundle", "gemini.js")
 	gdir := filepath.Join(l.Home, ".gemini")
 	if err := os.MkdirAll(gdir, 0o755); err != nil {
 		return err
@@ -576,6 +593,17 @@ func geminiMasked(resp json.RawMessage) bool {
 		Output string `json:"output"`
 	}
 	return json.Unmarshal(resp, &r) == nil && strings.HasPrefix(r.Output, "<tool_output_masked>\n")
+}
+
+// copyIntoHome copies an npm install (dir/node_modules) into a user-level
+// npm prefix in the neutral home, and returns its node_modules there: an
+// agent that sends its install path then sends a user's path.
+func copyIntoHome(l layout, dir string) (string, error) {
+	modules := filepath.Join(l.Home, ".npm-global", "lib", "node_modules")
+	if err := copyTreeLinks(filepath.Join(dir, "node_modules"), modules); err != nil {
+		return "", fmt.Errorf("copying %s into the home: %w", dir, err)
+	}
+	return modules, nil
 }
 
 // copyTreeLinks copies a tree, recreating symlinks as they are.
