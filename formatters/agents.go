@@ -19,7 +19,10 @@ type AgentMarkers struct {
 	Kinds  map[model.TruncationKind]KindShape
 	// Record, when set, fills in what the agent's own record of call says
 	// of a truncation Detect found in it (its full size in bytes, that it
-	// flagged the cut), before the shared machinery completes it.
+	// flagged the cut), before the shared machinery completes it. When it
+	// sets t.Seen it has carved the pieces itself (Cline, which stores the
+	// result whole and cuts it when it sends it): only the sizes are then
+	// computed from its seen ranges.
 	Record func(call *model.ToolCall, t *model.Truncation)
 }
 
@@ -31,6 +34,9 @@ type AgentMarkers struct {
 type KindShape struct {
 	Head, Tail, CharCut         bool
 	Legend, UnknownWhy, GoneWhy string
+	// WhenSent says the agent cut when it built the request, after it
+	// stored the result whole (Cline), not before storing it.
+	WhenSent bool
 	// Footer, when set, matches what the agent adds at the end of the
 	// text after the output (FooterWhat names it in the added pieces).
 	Footer     *regexp.Regexp
@@ -42,6 +48,7 @@ var agentMarkers struct {
 	list []AgentMarkers
 	why  map[model.TruncationKind]string
 	gone map[model.TruncationKind]string
+	sent map[model.TruncationKind]bool
 }
 
 // RegisterMarkers adds an agent's truncation rules; the built-in rules
@@ -53,8 +60,10 @@ func RegisterMarkers(m AgentMarkers) {
 	if agentMarkers.why == nil {
 		agentMarkers.why = map[model.TruncationKind]string{}
 		agentMarkers.gone = map[model.TruncationKind]string{}
+		agentMarkers.sent = map[model.TruncationKind]bool{}
 	}
 	for k, s := range m.Kinds {
+		agentMarkers.sent[k] = s.WhenSent
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, footer: s.Footer, footerWhat: s.FooterWhat}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
@@ -99,4 +108,12 @@ func registeredGone(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.gone[k]
+}
+
+// CutWhenSent says whether kind k is cut when the request is built, after
+// the agent stored the result whole.
+func CutWhenSent(k model.TruncationKind) bool {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.sent[k]
 }

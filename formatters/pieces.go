@@ -96,6 +96,11 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		}
 	}
 
+	if t.Seen != nil { // carved by the agent's own rule (its Record)
+		t.SeenLines, t.SeenBytes = seenSizes(t, text)
+		checkFull(t)
+		return
+	}
 	// the gaps between markers hold the output pieces and the added text;
 	// an agent's Detect may have named added pieces of its own
 	pre := t.Added
@@ -152,8 +157,12 @@ func complete(t *model.Truncation, text string, appended int, spill SpillFinder)
 		t.Seen = append(t.Seen, r)
 	}
 	t.SeenLines, t.SeenBytes = seenSizes(t, text)
-	// a full size below what the text shows (a footer's count that lies)
-	// is no full size
+	checkFull(t)
+}
+
+// checkFull drops a full size below what the text shows (a footer's count
+// that lies): it is no full size.
+func checkFull(t *model.Truncation) {
 	if t.FullLines != nil && t.SeenLines > *t.FullLines || t.FullBytes != nil && t.SeenBytes > *t.FullBytes {
 		t.FullLines, t.FullBytes = nil, nil
 		t.FullUnknown = "the full size it states is less than what it shows"

@@ -274,6 +274,9 @@ func boundNote(t *model.Truncation) string {
 	default:
 		what = "middle cut, marker added"
 	}
+	if formatters.CutWhenSent(t.Kind) {
+		return what + " (" + string(t.Kind) + "; done when the request was built: stage 1 holds the uncut result)"
+	}
 	return what + " (" + string(t.Kind) + "; done before the result was stored, so stages 1 and 2 hold the cut)"
 }
 
