@@ -444,7 +444,7 @@ func (c *cli) show(args []string) error {
 	if t := v.Truncation; t != nil && t.SpillFound != "" {
 		out.SpillProblem = spills.SpillProblem(t.SpillFound)
 	}
-	if owner != nil && s.Info.Agent == model.AgentOpencode {
+	if owner != nil && s.Info.Agent.UsesOpencode() {
 		one := &model.Session{Info: s.Info, Messages: []model.Message{*owner}}
 		out.Capabilities = newCapsJSON(sessionCaps(one, override, c.errOut), owner.ProviderID, owner.ModelID)
 	}
@@ -510,7 +510,7 @@ func (c *cli) wire(args []string) error {
 			step = len(steps)
 		}
 		var cj *capsJSON
-		if step > 0 && s.Info.Agent == model.AgentOpencode {
+		if step > 0 && s.Info.Agent.UsesOpencode() {
 			at := s.Messages[steps[step-1]]
 			cj = newCapsJSON(m.Caps, at.ProviderID, at.ModelID)
 		}

@@ -36,6 +36,9 @@ var (
 	globCap            = "\n\n(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
 	grepCapHead        = marker{regexp.MustCompile(`^Found \d+ matches \((?:more matches available|showing first \d+)\)`), "Found "}
 	grepCapTail        = marker{regexp.MustCompile(`\n\n\(Results truncated(?:: showing \d+ of \d+ matches \(\d+ hidden\))?\. Consider using a more specific path or pattern\.\)$`), "(Results truncated"}
+	// Kilo Code's grep (7.7.9, with a limit argument) ends its capped
+	// output with this instead
+	grepLimitTail = marker{regexp.MustCompile(`\n\n\d+ matches limit reached\. Use limit=\d+ for more, or refine pattern\.$`), " matches limit reached. Use limit="}
 )
 
 // Detect finds the truncation markers in a model-visible text of a tool and
@@ -128,8 +131,11 @@ func detect(tool, text string) *model.Truncation {
 	case "grep":
 		if h := grepCapHead.FindStringIndex(text); h != nil {
 			t := &model.Truncation{Kind: model.TruncGrepCap, Markers: []model.Span{{Start: h[0], End: h[1]}}}
-			if m := grepCapTail.FindStringIndex(text); m != nil {
-				t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
+			for _, tail := range []marker{grepCapTail, grepLimitTail} {
+				if m := tail.FindStringIndex(text); m != nil {
+					t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
+					break
+				}
 			}
 			return t
 		}

@@ -15,6 +15,10 @@ type AgentSpec struct {
 	// Version is the agent version its reader and wire rules were checked
 	// against, e.g. "1.0.102" ("" when unknown).
 	Version string
+	// Fork is the agent this one is a fork of when its sessions go through
+	// that agent's pipeline unchanged but for named differences (Kilo Code:
+	// opencode); "" when the agent has its own.
+	Fork Agent
 }
 
 var agents = struct {
@@ -59,4 +63,15 @@ func RegisterTruncationKind(k TruncationKind, what string) {
 		Kind TruncationKind
 		What string
 	}{k, what})
+}
+
+// UsesOpencode says whether a's sessions go through opencode's pipeline
+// (its storage, lowerings, capabilities and markers): opencode's own ("" is
+// opencode) and those of a fork registered with Fork opencode.
+func (a Agent) UsesOpencode() bool {
+	if a == AgentOpencode || a == "" {
+		return true
+	}
+	s, ok := a.Spec()
+	return ok && s.Fork == AgentOpencode
 }

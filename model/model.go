@@ -66,8 +66,11 @@ type SessionInfo struct {
 	// Source is the file the session was read from (a .db, an export, a
 	// legacy storage dir); DataDir is the agent's data dir when known, where
 	// spill files are looked up.
-	Source   string   `json:"source"`
-	DataDir  string   `json:"-"`
+	Source  string `json:"source"`
+	DataDir string `json:"-"`
+	// Path is the session's directory relative to its project's worktree,
+	// as opencode stores it (session.path; "" at the worktree or unknown).
+	Path     string   `json:"-"`
 	Pipeline Pipeline `json:"pipeline,omitempty"`
 	// Damaged, when not empty, says which of the session's rows could not
 	// be read (damaged pages of the store): ToolCalls, Truncated and Errors
@@ -85,7 +88,7 @@ type SessionInfo struct {
 // Codex and Gemini CLI, whose readers load every result and count the
 // truncations correx finds in the model-visible text.
 func (i SessionInfo) TruncatedBy() string {
-	if i.Agent == AgentOpencode || i.Agent == "" {
+	if i.Agent.UsesOpencode() {
 		return "flagged"
 	}
 	return "detected"
@@ -122,7 +125,11 @@ type Message struct {
 	// none); opencode drops such steps from later requests unless aborted.
 	Error   string
 	Summary bool
-	Parts   []Part
+	// EditorContext is what an opencode fork stored of the user's editor
+	// with a user message (Kilo Code's editorContext: directory, worktree,
+	// open files), compact; nil when none.
+	EditorContext json.RawMessage
+	Parts         []Part
 	// Request is the conversation of the request that produced this
 	// assistant step as the agent logged it, for agents that log requests
 	// (Claude Code's api-request records; rebuilt from the transcript, and

@@ -28,8 +28,8 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
-		if a == model.AgentOpencode {
-			continue // TestConformance's: whole requests, with the capabilities decided from root/
+		if a.UsesOpencode() {
+			continue // TestConformance's: whole requests, with the capabilities decided from root/ (opencode and its forks)
 		}
 		agents = append(agents, string(a))
 	}
@@ -108,14 +108,14 @@ func TestCLIConformance(t *testing.T) {
 	}
 }
 
-// TestCLIStoredVsSent reads the recorder's check of every CLI fixture
-// (record.json "stored_vs_sent"): each tool result the agent stored was
+// TestCLIStoredVsSent reads the recorder's check of every CLI fixture and
+// every fork's (record.json "stored_vs_sent"): each tool result the agent stored was
 // found, equal, in the first request after it and in every later one of
 // its session, or there in the form Gemini CLI's context management masked
 // it to ("resent_masked"); "final" counts a subagent's complete_task,
 // which ends its loop and is never sent.
 func TestCLIStoredVsSent(t *testing.T) {
-	for _, dir := range cliFixtureDirs(t) {
+	for _, dir := range append(cliFixtureDirs(t), forkFixtureDirs(t)...) {
 		var rec struct {
 			Check *struct {
 				Results      int `json:"results"`

@@ -18,13 +18,38 @@ import (
 // The fixtures are real runs (testdata/record); a flavour is a directory of
 // testdata/opencode.
 
-// fixtureDirs returns the recorded flavours.
+// fixtureDirs returns the recorded flavours of opencode and of its forks
+// (model.AgentSpec.Fork: Kilo Code), whose requests opencode's code builds.
 func fixtureDirs(t *testing.T) []string {
 	dirs := manifestDirs("../testdata/opencode/*")
 	if len(dirs) == 0 {
 		t.Fatal("no recorded fixtures under testdata/opencode: run `go run ./testdata/record`")
 	}
+	return append(dirs, forkFixtureDirs(t)...)
+}
+
+// forkFixtureDirs are the recorded flavours of opencode's forks.
+func forkFixtureDirs(t *testing.T) []string {
+	var dirs []string
+	for _, a := range model.RegisteredAgents() {
+		if a != model.AgentOpencode && a.UsesOpencode() {
+			fork := manifestDirs("../testdata/" + string(a) + "/*")
+			if len(fork) == 0 {
+				t.Errorf("no recorded %s fixtures", a)
+			}
+			dirs = append(dirs, fork...)
+		}
+	}
 	return dirs
+}
+
+// fixtureName is a fixture's subtest name: its flavour, after its agent
+// for a fork's ("kilo/oracle-model").
+func fixtureName(dir string) string {
+	if agent := filepath.Base(filepath.Dir(dir)); agent != "opencode" {
+		return agent + "/" + filepath.Base(dir)
+	}
+	return filepath.Base(dir)
 }
 
 // recordOpts reads what the recorder says about a flavour (record.json):
@@ -67,7 +92,7 @@ func withCaps(t *testing.T, opts render.Model, sess *model.Session, mc opencode.
 
 func TestConformance(t *testing.T) {
 	for _, dir := range fixtureDirs(t) {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		t.Run(fixtureName(dir), func(t *testing.T) {
 			st := openStore(t, dir)
 			loaded := map[string]*model.Session{}
 			opts, mc := recordOpts(t, dir)
@@ -96,7 +121,7 @@ func TestConformance(t *testing.T) {
 				checked++
 			}
 			t.Logf("%s: %d requests, %d tool results compared; the capabilities decided from root/ reproduce them, assuming all inputs would miss %d",
-				filepath.Base(dir), checked, results, missedAll)
+				fixtureName(dir), checked, results, missedAll)
 			if checked == 0 {
 				t.Fatal("no main request in the manifest")
 			}

@@ -61,7 +61,11 @@ func chatAssistant(m msg, pl *Placer, item int) Value {
 			}, pt.cache))
 		}
 	}
-	o := Obj{{"role", "assistant"}, {"content", text}}
+	var content Value = text
+	if text == "" && m.nullText {
+		content = nil
+	}
+	o := Obj{{"role", "assistant"}, {"content", content}}
 	if reasoning != "" {
 		o.Set("reasoning_content", reasoning)
 	}

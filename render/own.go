@@ -78,29 +78,37 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-var ownWires struct {
-	sync.RWMutex
-	m map[model.Agent]OwnWire
-}
+var ownWires agentRegistry[OwnWire]
 
 // RegisterOwnWire registers agent a's own wire; twice panics.
-func RegisterOwnWire(a model.Agent, w OwnWire) {
-	ownWires.Lock()
-	defer ownWires.Unlock()
-	if ownWires.m == nil {
-		ownWires.m = map[model.Agent]OwnWire{}
-	}
-	if _, dup := ownWires.m[a]; dup {
-		panic("render: own wire registered twice: " + string(a))
-	}
-	ownWires.m[a] = w
+func RegisterOwnWire(a model.Agent, w OwnWire) { ownWires.add("own wire", a, w) }
+
+func ownWireOf(a model.Agent) (OwnWire, bool) { return ownWires.get(a) }
+
+// agentRegistry is what driver packages register per agent.
+type agentRegistry[T any] struct {
+	sync.RWMutex
+	m map[model.Agent]T
 }
 
-func ownWireOf(a model.Agent) (OwnWire, bool) {
-	ownWires.RLock()
-	defer ownWires.RUnlock()
-	w, ok := ownWires.m[a]
-	return w, ok
+// add registers v for a; twice panics (two packages claiming one agent).
+func (r *agentRegistry[T]) add(what string, a model.Agent, v T) {
+	r.Lock()
+	defer r.Unlock()
+	if r.m == nil {
+		r.m = map[model.Agent]T{}
+	}
+	if _, dup := r.m[a]; dup {
+		panic("render: " + what + " registered twice: " + string(a))
+	}
+	r.m[a] = v
+}
+
+func (r *agentRegistry[T]) get(a model.Agent) (T, bool) {
+	r.RLock()
+	defer r.RUnlock()
+	v, ok := r.m[a]
+	return v, ok
 }
 
 // OwnProvider is the provider the agent itself sent msg's step to: the

@@ -85,7 +85,7 @@ type Rendered struct {
 // default (the native flag is not recorded in the store).
 func SessionLowering(info model.SessionInfo, chosen model.Lowering) model.Lowering {
 	switch {
-	case info.Agent != "" && info.Agent != model.AgentOpencode:
+	case !info.Agent.UsesOpencode():
 		return ""
 	case info.Pipeline == model.PipelineV2:
 		return model.LoweringNative

@@ -23,6 +23,9 @@ type msg struct {
 	// an interleaved reasoning field: its reasoning, joined, goes in that
 	// field (providerOptions.openaiCompatible, read by the Chat converter).
 	interleaved *interleavedField
+	// nullText: an assistant message without text goes as "content":
+	// null on OpenAI Chat (ForkRules.NullContent)
+	nullText bool
 }
 
 type interleavedField struct{ name, text string }
@@ -119,14 +122,24 @@ func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 		return out
 	}
 	var out []msg
-	for _, sm := range s.Messages[:upto] {
+	fork := forkOf(s.Info.Agent)
+	for i, sm := range s.Messages[:upto] {
 		switch sm.Role {
 		case model.RoleUser:
-			if u := userMsg(sm); len(u.parts) > 0 {
+			u := userMsg(sm)
+			if fork.UserText != nil {
+				if t := fork.UserText(s, &s.Messages[i]); t != "" {
+					u.parts = append(u.parts, part{kind: pText, text: t})
+				}
+			}
+			if len(u.parts) > 0 {
 				out = append(out, u)
 			}
 		case model.RoleAssistant:
-			out = append(out, assistantMsgs(sm, p, m, s.Info.Version)...)
+			for _, a := range assistantMsgs(sm, p, m, s.Info.Version) {
+				a.nullText = fork.NullContent && a.role == "assistant"
+				out = append(out, a)
+			}
 		}
 	}
 	if m.Lowering == model.LoweringNative {

@@ -37,7 +37,7 @@ func capsCmd(mc opencode.Machine, d *sessionData, info model.SessionInfo, models
 // that are not read yet.
 func needsCaps(d *sessionData) bool {
 	in := d.sess.Info
-	return d.caps == nil && (in.Agent == model.AgentOpencode || in.Agent == "")
+	return d.caps == nil && in.Agent.UsesOpencode()
 }
 
 // capsFor is the capabilities a conversation of d's session is rendered
@@ -55,7 +55,7 @@ func capsFor(d *sessionData, o model.CapsOverride) model.SessionCapabilities {
 // lowered with, where that was decided, and that the config is read now.
 func (v *sessionView) capsLine(d *sessionData, msg *model.Message) string {
 	in := d.sess.Info
-	if in.Agent != model.AgentOpencode && in.Agent != "" || msg == nil {
+	if !in.Agent.UsesOpencode() || msg == nil {
 		return ""
 	}
 	if d.caps == nil {
@@ -78,7 +78,7 @@ func (v *sessionView) capsLine(d *sessionData, msg *model.Message) string {
 func (v *sessionView) toggleInputs() {
 	a := v.a
 	in := v.data.sess.Info
-	if in.Agent != model.AgentOpencode && in.Agent != "" {
+	if !in.Agent.UsesOpencode() {
 		a.warn(agentName(in.Agent) + " builds its own requests: model inputs are not opencode's to decide")
 		return
 	}

@@ -125,7 +125,7 @@ func agentName(a model.Agent) string { return a.Name() }
 // the pipeline ("opencode v2").
 func agentLabel(in model.SessionInfo) string {
 	s := agentName(in.Agent)
-	if in.Pipeline != "" && (in.Agent == model.AgentOpencode || in.Agent == "") {
+	if in.Pipeline != "" && in.Agent.UsesOpencode() {
 		s += " " + string(in.Pipeline)
 	}
 	return s
@@ -137,7 +137,7 @@ func agentVersion(in model.SessionInfo) string {
 	if in.Version != "" {
 		s += " " + in.Version
 	}
-	if in.Pipeline != "" && (in.Agent == model.AgentOpencode || in.Agent == "") {
+	if in.Pipeline != "" && in.Agent.UsesOpencode() {
 		s += " · " + string(in.Pipeline)
 	}
 	return s

@@ -358,7 +358,7 @@ func (v *sessionView) ShortHelp() []key.Binding {
 		keys = append(keys, open)
 	}
 	keys = append(keys, hint(k.NextPane, "pane"))
-	opencode := v.data.sess.Info.Agent == "" || v.data.sess.Info.Agent == model.AgentOpencode
+	opencode := v.data.sess.Info.Agent.UsesOpencode()
 	if opencode && v.pane == paneCompare {
 		keys = append(keys, k.OtherPipe) // what Compare is for, in opencode
 	}
@@ -415,7 +415,7 @@ func (v *sessionView) toggleLowering() {
 	a := v.a
 	in := v.data.sess.Info
 	switch {
-	case in.Agent != "" && in.Agent != model.AgentOpencode:
+	case !in.Agent.UsesOpencode():
 		a.warn(agentName(in.Agent) + " builds its own requests: there is no opencode lowering to switch")
 	case in.Pipeline == model.PipelineV2:
 		a.info("v2 sessions are native only: opencode's v2 loop always lowers with packages/llm")
@@ -444,7 +444,7 @@ func (v *sessionView) otherPipeline() tea.Cmd {
 		return nil
 	}
 	in := r.data.sess.Info
-	if in.Agent != "" && in.Agent != model.AgentOpencode {
+	if !in.Agent.UsesOpencode() {
 		a.warn("V compares opencode's v1 and v2 pipelines; this is a " + agentName(in.Agent) + " session")
 		return nil
 	}
@@ -454,7 +454,7 @@ func (v *sessionView) otherPipeline() tea.Cmd {
 	}
 	var top, sub []model.SessionInfo
 	for _, s := range a.listed {
-		if (s.Agent != "" && s.Agent != model.AgentOpencode) || s.Pipeline != want {
+		if s.Agent.Name() != in.Agent.Name() || s.Pipeline != want { // the same agent ("" is opencode)
 			continue
 		}
 		if s.ParentID == "" {

@@ -7,6 +7,7 @@ import (
 	_ "correx/sessions/cline"
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/crush"
+	_ "correx/sessions/kilo" // Kilo Code
 	_ "correx/sessions/opencode"
 	_ "correx/sessions/qwencode"
 )

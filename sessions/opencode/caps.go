@@ -17,7 +17,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 
 	"correx/model"
 	"correx/sessions"
@@ -79,10 +81,66 @@ func (m Machine) read(p string, limit int64) ([]byte, error) {
 	return sessions.ReadFileMax(m.real(p), limit)
 }
 
-// ocPaths are opencode's Global.Path and home on a machine.
-type ocPaths struct{ home, config, cache string }
+// ConfigNames are the names an agent of opencode's pipeline reads its
+// config and catalogue under: opencode's, or a fork's (RegisterConfig).
+type ConfigNames struct {
+	Dir      string   // under $XDG_CONFIG_HOME and $XDG_CACHE_HOME
+	Global   []string // the config files in Dir, in merge order
+	Project  []string // the project's config files, as its up() looks for them
+	DotDirs  []string // project and home dirs of DotFiles (".opencode")
+	DotFiles []string // the config files in a dot dir, $<Env>_CONFIG_DIR and Managed
+	Env      string   // prefix of its variables (_CONFIG, _CONFIG_DIR, _CONFIG_CONTENT, _DISABLE_PROJECT_CONFIG, _MODELS_PATH, _MODELS_URL)
+	Managed  string   // the managed config dir
+	// ModelsURL is the catalogue URL cached as <cache>/models.json.
+	ModelsURL string
+}
 
-func (m Machine) paths() ocPaths {
+// opencodeNames are opencode 1.18.33's.
+var opencodeNames = ConfigNames{
+	Dir: "opencode", Global: []string{"config.json", "opencode.json", "opencode.jsonc"},
+	Project: []string{"opencode.jsonc", "opencode.json"}, DotDirs: []string{".opencode"},
+	DotFiles: []string{"opencode.json", "opencode.jsonc"}, Env: "OPENCODE", Managed: "/etc/opencode",
+	ModelsURL: "https://models.opencode.ai",
+}
+
+var forkConfigs struct {
+	sync.RWMutex
+	m map[model.Agent]ConfigNames
+}
+
+// RegisterConfig registers the config names of fork a of opencode
+// (model.AgentSpec.Fork), from which its models' capabilities are decided
+// as opencode decides them; twice panics.
+func RegisterConfig(a model.Agent, n ConfigNames) {
+	forkConfigs.Lock()
+	defer forkConfigs.Unlock()
+	if forkConfigs.m == nil {
+		forkConfigs.m = map[model.Agent]ConfigNames{}
+	}
+	if _, dup := forkConfigs.m[a]; dup {
+		panic("opencode: config names registered twice: " + string(a))
+	}
+	forkConfigs.m[a] = n
+}
+
+// configNames are the names agent a reads its config under.
+func configNames(a model.Agent) ConfigNames {
+	forkConfigs.RLock()
+	defer forkConfigs.RUnlock()
+	if n, ok := forkConfigs.m[a]; ok {
+		return n
+	}
+	return opencodeNames
+}
+
+// ocPaths are opencode's Global.Path and home on a machine, and the
+// agent's config names.
+type ocPaths struct {
+	home, config, cache string
+	names               ConfigNames
+}
+
+func (m Machine) paths(names ConfigNames) ocPaths {
 	home := m.getenv("HOME")
 	if home == "" && m.Root == "" {
 		home, _ = os.UserHomeDir()
@@ -93,8 +151,8 @@ func (m Machine) paths() ocPaths {
 		}
 		return path.Join(home, def)
 	}
-	return ocPaths{home: home, config: path.Join(xdg("XDG_CONFIG_HOME", ".config"), "opencode"),
-		cache: path.Join(xdg("XDG_CACHE_HOME", ".cache"), "opencode")}
+	return ocPaths{home: home, config: path.Join(xdg("XDG_CONFIG_HOME", ".config"), names.Dir),
+		cache: path.Join(xdg("XDG_CACHE_HOME", ".cache"), names.Dir), names: names}
 }
 
 // tilde shows a machine path under the home as ~/….
@@ -140,10 +198,10 @@ func Capabilities(s *model.Session, mc Machine) (model.SessionCapabilities, []st
 // opencode would have refused to start with it.
 func ModelCapabilities(info model.SessionInfo, models []ModelRef, mc Machine) (model.SessionCapabilities, []string) {
 	var caps model.SessionCapabilities
-	if info.Agent != model.AgentOpencode && info.Agent != "" || len(models) == 0 {
+	if !info.Agent.UsesOpencode() || len(models) == 0 {
 		return caps, nil
 	}
-	p := mc.paths()
+	p := mc.paths(configNames(info.Agent))
 	layers, warns := configLayers(mc, p, info.Directory, worktreeOf(mc, info.Directory))
 	cat, catNote := readCatalogue(mc, p)
 	if cat.err != nil {
@@ -213,50 +271,53 @@ func configLayers(mc Machine, p ocPaths, dir, worktree string) ([]configLayer, [
 		}
 		warns = append(warns, fmt.Sprintf("opencode config %s: %v (left out; opencode would not start with it)", p.tilde(file), err))
 	}
-	for _, n := range []string{"config.json", "opencode.json", "opencode.jsonc"} {
-		add(path.Join(p.config, n))
+	n := p.names
+	for _, f := range n.Global {
+		add(path.Join(p.config, f))
 	}
-	if f := mc.getenv("OPENCODE_CONFIG"); f != "" {
+	if f := mc.getenv(n.Env + "_CONFIG"); f != "" {
 		add(f)
 	}
-	noProject := truthy(mc.getenv("OPENCODE_DISABLE_PROJECT_CONFIG"))
+	noProject := truthy(mc.getenv(n.Env + "_DISABLE_PROJECT_CONFIG"))
 	if !noProject && dir != "" {
-		files := up(mc, []string{"opencode.jsonc", "opencode.json"}, dir, worktree)
+		files := up(mc, n.Project, dir, worktree)
 		for i := len(files) - 1; i >= 0; i-- {
 			add(files[i])
 		}
 	}
 	dirs := []string{p.config}
 	if !noProject && dir != "" {
-		dirs = append(dirs, up(mc, []string{".opencode"}, dir, worktree)...)
+		dirs = append(dirs, up(mc, n.DotDirs, dir, worktree)...)
 	}
-	dirs = append(dirs, up(mc, []string{".opencode"}, p.home, p.home)...)
-	cfgDir := mc.getenv("OPENCODE_CONFIG_DIR")
+	dirs = append(dirs, up(mc, n.DotDirs, p.home, p.home)...)
+	cfgDir := mc.getenv(n.Env + "_CONFIG_DIR")
 	if cfgDir != "" {
 		dirs = append(dirs, cfgDir)
 	}
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		if seen[d] || !(strings.HasSuffix(d, ".opencode") || d == cfgDir) {
+		if seen[d] || !(slices.Contains(n.DotDirs, path.Base(d)) || d == cfgDir) {
 			continue
 		}
 		seen[d] = true
-		add(path.Join(d, "opencode.json"))
-		add(path.Join(d, "opencode.jsonc"))
-	}
-	if text := mc.getenv("OPENCODE_CONFIG_CONTENT"); text != "" {
-		if v, err := parseConfig(mc, p, []byte(text), dir); err == nil {
-			layers = append(layers, configLayer{name: "$OPENCODE_CONFIG_CONTENT", value: v})
-		} else {
-			warns = append(warns, fmt.Sprintf("opencode config $OPENCODE_CONFIG_CONTENT: %v (left out)", err))
+		for _, f := range n.DotFiles {
+			add(path.Join(d, f))
 		}
 	}
-	managed := mc.getenv("OPENCODE_TEST_MANAGED_CONFIG_DIR")
-	if managed == "" {
-		managed = "/etc/opencode"
+	if text := mc.getenv(n.Env + "_CONFIG_CONTENT"); text != "" {
+		if v, err := parseConfig(mc, p, []byte(text), dir); err == nil {
+			layers = append(layers, configLayer{name: "$" + n.Env + "_CONFIG_CONTENT", value: v})
+		} else {
+			warns = append(warns, fmt.Sprintf("opencode config $%s_CONFIG_CONTENT: %v (left out)", n.Env, err))
+		}
 	}
-	add(path.Join(managed, "opencode.json"))
-	add(path.Join(managed, "opencode.jsonc"))
+	managed := mc.getenv(n.Env + "_TEST_MANAGED_CONFIG_DIR")
+	if managed == "" {
+		managed = n.Managed
+	}
+	for _, f := range n.DotFiles {
+		add(path.Join(managed, f))
+	}
 	return layers, warns
 }
 
@@ -372,10 +433,10 @@ type catProvider struct {
 // readCatalogue reads $OPENCODE_MODELS_PATH or <cache>/models.json; note
 // says why it is not there.
 func readCatalogue(mc Machine, p ocPaths) (cat catalogue, note string) {
-	file := mc.getenv("OPENCODE_MODELS_PATH")
+	file := mc.getenv(p.names.Env + "_MODELS_PATH")
 	if file == "" {
-		if u := mc.getenv("OPENCODE_MODELS_URL"); u != "" && u != "https://models.opencode.ai" {
-			return cat, "$OPENCODE_MODELS_URL is set, and correx does not know the name opencode caches its catalogue under"
+		if u := mc.getenv(p.names.Env + "_MODELS_URL"); u != "" && u != p.names.ModelsURL {
+			return cat, "$" + p.names.Env + "_MODELS_URL is set, and correx does not know the name opencode caches its catalogue under"
 		}
 		file = path.Join(p.cache, "models.json")
 	}

@@ -136,6 +136,8 @@ type storedMessage struct {
 	Finish     string          `json:"finish"`
 	Error      json.RawMessage `json:"error"`
 	Summary    json.RawMessage `json:"summary"`
+	// EditorContext: Kilo Code's user messages (model.Message)
+	EditorContext json.RawMessage `json:"editorContext"`
 }
 
 // decode unmarshals a stored object into v; bad JSON is warned about and
@@ -176,7 +178,8 @@ func (d *decoder) message(id string, data []byte, createdMS int64, where string)
 		Error:      errorName(sm.Error),
 		// A user message's summary is an object ({title, diffs}); only an
 		// assistant compaction summary is the literal true.
-		Summary: string(bytes.TrimSpace(sm.Summary)) == "true",
+		Summary:       string(bytes.TrimSpace(sm.Summary)) == "true",
+		EditorContext: rawJSON(sm.EditorContext),
 	}
 	if m.Created.IsZero() && createdMS != 0 {
 		m.Created = time.UnixMilli(createdMS)

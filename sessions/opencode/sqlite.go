@@ -39,6 +39,7 @@ type sqliteStore struct {
 	path    string
 	opts    Options // whose database it is (Agent and DataDir set)
 	v2Table bool    // the session_message table (v2 loop) exists
+	pathCol bool    // session.path exists (older stores lack it)
 	conn    atomic.Pointer[sqlConn]
 
 	mu           sync.Mutex
@@ -119,6 +120,7 @@ func openSQLite(path string, o Options) (*sqliteStore, error) {
 		}
 	}
 	s.v2Table = tables["session_message"]
+	_ = db.QueryRow(`SELECT count(*) FROM pragma_table_info('session') WHERE name = 'path'`).Scan(&s.pathCol)
 	blobs, _ := openBlobReader(abs, immutable)
 	s.conn.Store(&sqlConn{db: db, blobs: blobs})
 	return s, nil
@@ -594,6 +596,7 @@ func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (in
 type sessionRow struct {
 	id                 string
 	parent, title, dir sql.NullString
+	path               sql.NullString // read by Load only
 	version            sql.NullString
 	created, updated   sql.NullInt64
 }
@@ -604,6 +607,7 @@ func (r *sessionRow) info(source string, o Options) model.SessionInfo {
 		Agent:     o.Agent,
 		Title:     r.title.String,
 		Directory: r.dir.String,
+		Path:      r.path.String,
 		ParentID:  r.parent.String,
 		Version:   r.version.String,
 		Created:   msTime(float64(r.created.Int64)),
@@ -726,9 +730,13 @@ func sortedKeys(m map[string]int) []string {
 // sessionRow reads a session's own row into an empty session.
 func (s *sqliteStore) sessionRow(ctx context.Context, tx *sql.Tx, id string) (*model.Session, error) {
 	var r sessionRow
+	path := "NULL"
+	if s.pathCol {
+		path = "path"
+	}
 	err := tx.QueryRowContext(ctx,
-		`SELECT id, parent_id, title, directory, version, time_created, time_updated FROM session WHERE id = ?`, id).
-		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated)
+		`SELECT id, parent_id, title, directory, version, time_created, time_updated, `+path+` FROM session WHERE id = ?`, id).
+		Scan(&r.id, &r.parent, &r.title, &r.dir, &r.version, &r.created, &r.updated, &r.path)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sessions.NotFound(id, s.path)
 	}

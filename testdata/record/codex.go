@@ -313,8 +313,8 @@ func codexAnalyse(wire string, doc map[string]any) conversation {
 }
 
 // ensureNpmCLI installs pkg@version with npm into the cache (once) and
-// returns the install dir.
-func ensureNpmCLI(cacheDir, dirName, pkg, version string) (string, error) {
+// returns the install dir; extra are more npm install arguments.
+func ensureNpmCLI(cacheDir, dirName, pkg, version string, extra ...string) (string, error) {
 	dir := filepath.Join(cacheDir, dirName+"-"+version)
 	manifest := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json")
 	check := func() error {
@@ -340,7 +340,8 @@ func ensureNpmCLI(cacheDir, dirName, pkg, version string) (string, error) {
 		return "", err
 	}
 	logf("installing %s@%s into %s", pkg, version, dir)
-	out, err := runQuiet(dir, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", pkg+"@"+version)
+	args := append([]string{"install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", pkg + "@" + version}, extra...)
+	out, err := runQuiet(dir, "npm", args...)
 	if err != nil {
 		return "", fmt.Errorf("npm install %s@%s: %v\n%s", pkg, version, err, out)
 	}
