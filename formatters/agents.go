@@ -34,6 +34,16 @@ type AgentMarkers struct {
 type KindShape struct {
 	Head, Tail, CharCut         bool
 	Legend, UnknownWhy, GoneWhy string
+	// Lead is a line the agent writes before the output's kept start, an
+	// added piece named LeadWhat (Claude Code's "Exit code N").
+	Lead     *regexp.Regexp
+	LeadWhat string
+	// Note, when set, names the text beside the markers: the agent's own,
+	// none of the output (Claude Code's reading instructions).
+	Note string
+	// Bound says what the cut did, for the pipeline's bounded stage (""
+	// for "middle cut, marker added").
+	Bound string
 	// WhenSent says the agent cut when it built the request, after it
 	// stored the result whole (Cline), not before storing it.
 	WhenSent bool
@@ -47,6 +57,7 @@ var agentMarkers struct {
 	sync.RWMutex
 	list []AgentMarkers
 	why  map[model.TruncationKind]string
+	what map[model.TruncationKind]string // KindShape.Bound
 	gone map[model.TruncationKind]string
 	sent map[model.TruncationKind]bool
 }
@@ -59,14 +70,18 @@ func RegisterMarkers(m AgentMarkers) {
 	agentMarkers.list = append(agentMarkers.list, m)
 	if agentMarkers.why == nil {
 		agentMarkers.why = map[model.TruncationKind]string{}
+		agentMarkers.what = map[model.TruncationKind]string{}
 		agentMarkers.gone = map[model.TruncationKind]string{}
 		agentMarkers.sent = map[model.TruncationKind]bool{}
 	}
 	for k, s := range m.Kinds {
 		agentMarkers.sent[k] = s.WhenSent
-		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, footer: s.Footer, footerWhat: s.FooterWhat}
+		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note, footer: s.Footer, footerWhat: s.FooterWhat}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
+		}
+		if s.Bound != "" {
+			agentMarkers.what[k] = s.Bound
 		}
 		if s.GoneWhy != "" {
 			agentMarkers.gone[k] = s.GoneWhy
@@ -79,18 +94,43 @@ func RegisterMarkers(m AgentMarkers) {
 func detectRegistered(tool, text string) *model.Truncation {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
+	// the first that finds markers, unless a later one's first marker
+	// strictly holds the earlier's: the more specific rule (Crush's middle
+	// cut "\n\n... [N lines truncated] ...\n\n" holds Claude Code's
+	// older lines cut)
+	var best *model.Truncation
 	for _, m := range agentMarkers.list {
-		if t := m.Detect(tool, text); t != nil {
-			return t
+		t := m.Detect(tool, text)
+		if t == nil || len(t.Markers) == 0 {
+			if best == nil {
+				best = t
+			}
+			continue
+		}
+		if best == nil || len(best.Markers) == 0 {
+			best = t
+			continue
+		}
+		a, b := best.Markers[0], t.Markers[0]
+		if b.Start <= a.Start && b.End >= a.End && b.End-b.Start > a.End-a.Start {
+			best = t
 		}
 	}
-	return nil
+	return best
 }
 
 func registeredWhy(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.why[k]
+}
+
+// KindBound is what a driver's kind of cut did (KindShape.Bound), "" when
+// its driver does not say.
+func KindBound(k model.TruncationKind) string {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	return agentMarkers.what[k]
 }
 
 // fromRecord runs the registered Record of t's agent on call.

@@ -25,10 +25,13 @@ type SpillProblem interface {
 
 // shape is what a truncation rule keeps of the output: its start (head),
 // its end (tail), and whether it cuts inside lines (by characters or
-// bytes) or between them.
+// bytes) or between them; and the pieces of a driver's kind the agent
+// added (KindShape's Lead and Note).
 type shape struct {
 	head, tail, charCut bool
-	footer              *regexp.Regexp // a registered agent's footer after the output
+	lead                *regexp.Regexp
+	leadWhat, note      string
+	footer              *regexp.Regexp // what the agent adds after the output
 	footerWhat          string
 }
 
@@ -37,10 +40,6 @@ var shapes = map[model.TruncationKind]shape{
 	model.TruncGenericHead:     {head: true},
 	model.TruncGlobCap:         {head: true},
 	model.TruncV2Bound:         {head: true, tail: true, charCut: true}, // its byte stage cuts inside lines
-	model.TruncClaudePersisted: {head: true},                            // the preview is cut back to a newline
-	model.TruncClaudeMiddle:    {head: true, tail: true, charCut: true},
-	model.TruncClaudeLines:     {head: true},
-	model.TruncClaudeGlob:      {head: true},
 	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},
 	model.TruncCodexChars:      {head: true, tail: true, charCut: true},
 	model.TruncCodexLines:      {head: true, tail: true},
@@ -57,7 +56,6 @@ var (
 	readNumber      = regexp.MustCompile(`^(\d+): `)
 	shellMetadata   = regexp.MustCompile(`\n\n<shell_metadata>\n[^<]*\n</shell_metadata>$`)
 	codexHeaderLine = regexp.MustCompile(`^(?:Chunk ID: |Wall time: |Process exited with code |Process running with session ID |Original token count: |Exit code: )[^\n]*\n`)
-	claudeExitCode  = regexp.MustCompile(`^Exit code -?\d+\n`)
 )
 
 const codexOutputLine = "Output:\n"
@@ -226,9 +224,9 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(g.Start, g.Start+m[1], "read's <path>/<type>/<entries> wrapper")
 				g.Start += m[1]
 			}
-		case t.Kind == model.TruncClaudeMiddle && g.Start == 0:
-			if m := claudeExitCode.FindStringIndex(text[g.Start:g.End]); m != nil {
-				add(g.Start, g.Start+m[1], "Claude Code's exit code line")
+		case shapes[t.Kind].lead != nil && g.Start == 0:
+			if m := shapes[t.Kind].lead.FindStringIndex(text[g.Start:g.End]); m != nil {
+				add(g.Start, g.Start+m[1], shapes[t.Kind].leadWhat)
 				g.Start += m[1]
 			}
 		}
@@ -293,8 +291,8 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 		case t.Kind == model.TruncGrepCap && strings.HasPrefix(text[g.Start:g.End], "\n"):
 			add(g.Start, g.Start+1, "line break")
 			g.Start++
-		case t.Kind == model.TruncClaudeSaved || t.Kind == model.TruncClaudeRefused:
-			add(g.Start, g.End, "Claude Code's reading instructions")
+		case shapes[t.Kind].note != "":
+			add(g.Start, g.End, shapes[t.Kind].note)
 			g.End = g.Start
 		case t.Kind == model.TruncGeminiDistilled && lastGap && i > 0 && len(t.Markers) > 0 && g.Start == t.Markers[len(t.Markers)-1].End && strings.HasSuffix(text[t.Markers[len(t.Markers)-1].Start:g.Start], geminiStrategic):
 			add(g.Start, g.End, "a model-written summary of what was cut")
@@ -546,18 +544,6 @@ func fullFromFooters(t *model.Truncation, text string) fullSize {
 		f.why = "a directory listing has no size in bytes"
 		return f
 	}
-	if t.Kind == model.TruncClaudeGlob {
-		if m := claudeGlobCap.FindStringSubmatch(text); m != nil && m[1] != "" {
-			if n, err := strconv.Atoi(m[1]); err == nil {
-				f.lines = &n // one file a line
-			}
-		}
-		f.why = "Claude Code's Glob counts files, not bytes"
-		if f.lines == nil {
-			f.why = "Claude Code's Glob stopped without counting every match"
-		}
-		return f
-	}
 	if !isRead(t.Kind) {
 		return f
 	}
@@ -587,14 +573,10 @@ func unknownWhy(k model.TruncationKind) string {
 	switch {
 	case strings.HasPrefix(string(k), "codex-"):
 		return "Codex keeps no copy of the full output"
-	case k == model.TruncClaudeMiddle || k == model.TruncClaudeLines:
-		return "Claude Code keeps no copy of a cut output"
 	case k == model.TruncGlobCap || k == model.TruncGrepCap:
 		return "the tool stopped at 100 results without counting the rest"
 	case k == model.TruncV2ReadPage:
 		return "v2's read page does not say how long the file is"
-	case k == model.TruncClaudeRefused:
-		return "Claude Code refused to read the file and kept nothing"
 	case k == model.TruncGeminiRead:
 		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}

@@ -94,9 +94,6 @@ var (
 )
 
 func detect(tool, text string) *model.Truncation {
-	if t := detectClaude(tool, text); t != nil {
-		return t
-	}
 	if tool == "bash" && strings.HasPrefix(text, bashTailPrefix) {
 		rest := text[len(bashTailPrefix):]
 		if end := strings.Index(rest, "\n\n"); end >= 0 {
@@ -120,10 +117,6 @@ func detect(tool, text string) *model.Truncation {
 	switch tool {
 	case "read":
 		return detectRead(text)
-	case "Glob": // Claude Code
-		if t := detectClaudeGlob(text); t != nil {
-			return t
-		}
 	case "glob":
 		if strings.HasSuffix(text, globCap) {
 			return &model.Truncation{Kind: model.TruncGlobCap, Markers: []model.Span{{Start: len(text) - len(globCap), End: len(text)}}}
@@ -217,7 +210,9 @@ func utf16Len(s string) int {
 	return n
 }
 
-// unmarked returns text without the marker spans.
+// Unmarked returns text without the marker spans.
+func Unmarked(text string, spans []model.Span) string { return unmarked(text, spans) }
+
 func unmarked(text string, spans []model.Span) string {
 	var b strings.Builder
 	last := 0
@@ -394,6 +389,12 @@ type marker struct {
 	re  *regexp.Regexp
 	lit string
 }
+
+// Marker is marker for the drivers' rules (RegisterMarkers).
+type Marker = marker
+
+// NewMarker is the marker of regexp expr, whose every match contains lit.
+func NewMarker(expr, lit string) Marker { return marker{regexp.MustCompile(expr), lit} }
 
 func (m marker) FindStringSubmatchIndex(s string) []int {
 	if !strings.Contains(s, m.lit) {

@@ -27,8 +27,6 @@ func (a Agent) Name() string {
 	switch a {
 	case AgentOpencode, "":
 		return "opencode"
-	case AgentClaudeCode:
-		return "Claude Code"
 	case AgentCodex:
 		return "Codex"
 	case AgentGeminiCLI:

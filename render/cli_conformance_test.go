@@ -28,8 +28,11 @@ func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
 	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
-		if a.UsesOpencode() {
+		switch {
+		case a.UsesOpencode():
 			continue // TestConformance's: whole requests, with the capabilities decided from root/ (opencode and its forks)
+		case a == model.AgentClaudeCode:
+			continue // its recordings keep Claude Code's own layout: TestClaudeConformance
 		}
 		agents = append(agents, string(a))
 	}

@@ -117,10 +117,10 @@ func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) 
 	switch {
 	case registered && p == own.Provider:
 		v, err = own.Conversation(s, steps[step-1], pl)
+	case at.Request != nil: // the agent logged its request (Claude Code)
+		v, err = loggedProjection(at.Request, p, m, pl)
 	case registered:
 		v = cliProjection(s, steps[step-1], p, m, pl)
-	case s.Info.Agent == model.AgentClaudeCode:
-		v, err = claudeConversation(s, steps[step-1], p, m, pl)
 	case s.Info.Agent == model.AgentCodex || s.Info.Agent == model.AgentGeminiCLI:
 		v = cliConversation(s, steps[step-1], p, m, pl)
 	case m.Lowering == model.LoweringNative:

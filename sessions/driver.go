@@ -7,6 +7,7 @@ package sessions
 // the drivers' Fallback after them.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -27,6 +28,9 @@ type Driver struct {
 	// Open opens path (dir: it is a directory) when it is this agent's
 	// store or session file: ok false, and no error, when it is not. A
 	// driver claims only what is clearly its own (TestOneDriverPerFixture).
+	// ok false with an error is a problem that kept it from telling (a
+	// session file it could not read): Open names it when no reader opens
+	// path.
 	Open func(path string, dir bool) (s Store, ok bool, err error)
 	// Fallback, when set, is asked as Open is, but after every driver's
 	// Open and every other reader: the reader of last resort for what no
@@ -38,6 +42,10 @@ type Driver struct {
 	// outputs for a session whose data dir is dataDir; nil when it keeps
 	// none.
 	SpillFolders func(dataDir string) []string
+	// SpillPaths are where the agent's layout puts a spill recorded as
+	// recorded beside a store whose data dir is dataDir (a store copied to
+	// another machine, or a fixture); nil when nowhere else.
+	SpillPaths func(dataDir, recorded string) []string
 }
 
 var drivers struct {
@@ -73,31 +81,36 @@ func driverOf(a model.Agent) (Driver, bool) {
 	return Driver{}, false
 }
 
-// openWithDriver is the store of the first driver that claims path.
-func openWithDriver(path string, dir bool) (Store, bool, error) {
+// openWithDriver is the store of the first driver that claims path;
+// problem is the first problem of a driver that could not tell.
+func openWithDriver(path string, dir bool) (s Store, ok bool, err, problem error) {
 	return askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Open })
 }
 
 // openFallback is the store of the first driver's Fallback that claims
 // path.
 func openFallback(path string, dir bool) (Store, bool, error) {
-	return askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Fallback })
+	s, ok, err, _ := askDrivers(path, dir, func(d Driver) func(string, bool) (Store, bool, error) { return d.Fallback })
+	return s, ok, err
 }
 
-func askDrivers(path string, dir bool, opener func(Driver) func(string, bool) (Store, bool, error)) (Store, bool, error) {
+func askDrivers(path string, dir bool, opener func(Driver) func(string, bool) (Store, bool, error)) (s Store, ok bool, err, problem error) {
 	for _, d := range Drivers() {
 		open := opener(d)
 		if open == nil {
 			continue
 		}
-		if s, ok, err := open(path, dir); ok || err != nil {
-			if err != nil {
-				err = fmt.Errorf("open sessions: %w", err)
-			}
-			return s, true, err
+		s, ok, err := open(path, dir)
+		if !ok {
+			problem = cmp.Or(problem, err)
+			continue
 		}
+		if err != nil {
+			err = fmt.Errorf("open sessions: %w", err)
+		}
+		return s, true, err, nil
 	}
-	return nil, false, nil
+	return nil, false, nil, problem
 }
 
 // driverLocations are the default stores every driver found.
@@ -210,6 +223,28 @@ func SortInfos(infos []model.SessionInfo) { sortInfos(infos) }
 
 // NotFound is the error of Load for an unknown id (it wraps ErrNotFound).
 func NotFound(id, source string) error { return notFound(id, source) }
+
+// FileErr names what went wrong opening or reading path ("permission
+// denied: FILE", …).
+func FileErr(path string, err error) error { return fileErr(path, err) }
+
+// The list loop's pieces, for a driver whose store lists its files itself
+// (Claude Code: one file holds a session and its inline sidechains).
+
+// FileIndex is the session id -> file index the last List built, with
+// that List's warnings (its Warnings method): embed it in the store.
+type FileIndex struct{ fileIndex }
+
+// SetIndex keeps the index and the warnings a List built.
+func (x *FileIndex) SetIndex(files map[string]string, warnings []string) {
+	x.setIndex(files, warnings)
+}
+
+// FileOf is the file holding session id, listed again with list when the
+// last List did not see it; source names the store in the not-found error.
+func (x *FileIndex) FileOf(ctx context.Context, id, source string, list func(context.Context) ([]model.SessionInfo, error)) (string, error) {
+	return x.fileOf(ctx, id, source, list)
+}
 
 // Skipped is the warning for a file a List skipped.
 func Skipped(err error) string { return skipped(err) }

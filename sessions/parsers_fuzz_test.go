@@ -1,13 +1,12 @@
 package sessions
 
-// Fuzz targets for the readers of Claude Code, Codex CLI and Gemini CLI
-// records (scripts/fuzz.sh runs them): each is seeded from the recorded
-// fixtures and checks the properties of props.CheckSession whatever the
+// Fuzz targets for the readers of Codex CLI and Gemini CLI records
+// (scripts/fuzz.sh runs them; Claude Code's is in sessions/claudecode):
+// each is seeded from the recorded fixtures and checks the properties of props.CheckSession whatever the
 // input, and, where there is one, agreement with a reference.
 
 import (
 	"bytes"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,48 +14,9 @@ import (
 	"correx/internal/props"
 )
 
-// jsonlSeeds returns runs of lines of agent's JSON Lines fixtures; with
-// head, each after its file's first line (Codex's session_meta, Gemini
-// CLI's session record), which the reader needs.
-func jsonlSeeds(f *testing.F, agent string, head bool) [][]byte {
-	var out [][]byte
-	for _, file := range props.Files(f, agent, func(p string) bool { return strings.HasSuffix(p, ".jsonl") }) {
-		data := props.Read(f, file)
-		first := []byte{}
-		if i := bytes.IndexByte(data, '\n'); head && i >= 0 {
-			first, data = data[:i+1], data[i+1:]
-		}
-		for _, w := range props.Windows(data, 4, props.SeedMax) {
-			out = append(out, append(append([]byte{}, first...), w...))
-		}
-	}
-	return out
-}
-
-// FuzzClaudeTranscript: a Claude Code transcript.
-func FuzzClaudeTranscript(f *testing.F) {
-	for _, s := range jsonlSeeds(f, "claude-code", false) {
-		f.Add(s)
-	}
-	dir := f.TempDir() // one per process: the fuzzer's workers call the target in turn
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := props.FuzzFile(t, dir, "projects/-home-user-proj/32e57bf8-f980-492f-9700-2d786061b4d4.jsonl", data)
-		ss, err := readClaudeTranscript(path, filepath.Join(dir, "projects"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ss) > len(data)+1 {
-			t.Fatalf("%d sessions from %d bytes", len(ss), len(data))
-		}
-		for _, s := range ss {
-			props.CheckSession(t, s, len(data))
-		}
-	})
-}
-
 // FuzzCodexRollout: a Codex CLI rollout.
 func FuzzCodexRollout(f *testing.F) {
-	for _, s := range jsonlSeeds(f, "codex", true) {
+	for _, s := range props.JSONLSeeds(f, "codex", true) {
 		f.Add(s)
 	}
 	dir := f.TempDir() // one per process: the fuzzer's workers call the target in turn
@@ -70,7 +30,7 @@ func FuzzCodexRollout(f *testing.F) {
 // FuzzGeminiChat: a Gemini CLI chat, JSON Lines or (older) one JSON
 // document.
 func FuzzGeminiChat(f *testing.F) {
-	for _, w := range jsonlSeeds(f, "gemini-cli", true) {
+	for _, w := range props.JSONLSeeds(f, "gemini-cli", true) {
 		f.Add(w, false)
 		// the same records as an older single-document chat
 		recs := bytes.Join(bytes.Split(bytes.TrimSpace(w), []byte("\n")), []byte(","))
@@ -92,7 +52,7 @@ func FuzzGeminiChat(f *testing.F) {
 // number, as splitting the file at newlines does.
 func FuzzReadJSONL(f *testing.F) {
 	for _, agent := range []string{"claude-code", "codex", "gemini-cli"} {
-		for _, s := range jsonlSeeds(f, agent, false) {
+		for _, s := range props.JSONLSeeds(f, agent, false) {
 			f.Add(s)
 		}
 	}

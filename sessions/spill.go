@@ -21,8 +21,9 @@ import (
 // still finds its spilled outputs. A transcript can name any path, so only
 // a file inside the agent's spill folder (symlinks resolved) is read
 // without asking: opencode's tool-output/, Gemini CLI's tool-outputs/ (of
-// the store or of the agent's data dir on this machine), Claude Code's
-// <session>/tool-results/. It satisfies formatters.SpillFinder.
+// the store or of the agent's data dir on this machine), or the folders
+// its driver names (Driver.SpillFolders). It satisfies
+// formatters.SpillFinder.
 type Spills struct {
 	DataDir string
 	Agent   model.Agent
@@ -90,33 +91,26 @@ func (s Spills) candidates(recorded string) []string {
 	if i := strings.LastIndex(recorded, "/tool-outputs/"); i >= 0 {
 		out = append(out, filepath.Join(s.DataDir, "tool-outputs", filepath.FromSlash(recorded[i+len("/tool-outputs/"):])))
 	}
-	// a driver's agent: by its name in each of its spill folders
+	// a driver's agent: by its name in each of its spill folders, then
+	// where its layout puts it
 	if d, ok := driverOf(s.Agent); ok && d.SpillFolders != nil {
 		for _, f := range d.SpillFolders(s.DataDir) {
 			out = append(out, filepath.Join(f, filepath.Base(recorded)))
 		}
 	}
-	// Claude Code: <config>/projects/<encoded-cwd>/<session>/tool-results/<id>.txt
-	if i := strings.LastIndex(recorded, "/projects/"); i >= 0 {
-		rel := recorded[i+1:]
-		out = append(out, filepath.Join(s.DataDir, rel))
-		if parts := strings.SplitN(rel, "/", 3); len(parts) == 3 {
-			out = append(out, filepath.Join(s.DataDir, parts[2]))
-		}
+	if d, ok := driverOf(s.Agent); ok && d.SpillPaths != nil {
+		out = append(out, d.SpillPaths(s.DataDir, recorded)...)
 	}
 	return out
 }
 
 // folders are the agent's spill folders: beside the store, and in the
-// agent's data dir on this machine. Claude Code's are the tool-results/
-// dirs of its sessions, under these.
+// agent's data dir on this machine.
 func (s Spills) folders() []string {
 	agent := cmp.Or(s.Agent, model.AgentOpencode) // from before agents were told apart
 	switch agent {
 	case model.AgentGeminiCLI:
 		return nonEmpty(join(s.DataDir, "tool-outputs"), join(GeminiDir(), "tmp", filepath.Base(s.DataDir), "tool-outputs"))
-	case model.AgentClaudeCode:
-		return nonEmpty(s.DataDir, ClaudeConfigDir())
 	}
 	if d, ok := driverOf(agent); ok && d.SpillFolders != nil {
 		return nonEmpty(d.SpillFolders(s.DataDir)...)
@@ -162,9 +156,6 @@ func (s Spills) inside(path string) bool {
 	for _, dir := range s.folders() {
 		rel, err := filepath.Rel(resolve(dir), real)
 		if err != nil || rel == "." || !filepath.IsLocal(rel) {
-			continue
-		}
-		if s.Agent == model.AgentClaudeCode && filepath.Base(filepath.Dir(real)) != "tool-results" {
 			continue
 		}
 		return true

@@ -65,15 +65,12 @@ func Open(path string) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
 	}
-	if s, ok, err := openWithDriver(abs, st.IsDir()); ok {
+	s, ok, err, problem := openWithDriver(abs, st.IsDir())
+	if ok {
 		return s, err
 	}
 	if !st.IsDir() {
 		return openFile(abs)
-	}
-	s, ok, problem := openClaudeDir(abs)
-	if ok {
-		return s, nil
 	}
 	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
 		return s, nil
@@ -95,9 +92,6 @@ func openFile(path string) (Store, error) {
 	}
 	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
 		return s, nil
-	}
-	if strings.HasSuffix(path, ".jsonl") {
-		return openClaudeFile(path)
 	}
 	if s, ok, err := openFallback(path, false); ok { // opencode's database or export
 		return s, err
@@ -135,9 +129,8 @@ func Combine(stores ...Store) Store {
 }
 
 // Discover returns the default session locations that exist: Codex's and
-// Gemini CLI's, then every driver's Locations (opencode's among them), then
-// Claude Code's config dir ($CLAUDE_CONFIG_DIR, default ~/.claude) when its
-// projects/ holds transcripts.
+// Gemini CLI's, then every driver's Locations (Claude Code's and
+// opencode's among them), in the drivers' order.
 func Discover() (out []string) {
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -149,13 +142,6 @@ func Discover() (out []string) {
 			out = append(out, p)
 		}
 	}
-	defer func() { // Claude Code's config dir, after opencode's stores
-		if d := ClaudeConfigDir(); d != "" {
-			if found, problem := hasClaudeTranscripts(filepath.Join(d, "projects")); found || problem != nil {
-				add(d) // opening it names the problem
-			}
-		}
-	}()
 	for _, p := range cliLocations() { // Codex CLI, Gemini CLI
 		add(p)
 	}

@@ -249,7 +249,7 @@ func boundNote(t *model.Truncation) string {
 	if t == nil {
 		return "unchanged: not truncated"
 	}
-	var what string
+	what := formatters.KindBound(t.Kind)
 	switch t.Kind {
 	case model.TruncBashTail:
 		what = "cut to its tail, marker added"
@@ -265,13 +265,10 @@ func boundNote(t *model.Truncation) string {
 		what = "long lines cut to 2000 chars, marker added"
 	case model.TruncGlobCap, model.TruncGrepCap:
 		what = "capped at 100 results, note added"
-	case model.TruncClaudePersisted:
-		what = "replaced by a 2 KB preview, full output persisted"
-	case model.TruncClaudeRefused, model.TruncClaudeSaved:
-		what = "refused as too large, note added"
 	case model.TruncCodexBuffer, model.TruncCodexLines, model.TruncCodexBytes, model.TruncCodexItems:
 		what = "cut, marker added"
-	default:
+	}
+	if what == "" {
 		what = "middle cut, marker added"
 	}
 	if formatters.CutWhenSent(t.Kind) {

@@ -3,6 +3,7 @@ package props
 // What every reader's fuzz target checks.
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -71,4 +72,22 @@ func FuzzFile(t testing.TB, dir, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// JSONLSeeds returns runs of lines of agent's JSON Lines fixtures; with
+// head, each after its file's first line (Codex's session_meta, Gemini
+// CLI's session record), which the reader needs.
+func JSONLSeeds(f testing.TB, agent string, head bool) [][]byte {
+	var out [][]byte
+	for _, file := range Files(f, agent, func(p string) bool { return strings.HasSuffix(p, ".jsonl") }) {
+		data := Read(f, file)
+		first := []byte{}
+		if i := bytes.IndexByte(data, '\n'); head && i >= 0 {
+			first, data = data[:i+1], data[i+1:]
+		}
+		for _, w := range Windows(data, 4, SeedMax) {
+			out = append(out, append(append([]byte{}, first...), w...))
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package sessions
+package claudecode
 
 import (
 	"context"
@@ -14,12 +14,17 @@ import (
 	"correx/formatters"
 	"correx/internal/fixtures"
 	"correx/model"
+	"correx/sessions"
 )
 
-const claudeFixture = "../testdata/claude-code/anthropic"
+const claudeFixture = "../../testdata/claude-code/anthropic"
 
 func TestClaudeFixture(t *testing.T) {
-	st, infos := openList(t, claudeFixture)
+	st, err := sessions.Open(claudeFixture)
+	require.NoError(t, err)
+	defer st.Close()
+	infos, err := st.List(context.Background())
+	require.NoError(t, err)
 	if len(infos) != 2 {
 		t.Fatalf("want the session and its subagent, got %+v", infos)
 	}
@@ -64,7 +69,7 @@ func TestClaudeFixture(t *testing.T) {
 	if agent == nil || agent.ChildSessionID != child.ID {
 		t.Errorf("Agent call not linked to %s: %+v", child.ID, agent)
 	}
-	v := formatters.Visible(persisted, SpillsFor(sess.Info))
+	v := formatters.Visible(persisted, sessions.SpillsFor(sess.Info))
 	tr := v.Truncation
 	if tr == nil || tr.Kind != model.TruncClaudePersisted || tr.FullLines == nil || *tr.FullLines != 200000 || tr.SpillFound == "" {
 		t.Fatalf("persisted output: %+v", tr)
@@ -78,7 +83,7 @@ func TestClaudeFixture(t *testing.T) {
 	// the other ways in: one transcript, its project dir, the projects dir
 	for _, p := range []string{filepath.Join(claudeFixture, "projects"), filepath.Join(claudeFixture, "projects", "-home-user-proj"),
 		filepath.Join(claudeFixture, "projects", "-home-user-proj", root.ID+".jsonl")} {
-		s2, err := Open(p)
+		s2, err := sessions.Open(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -126,7 +131,7 @@ func TestClaudeTranscriptRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, sid, "tool-results", "t1.txt"), []byte("boom\nboom\nboom\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Open(dir)
+	st, err := sessions.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +158,7 @@ func TestClaudeTranscriptRules(t *testing.T) {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
 	a, _ := sess.FindCall("toolu_a")
-	v := formatters.Visible(a.Call, SpillsFor(sess.Info))
+	v := formatters.Visible(a.Call, sessions.SpillsFor(sess.Info))
 	if a.Call.Status != model.StatusError || v.Result.Type != model.ResultError || !strings.HasPrefix(v.Text, "<persisted-output>") {
 		t.Errorf("replacement not applied: %+v", v)
 	}
@@ -174,7 +179,7 @@ func TestClaudeTranscriptRules(t *testing.T) {
 // its step is rebuilt from the transcript, labelled so with the file and
 // line, the session warns, and the results are still those sent.
 func TestClaudeBrokenRequestRecord(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "claude-code", "parallel-resume")
+	dir := filepath.Join("..", "..", "testdata", "claude-code", "parallel-resume")
 	broken, file := 0, ""
 	src := fixtures.ClaudeCopy(t, dir, func(rel string, lines []string) []string {
 		if strings.Contains(rel, "subagents") {
@@ -201,11 +206,11 @@ func TestClaudeBrokenRequestRecord(t *testing.T) {
 	if broken == 0 {
 		t.Fatal("no second api-request record in the fixture")
 	}
-	st, err := Open(src)
+	st, err := sessions.Open(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Open(dir)
+	want, err := sessions.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +257,7 @@ func TestClaudeUnknownResultBlockWarned(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "projects", "-p")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-	st, err := Open(dir)
+	st, err := sessions.Open(dir)
 	require.NoError(t, err)
 	defer st.Close()
 	sess, err := st.Load(context.Background(), sid)

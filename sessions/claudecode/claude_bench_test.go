@@ -1,4 +1,4 @@
-package sessions
+package claudecode
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"correx/sessions"
 )
 
 // BenchmarkClaudeLoad reads a generated Claude Code 2.1.332 session
@@ -17,23 +19,23 @@ func BenchmarkClaudeLoad(b *testing.B) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "gen")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/gen")
-	build.Dir = ".."
+	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build the generator: %v\n%s", err, out)
 	}
 	for _, calls := range []int{200, 800} {
 		out := filepath.Join(dir, fmt.Sprint(calls))
 		gen := exec.Command(bin, "-agent", "claude-code", "-calls", fmt.Sprint(calls), "-mb", "8", "-out", out, "-quiet",
-			"-fixtures", filepath.Join("..", "testdata"))
+			"-fixtures", filepath.Join("..", "..", "testdata"))
 		id, err := gen.Output()
 		if err != nil {
 			b.Fatalf("gen: %v", err)
 		}
-		st, err := Open(out)
+		st, err := sessions.Open(out)
 		if err != nil {
 			b.Fatal(err)
 		}
-		file, err := st.(*claudeStore).fileOf(context.Background(), strings.TrimSpace(string(id)), out, st.List)
+		file, err := st.(*claudeStore).FileOf(context.Background(), strings.TrimSpace(string(id)), out, st.List)
 		if err != nil {
 			b.Fatal(err)
 		}

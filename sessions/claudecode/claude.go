@@ -1,5 +1,8 @@
-package sessions
-
+// Package claudecode is Claude Code's driver: it reads Claude Code
+// transcripts into the model types, and registers what every layer asks of
+// Claude Code (driver.go: discovery, opening, spill layout; markers.go: its
+// truncation markers; wire.go: the Anthropic requests it sent).
+//
 // Claude Code transcripts: <config>/projects/<encoded-cwd>/<session>.jsonl,
 // one JSON object per line, with <session>/subagents/agent-<id>.jsonl
 // (older: <encoded-cwd>/agent-<id>.jsonl) and <session>/tool-results/
@@ -20,6 +23,7 @@ package sessions
 // every prefix of a run is a candidate, its content the lines' blocks (a
 // string content is one text block). A step whose record cannot be
 // resolved gets its request rebuilt from the runs and is labelled so.
+package claudecode
 
 import (
 	"bytes"
@@ -38,16 +42,18 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"correx/formatters"
 	"correx/model"
+	"correx/sessions"
 )
 
-// ClaudeConfigDir returns Claude Code's config dir: $CLAUDE_CONFIG_DIR, by
+// ConfigDir returns Claude Code's config dir: $CLAUDE_CONFIG_DIR, by
 // default ~/.claude.
-func ClaudeConfigDir() string { return agentDir("CLAUDE_CONFIG_DIR", ".claude") }
+func ConfigDir() string { return sessions.AgentDir("CLAUDE_CONFIG_DIR", ".claude") }
 
 // claudeStore reads the transcripts of one file, one project dir, a
 // projects dir or a config dir.
@@ -56,8 +62,9 @@ type claudeStore struct {
 	roots []string // transcript files or dirs to walk
 	root  string   // config dir (holding projects/), "" when unknown
 
-	cache map[string]*claudeCached // by file; guarded by fileIndex.mu
-	fileIndex
+	mu    sync.Mutex
+	cache map[string]*claudeCached // by file; guarded by mu
+	sessions.FileIndex
 }
 
 type claudeCached struct {
@@ -66,18 +73,10 @@ type claudeCached struct {
 	sess []*model.Session // the file's session, then inline sidechains
 }
 
-// openClaudeFile opens one transcript (.jsonl) with its subagents.
-func openClaudeFile(path string) (Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open sessions: %w", err)
-	}
-	return newClaudeStore(path, []string{path}), nil
-}
-
 // openClaudeDir opens a config dir (projects/ inside), a projects dir or a
 // project dir of Claude Code transcripts; ok is false when dir holds none,
 // and problem then names a .jsonl file that could not be read.
-func openClaudeDir(dir string) (s Store, ok bool, problem error) {
+func openClaudeDir(dir string) (s sessions.Store, ok bool, problem error) {
 	for _, d := range []string{filepath.Join(dir, "projects"), dir} {
 		found, err := hasClaudeTranscripts(d)
 		if found {
@@ -105,14 +104,65 @@ func hasClaudeTranscripts(dir string) (found bool, problem error) {
 	return false, problem
 }
 
-// looksClaude reads the first line of a file for Claude Code's fields.
+// looksClaude says whether a record in the first 4 KiB of a file is Claude
+// Code's: a summary (leafUuid), a queue-operation, a file-history-snapshot,
+// or a line of the chain (parentUuid) whose message has content, or
+// without a message that says isSidechain. Agents with Claude-like records
+// (Qwen Code: parentUuid, sessionId, isSidechain in its subagents' files,
+// a message of Gemini parts) are told apart by the message's keys; the
+// keys of a record cut off at 4 KiB are read as far as they go.
 func looksClaude(path string) (bool, error) {
-	head, err := readHead(path, 4096)
+	head, err := sessions.ReadHead(path, 4096)
 	if err != nil {
 		return false, err
 	}
-	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) &&
-		(bytes.Contains(head, []byte(`"sessionId"`)) || bytes.Contains(head, []byte(`"leafUuid"`)) || bytes.Contains(head, []byte(`"parentUuid"`))), nil
+	dec := json.NewDecoder(bytes.NewReader(head))
+	for {
+		keys, msg := map[string]bool{}, map[string]bool{}
+		whole := ccKeys(dec, keys, "message", msg)
+		if msg["parts"] {
+			return false, nil // a message of Gemini parts: Qwen Code's
+		}
+		if keys["type"] && (keys["leafUuid"] || keys["operation"] && keys["sessionId"] || keys["messageId"] && keys["snapshot"] ||
+			keys["parentUuid"] && (msg["content"] || keys["isSidechain"] && !keys["message"])) {
+			return true, nil
+		}
+		if !whole {
+			return false, nil
+		}
+	}
+}
+
+// ccKeys reads the next JSON value's keys into keys, and those of its
+// member sub into subKeys; false when the value did not end (or is a
+// list).
+func ccKeys(dec *json.Decoder, keys map[string]bool, sub string, subKeys map[string]bool) bool {
+	t, err := dec.Token()
+	if err != nil || t == json.Delim('[') {
+		return false
+	}
+	if t != json.Delim('{') {
+		return true // a scalar
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return false
+		}
+		keys[k] = true
+		var skip json.RawMessage
+		if k == sub && subKeys != nil {
+			ok = ccKeys(dec, subKeys, "", nil)
+		} else {
+			ok = dec.Decode(&skip) == nil
+		}
+		if !ok {
+			return false
+		}
+	}
+	_, err = dec.Token()
+	return err == nil
 }
 
 func newClaudeStore(path string, roots []string) *claudeStore {
@@ -170,7 +220,7 @@ func (s *claudeStore) transcriptFiles() []string {
 func (s *claudeStore) load(file string) ([]*model.Session, error) {
 	st, err := os.Stat(file)
 	if err != nil {
-		return nil, fileErr(file, err)
+		return nil, sessions.FileErr(file, err)
 	}
 	s.mu.Lock()
 	c := s.cache[file]
@@ -200,10 +250,10 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		}
 		list, err := s.load(f)
 		if err == nil && len(list[0].Messages) == 0 && len(list[0].Warnings) > 0 {
-			err = notSession(f, "line "+strings.TrimPrefix(list[0].Warnings[0], f+":"))
+			err = sessions.NotSession(f, "line "+strings.TrimPrefix(list[0].Warnings[0], f+":"))
 		}
 		if err != nil {
-			warns = append(warns, skipped(err))
+			warns = append(warns, sessions.Skipped(err))
 			problems = append(problems, err)
 			continue
 		}
@@ -221,13 +271,13 @@ func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		}
 		infos = append(infos, sess.Info)
 	}
-	s.setIndex(files, warns)
-	sortInfos(infos)
-	return infos, noSessionRead(len(infos), problems)
+	s.SetIndex(files, warns)
+	sessions.SortInfos(infos)
+	return infos, sessions.NoSessionRead(len(infos), problems)
 }
 
 func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	file, err := s.fileOf(ctx, id, s.path, s.List)
+	file, err := s.FileOf(ctx, id, s.path, s.List)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +292,7 @@ func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, erro
 			return &out, nil
 		}
 	}
-	return nil, notFound(id, s.path)
+	return nil, sessions.NotFound(id, s.path)
 }
 
 // ---- reading one transcript ----
@@ -374,8 +424,8 @@ func readClaudeTranscript(file, root string) ([]*model.Session, error) {
 	r := &ccReader{file: file, root: root, sidechain: map[string]*model.Session{}, sideOf: map[string]string{}, st: map[*model.Session]*ccState{}, rank: map[*model.Session]int{}}
 	base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 	r.main = r.newSession(base)
-	r.warnAt = lineWarner(&r.warn, file)
-	if err := readJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }, r.warnAt); err != nil {
+	r.warnAt = sessions.LineWarner(&r.warn, file)
+	if err := sessions.ReadJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }, r.warnAt); err != nil {
 		return nil, err
 	}
 	out := []*model.Session{r.main}
@@ -424,7 +474,7 @@ func (r *ccReader) spawnInfo(base string) {
 	if !strings.HasPrefix(base, "agent-") {
 		return
 	}
-	b, err := readFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
+	b, err := sessions.ReadFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.main.Warnings = append(r.main.Warnings, err.Error())
@@ -1225,7 +1275,7 @@ func (r *ccReader) finish(sess *model.Session) {
 	if st.firstPrompt != "" {
 		r.setTitle(sess, ccClip(st.firstPrompt, 100), 0)
 	}
-	countCalls(&sess.Info, sess.Messages)
+	sessions.CountCalls(&sess.Info, sess.Messages)
 	sess.Info.Truncated = 0
 	for _, ref := range sess.ToolCalls() {
 		if ref.Call.Sent != nil && formatters.Visible(ref.Call, nil).Truncation != nil {

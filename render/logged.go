@@ -1,0 +1,192 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"correx/model"
+)
+
+// Requests an agent logged (model.LoggedRequest: Claude Code 2.1.x logs
+// each request's Anthropic messages and cache_control paths; its reader
+// rebuilds a step the log does not give from the transcript and says so).
+// Its own wire is its driver's (sessions/claudecode); the other providers
+// get projections of the logged messages through the prompt IR and the
+// converters.
+
+// loggedProjection is the conversation of another provider than the one
+// the agent logged req for: the logged messages through the prompt IR
+// and the converters.
+func loggedProjection(req *model.LoggedRequest, p Provider, m Model, pl *Placer) (Value, error) {
+	prompt, err := promptFromAnthropic(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	claudeCaching(prompt)
+	return lower(prompt, p, m.ModelID, pl)
+}
+
+// OrderedJSON decodes JSON into Obj, []Value, string, json.Number, bool
+// and nil, keeping key order.
+func OrderedJSON(raw []byte) (Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return decodeOrdered(dec)
+}
+
+func decodeOrdered(dec *json.Decoder) (Value, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := Obj{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				o = append(o, Field{kt.(string), v})
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			a := []Value{}
+			for dec.More() {
+				v, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token()
+			return a, err
+		}
+	}
+	return tok, nil
+}
+
+// promptFromAnthropic lifts logged Anthropic messages into the prompt IR:
+// runs of tool_result blocks become tool messages, other user blocks user
+// messages, in their order.
+func promptFromAnthropic(messages []json.RawMessage) ([]msg, error) {
+	var out []msg
+	names := map[string]string{} // tool_use id -> tool name
+	for i, raw := range messages {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("logged message %d: %w", i, err)
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
+			continue
+		}
+		var blocks []model.AnthropicBlock
+		if err := json.Unmarshal(m.Content, &blocks); err != nil {
+			return nil, fmt.Errorf("logged message %d: content: %w", i, err)
+		}
+		if m.Role == "assistant" {
+			a := msg{role: "assistant"}
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					a.parts = append(a.parts, part{kind: pText, text: b.Text})
+				case "thinking":
+					pt := part{kind: pReasoning, text: b.Thinking}
+					if b.Signature != nil {
+						pt.meta, _ = json.Marshal(map[string]any{"anthropic": map[string]string{"signature": *b.Signature}})
+					}
+					a.parts = append(a.parts, pt)
+				case "redacted_thinking":
+					pt := part{kind: pReasoning}
+					if b.Data != nil {
+						pt.meta, _ = json.Marshal(map[string]any{"anthropic": map[string]string{"redactedData": *b.Data}})
+					}
+					a.parts = append(a.parts, pt)
+				case "tool_use", "server_tool_use":
+					names[b.ID] = b.Name
+					a.parts = append(a.parts, part{kind: pToolCall, callID: b.ID, of: b.ID, tool: b.Name, input: b.Input})
+				}
+			}
+			out = append(out, a)
+			continue
+		}
+		var cur *msg
+		for _, b := range blocks {
+			role := "user"
+			if b.Type == "tool_result" {
+				role = "tool"
+			}
+			if cur == nil || cur.role != role {
+				out = append(out, msg{role: role})
+				cur = &out[len(out)-1]
+			}
+			switch b.Type {
+			case "text":
+				cur.parts = append(cur.parts, part{kind: pText, text: b.Text})
+			case "image", "document":
+				if b.Source != nil {
+					cur.parts = append(cur.parts, wireFilePart(b))
+				}
+			case "tool_result":
+				cur.parts = append(cur.parts, part{kind: pToolResult, callID: b.ToolUseID, of: b.ToolUseID, tool: names[b.ToolUseID], out: wireToolOutput(b)})
+			}
+		}
+	}
+	return out, nil
+}
+
+func wireFilePart(b model.AnthropicBlock) part {
+	if b.Source.Type == "base64" {
+		return part{kind: pFile, mime: b.Source.MediaType, url: "data:" + b.Source.MediaType + ";base64," + b.Source.Data}
+	}
+	return part{kind: pFile, mime: b.Source.MediaType, url: b.Source.URL}
+}
+
+// wireToolOutput is a tool_result's content as an AI SDK output.
+func wireToolOutput(b model.AnthropicBlock) output {
+	var s string
+	if len(b.Content) == 0 || json.Unmarshal(b.Content, &s) == nil {
+		if b.Errored() {
+			return output{kind: outErrorText, value: s}
+		}
+		return output{kind: outText, value: s}
+	}
+	var blocks []model.AnthropicBlock
+	_ = json.Unmarshal(b.Content, &blocks)
+	o := output{kind: outContent}
+	for _, c := range blocks {
+		switch {
+		case c.Type == "text":
+			o.items = append(o.items, outputItem{text: c.Text})
+		case c.Source != nil && c.Source.Type == "base64":
+			o.items = append(o.items, outputItem{media: true, mediaType: c.Source.MediaType, data: c.Source.Data})
+		case c.Type == "tool_reference":
+			// only the Anthropic API expands it (into the tool's
+			// definition): a projection has an empty text in its place
+			o.items = append(o.items, outputItem{})
+		}
+	}
+	return o
+}
+
+// claudeCaching is Claude Code's one conversation cache mark, kept in the
+// projections of its logged requests: the last block of the last message.
+func claudeCaching(prompt []msg) {
+	if n := len(prompt); n > 0 && len(prompt[n-1].parts) > 0 {
+		ps := prompt[n-1].parts
+		ps[len(ps)-1].cache = true
+	}
+}
