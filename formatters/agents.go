@@ -24,6 +24,10 @@ type AgentMarkers struct {
 	// result whole and cuts it when it sends it): only the sizes are then
 	// computed from its seen ranges.
 	Record func(call *model.ToolCall, t *model.Truncation)
+	// Flagged, when set, is what the agent's own record of call says
+	// about cutting it (nil: this agent's record says nothing); AgentFlagged
+	// asks it, so the list, the picker and the truncation agree.
+	Flagged func(call *model.ToolCall) *bool
 }
 
 // KindShape is what a kind of cut keeps: the output's start (Head), its
@@ -131,6 +135,20 @@ func KindBound(k model.TruncationKind) string {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	return agentMarkers.what[k]
+}
+
+// flaggedRegistered is the first registered Flagged answer for call.
+func flaggedRegistered(call *model.ToolCall) *bool {
+	agentMarkers.RLock()
+	defer agentMarkers.RUnlock()
+	for _, m := range agentMarkers.list {
+		if m.Flagged != nil {
+			if f := m.Flagged(call); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 // fromRecord runs the registered Record of t's agent on call.

@@ -35,6 +35,9 @@ func TestTruncationFactsOnEveryFixture(t *testing.T) {
 				v := formatters.Visible(p.Tool, sessions.SpillsFor(s.Info))
 				flagged := formatters.AgentFlagged(p.Tool)
 				checkFlag(t, name, flagged, v.Truncation)
+				if v.Truncation != nil && fmtFlag(v.Truncation.AgentFlagged) != fmtFlag(flagged) {
+					t.Errorf("%s: the truncation says the agent flagged it %s, AgentFlagged (calls, the picker) %s", name, fmtFlag(v.Truncation.AgentFlagged), fmtFlag(flagged))
+				}
 				if flagged != nil && *flagged {
 					flaggedN++
 				}
@@ -82,6 +85,14 @@ func eachFixtureSession(t testing.TB, fn func(f fixtures.Fixture, info model.Ses
 		}
 		st.Close()
 	}
+}
+
+// fmtFlag is a flag for a message: "yes", "no" or "unknown".
+func fmtFlag(f *bool) string {
+	if f == nil {
+		return "unknown"
+	}
+	return map[bool]string{true: "yes", false: "no"}[*f]
 }
 
 // checkFlag: an agent that records whether it cut agrees with correx.

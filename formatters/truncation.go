@@ -243,7 +243,8 @@ func CountLines(s string) int {
 // AgentFlagged is what the agent's own record says about cutting a call's
 // output: opencode v1's metadata.truncated, v2's outputPaths (a completed
 // v2 call always records them), Claude Code's persistedOutputPath and
-// file.truncatedByTokenCap (Read over its token cap). nil
+// file.truncatedByTokenCap (Read over its token cap), and what a driver's
+// registered Flagged says (Copilot's toolTelemetry). nil
 // when the agent keeps no such record (Codex, Gemini CLI, a Claude Code
 // result it did not persist).
 func AgentFlagged(call *model.ToolCall) *bool {
@@ -258,6 +259,9 @@ func AgentFlagged(call *model.ToolCall) *bool {
 	}
 	if _, ok := claudePartialRecord(call); ok {
 		return &yes
+	}
+	if f := flaggedRegistered(call); f != nil {
+		return f
 	}
 	if !call.IsV2() && !bytes.Contains(call.Metadata, []byte(`"truncated"`)) && !bytes.Contains(call.Metadata, []byte(`"persistedOutputPath"`)) {
 		return nil // the common case, without parsing a large metadata object

@@ -14,10 +14,13 @@ package copilot
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"correx/model"
@@ -70,7 +73,85 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 	default:
 		return nil, false, nil
 	}
-	return &sessions.FileStore{Root: path, Files: files, Read: func(f string) (*model.Session, error) { return read(f, home) }}, true, nil
+	st := &store{home: home, kids: map[string]string{}}
+	st.FileStore = &sessions.FileStore{Root: path, Files: files, Read: func(f string) (*model.Session, error) {
+		main, kids, err := read(f, home)
+		st.note(f, kids)
+		return main, err
+	}}
+	return st, true, nil
+}
+
+// store is a FileStore of the main sessions that also lists and loads the
+// subagents' sessions each events.jsonl holds.
+type store struct {
+	*sessions.FileStore
+	home     string // the COPILOT_HOME the store is under
+	mu       sync.Mutex
+	kids     map[string]string // subagent session id → its events.jsonl
+	kidInfos map[string]model.SessionInfo
+}
+
+// note records the subagent sessions read from file f.
+func (s *store) note(f string, kids []*model.Session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kidInfos == nil {
+		s.kidInfos = map[string]model.SessionInfo{}
+	}
+	for _, k := range kids {
+		s.kids[k.Info.ID], s.kidInfos[k.Info.ID] = f, k.Info
+	}
+}
+
+// List lists the main sessions and then their subagents' sessions.
+func (s *store) List(ctx context.Context) ([]model.SessionInfo, error) {
+	s.mu.Lock()
+	s.kids, s.kidInfos = map[string]string{}, nil
+	s.mu.Unlock()
+	infos, err := s.FileStore.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	for _, in := range s.kidInfos {
+		infos = append(infos, in)
+	}
+	s.mu.Unlock()
+	sessions.SortInfos(infos)
+	return infos, nil
+}
+
+// Load loads a main session, or a subagent's from its parent's log.
+func (s *store) Load(ctx context.Context, id string) (*model.Session, error) {
+	sess, err := s.FileStore.Load(ctx, id)
+	if !errors.Is(err, sessions.ErrNotFound) {
+		return sess, err
+	}
+	s.mu.Lock()
+	f, ok := s.kids[id]
+	s.mu.Unlock()
+	if !ok {
+		if _, lerr := s.List(ctx); lerr != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		f, ok = s.kids[id]
+		s.mu.Unlock()
+	}
+	if !ok {
+		return nil, err
+	}
+	_, kids, rerr := read(f, s.home)
+	if rerr != nil {
+		return nil, rerr
+	}
+	for _, k := range kids {
+		if k.Info.ID == id {
+			return k, nil
+		}
+	}
+	return nil, err
 }
 
 // isCopilotLog says whether an events.jsonl starts with Copilot's
@@ -102,6 +183,7 @@ func sessionLogs(dir string) (files, warnings []string) {
 // event is one line of events.jsonl.
 type event struct {
 	Type      string          `json:"type"`
+	AgentID   string          `json:"agentId"` // set on a subagent's events
 	Data      json.RawMessage `json:"data"`
 	Timestamp string          `json:"timestamp"`
 }
@@ -150,13 +232,21 @@ type completeData struct {
 // is not known.
 const FailedSentUnknown = "Copilot stores only the short error.message of a failed call; in the call's own run it sent the model a longer sentence that is stored nowhere (after a resume it sends this message)"
 
-// read reads one events.jsonl into a session; home is the COPILOT_HOME it
-// is under. Each process that wrote to the log is a run (Message.Run):
-// session.start begins the first, each session.resume the next.
-func read(path, home string) (*model.Session, error) {
-	sess := &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home}}
-	warnf := sessions.LineWarner(&sess.Warnings, path)
+// read reads one events.jsonl into its main session (what FileStore
+// lists) and the sessions of the subagents it ran; home is the
+// COPILOT_HOME it is under. Each process that wrote to the log is a run
+// (Message.Run): session.start begins the first, each session.resume the
+// next. Copilot writes a subagent's events (its prompt, its turns, its
+// calls) into the same log, each marked with the subagent's agentId; they
+// are its own conversation, sent in requests of their own, so they go to
+// a child session (ID the agentId, ParentID the main session) that the
+// task call names (ChildSessionID).
+func read(path, home string) (*model.Session, []*model.Session, error) {
+	main := &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home}}
+	warnf := sessions.LineWarner(&main.Warnings, path)
 	calls := map[string]*model.ToolCall{}
+	kids := map[string]*model.Session{}
+	var kidOrder []*model.Session
 	run, started, otherWire := 0, false, false
 	var last time.Time
 	err := sessions.ReadJSONL(path, func(n int, line []byte, _ bool) {
@@ -175,6 +265,15 @@ func read(path, home string) (*model.Session, error) {
 			}
 			return err != nil
 		}
+		sess := main
+		if ev.AgentID != "" {
+			if sess = kids[ev.AgentID]; sess == nil {
+				sess = &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home, ID: ev.AgentID, Created: ts}}
+				kids[ev.AgentID] = sess
+				kidOrder = append(kidOrder, sess)
+			}
+			sess.Info.Updated = ts
+		}
 		switch ev.Type {
 		case "session.start":
 			var d startData
@@ -183,12 +282,25 @@ func read(path, home string) (*model.Session, error) {
 			}
 			if !started {
 				started = true
-				sess.Info.ID, sess.Info.Version, sess.Info.Directory = d.SessionID, d.CopilotVersion, d.Context.Cwd
-				sess.Info.Created, _ = time.Parse(time.RFC3339Nano, d.StartTime)
+				main.Info.ID, main.Info.Version, main.Info.Directory = d.SessionID, d.CopilotVersion, d.Context.Cwd
+				main.Info.Created, _ = time.Parse(time.RFC3339Nano, d.StartTime)
 			}
 			run++
 		case "session.resume":
 			run++
+		case "subagent.started":
+			var d struct {
+				ToolCallID  string `json:"toolCallId"`
+				DisplayName string `json:"agentDisplayName"`
+				Description string `json:"agentDescription"`
+			}
+			if bad(json.Unmarshal(ev.Data, &d)) || ev.AgentID == "" {
+				return
+			}
+			if c := calls[d.ToolCallID]; c != nil {
+				c.ChildSessionID = ev.AgentID
+			}
+			sess.Info.Title = strings.TrimSpace(d.DisplayName + ": " + d.Description)
 		case "user.message":
 			var d userData
 			if bad(json.Unmarshal(ev.Data, &d)) {
@@ -249,17 +361,21 @@ func read(path, home string) (*model.Session, error) {
 		}
 	}, warnf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !started {
-		return nil, sessions.NotSession(path, "no session.start event: not a Copilot CLI session log")
+		return nil, nil, sessions.NotSession(path, "no session.start event: not a Copilot CLI session log")
 	}
-	if sess.Info.ID == "" {
-		sess.Info.ID = filepath.Base(filepath.Dir(path))
+	if main.Info.ID == "" {
+		main.Info.ID = filepath.Base(filepath.Dir(path))
 	}
-	sess.Info.Updated = last
-	sessions.CountDetected(sess)
-	return sess, nil
+	main.Info.Updated = last
+	sessions.CountDetected(main)
+	for _, k := range kidOrder {
+		k.Info.ParentID, k.Info.Version, k.Info.Directory = main.Info.ID, main.Info.Version, main.Info.Directory
+		sessions.CountDetected(k)
+	}
+	return main, kidOrder, nil
 }
 
 // complete fills in a call from its tool.execution_complete event.

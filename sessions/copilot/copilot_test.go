@@ -214,3 +214,96 @@ func TestOtherWireWarned(t *testing.T) {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
 }
+
+const third = "../../testdata/copilot/copilot-third/data"
+
+// callByTitle is the call of s whose intentionSummary is title.
+func callByTitle(t *testing.T, s *model.Session, title string) *model.ToolCall {
+	t.Helper()
+	for _, r := range s.ToolCalls() {
+		if r.Call.Title == title {
+			return r.Call
+		}
+	}
+	t.Fatalf("%s: no call %q", s.Info.ID, title)
+	return nil
+}
+
+// TestSubagentOwnSession: Copilot 1.0.102 writes a `task` subagent's
+// events (its prompt, turns and calls, each with the subagent's agentId)
+// into the parent's events.jsonl; they are a conversation of their own,
+// sent in requests of their own. The main session holds none of them, the
+// task call names the child, and the child lists and loads with its own
+// prompt and call.
+func TestSubagentOwnSession(t *testing.T) {
+	st, infos := list(t, third)
+	if len(infos) != 2 {
+		t.Fatalf("%d sessions listed, want the main one and its subagent's", len(infos))
+	}
+	var main, kid model.SessionInfo
+	for _, in := range infos {
+		if in.ParentID == "" {
+			main = in
+		} else {
+			kid = in
+		}
+	}
+	if kid.ParentID != main.ID || main.ID == "" {
+		t.Fatalf("subagent session %q has parent %q, want %q", kid.ID, kid.ParentID, main.ID)
+	}
+	ms, err := st.Load(context.Background(), main.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms.Messages {
+		for _, p := range m.Parts {
+			if strings.Contains(p.Text, "Count the lines of notes.txt") || (p.Tool != nil && p.Tool.Title == "Count lines of notes.txt") {
+				t.Errorf("main session holds the subagent's %s message %s", m.Role, m.ID)
+			}
+		}
+	}
+	if c := callByTitle(t, ms, "Count notes lines"); c.ChildSessionID != kid.ID {
+		t.Errorf("task call names child %q, want %q", c.ChildSessionID, kid.ID)
+	}
+	ks, err := st.Load(context.Background(), kid.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks.Messages) != 3 || ks.Messages[0].Role != model.RoleUser || !strings.HasSuffix(ks.Messages[0].Parts[0].Text, "\n\nCount the lines of notes.txt with wc -l and answer with the number only.") {
+		t.Fatalf("subagent session: %d messages, first %+v", len(ks.Messages), ks.Messages[0])
+	}
+	if c := callByTitle(t, ks, "Count lines of notes.txt"); c.Output != "3 notes.txt\n<shellId: 8 completed with exit code 0>" {
+		t.Errorf("subagent's call output %q", c.Output)
+	}
+}
+
+// TestWholeResultSpill: besides the shell's own spill (largeOutputHandled,
+// a status line after the preview), Copilot 1.0.102 spills a whole result
+// of 20,480 bytes or more, status line included (a 20,479-byte output
+// with its 40-byte status line): largeOutputWrittenToFile, the result's
+// size in largeOutputOriginalSizeBytes, no status line after the preview.
+// correx detects it, and the list's flag agrees with the truncation's.
+func TestWholeResultSpill(t *testing.T) {
+	st, _ := list(t, third)
+	s, err := st.Load(context.Background(), "ef2e2c27-1620-4e0e-bc32-327690770be5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"One byte under the threshold", "At the threshold"} {
+		c := callByTitle(t, s, title)
+		v := formatters.Visible(c, nil)
+		tr := v.Truncation
+		if tr == nil || tr.Kind != copilot.TruncSpill {
+			t.Fatalf("%s: truncation %+v, want %s", title, tr, copilot.TruncSpill)
+		}
+		if tr.FullBytes == nil || *tr.FullBytes != 20519 || len(tr.Added) != 0 {
+			t.Errorf("%s: full %v bytes, added %+v; want 20519 and none", title, tr.FullBytes, tr.Added)
+		}
+		if f := formatters.AgentFlagged(c); f == nil || !*f || tr.AgentFlagged == nil || !*tr.AgentFlagged {
+			t.Errorf("%s: AgentFlagged %v, truncation flagged %v; want both yes", title, f, tr.AgentFlagged)
+		}
+	}
+	if v := formatters.Visible(callByTitle(t, s, "Under the threshold"), nil); v.Truncation != nil || len(v.Text) != 20469 {
+		t.Errorf("a 20,469-byte result: truncation %+v, %d bytes; want it whole", v.Truncation, len(v.Text))
+	}
+}

@@ -1,9 +1,9 @@
 package copilot
 
-// Copilot's big-output rule (1.0.102, observed): a tool output of 20,480
-// bytes or more (toolTelemetry large_output_threshold_bytes; 20,440 was
-// kept whole) is saved to $TMPDIR/<epoch ms>-copilot-tool-output-<pid>-<uuid>.txt
-// and the model gets, and events.jsonl stores:
+// Copilot's big-output rules (1.0.102, observed): a large shell output is
+// saved to $TMPDIR/<epoch ms>-copilot-tool-output-<pid>-<uuid>.txt
+// (telemetry largeOutputHandled) and the model gets, and events.jsonl
+// stores:
 //
 //	Output too large to read at once (20.4 KB). Saved to: <path>
 //	Consider using tools like grep (…) to examine portions of the output.
@@ -13,11 +13,17 @@ package copilot
 //
 //	<shellId: N completed with exit code C>
 //
+// Besides, a whole result of 20,480 bytes or more (large_output_threshold_bytes),
+// the shell's status line included, is saved as a whole to
+// …-copilot-tool-output-<spill id>.txt (largeOutputWrittenToFile): the same
+// header, a preview of 500 characters, no status line after it.
+//
 // The size is in 1024-based units; toolTelemetry.properties
 // largeOutputOriginalSizeBytes has the exact byte count. Copilot deletes
 // the spill file when it exits.
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -36,8 +42,9 @@ var (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
-		Detect: detectSpill,
-		Record: spillRecord,
+		Detect:  detectSpill,
+		Record:  spillRecord,
+		Flagged: spillFlagged,
 		Kinds: map[model.TruncationKind]formatters.KindShape{
 			TruncSpill: {
 				Head:       true,
@@ -63,23 +70,46 @@ func detectSpill(_, text string) *model.Truncation {
 	return t
 }
 
-// spillRecord takes the full size and Copilot's own flag from the call's
-// toolTelemetry.
+// spillRecord takes the full size in bytes from the call's toolTelemetry.
 func spillRecord(call *model.ToolCall, t *model.Truncation) {
-	var tel struct {
-		Properties struct {
-			Handled string `json:"largeOutputHandled"`
-			Size    string `json:"largeOutputOriginalSizeBytes"`
-		} `json:"properties"`
+	if tel, ok := telemetry(call); ok {
+		if n, err := strconv.Atoi(tel.Properties.Size); err == nil && n >= 0 {
+			t.FullBytes = &n
+		}
 	}
-	if json.Unmarshal(call.Metadata, &tel) != nil {
-		return
+}
+
+// spillFlagged is Copilot's own record that it spilled the call's output:
+// largeOutputHandled (the shell's spill) or largeOutputWrittenToFile (the
+// whole result's); nil when the telemetry names neither.
+func spillFlagged(call *model.ToolCall) *bool {
+	tel, ok := telemetry(call)
+	if !ok {
+		return nil
 	}
-	if n, err := strconv.Atoi(tel.Properties.Size); err == nil && n >= 0 {
-		t.FullBytes = &n
+	p := tel.Properties
+	if p.Handled == "" && p.WrittenToFile == "" {
+		return nil
 	}
-	if tel.Properties.Handled != "" {
-		flagged := tel.Properties.Handled == "true"
-		t.AgentFlagged = &flagged
+	flagged := p.Handled == "true" || p.WrittenToFile == "true"
+	return &flagged
+}
+
+// callTelemetry is the part of toolTelemetry the spill rules read.
+type callTelemetry struct {
+	Properties struct {
+		Handled       string `json:"largeOutputHandled"`
+		WrittenToFile string `json:"largeOutputWrittenToFile"`
+		Size          string `json:"largeOutputOriginalSizeBytes"`
+	} `json:"properties"`
+}
+
+// telemetry parses a call's toolTelemetry when it says anything of a
+// large output (other agents' metadata never does).
+func telemetry(call *model.ToolCall) (callTelemetry, bool) {
+	var tel callTelemetry
+	if !bytes.Contains(call.Metadata, []byte(`"largeOutput`)) || json.Unmarshal(call.Metadata, &tel) != nil {
+		return tel, false
 	}
+	return tel, true
 }

@@ -15,7 +15,8 @@ package copilot
 //   - tool: one message per call, in the order of the calls (not of their
 //     completion); from an earlier run it gains
 //     "__copilotMessageSource": {"kind":"tool","name":…,"summary":…} (the
-//     request's intentionSummary). A failed call of this run went with a
+//     request's intentionSummary, left out when it had none; kind
+//     "subagent" for a task call that ran a subagent). A failed call of this run went with a
 //     longer sentence than the stored error.message (a Gap); from an
 //     earlier run with error.message.
 //
@@ -101,7 +102,7 @@ func conversation(s *model.Session, upto int, pl *render.Placer) ([]render.Value
 		for _, c := range results {
 			t := render.Obj{kv("role", "tool"), kv("tool_call_id", c.CallID), kv("content", c.Sent.Text)}
 			if !live {
-				t = append(t, kv("__copilotMessageSource", render.Obj{kv("kind", "tool"), kv("name", c.Tool), kv("summary", c.Title)}))
+				t = append(t, kv("__copilotMessageSource", messageSource(c)))
 			} else if c.SentUnknown != "" {
 				gaps = append(gaps, render.Gap{Item: len(out), Path: []string{"content"}, CallID: c.CallID, Why: ResultGap})
 			}
@@ -110,6 +111,21 @@ func conversation(s *model.Session, upto int, pl *render.Placer) ([]render.Value
 		}
 	}
 	return out, gaps
+}
+
+// messageSource is the "__copilotMessageSource" of an earlier run's tool
+// message: kind "subagent" for a call that ran a subagent, else "tool";
+// no summary when the request had no intentionSummary (an unknown tool).
+func messageSource(c *model.ToolCall) render.Obj {
+	kind := "tool"
+	if c.ChildSessionID != "" {
+		kind = "subagent"
+	}
+	src := render.Obj{kv("kind", kind), kv("name", c.Tool)}
+	if c.Title != "" {
+		src = append(src, kv("summary", c.Title))
+	}
+	return src
 }
 
 // text joins m's parts of type t.

@@ -19,7 +19,7 @@ import (
 const copilotVersion = "1.0.102"
 
 func init() {
-	for _, name := range []string{"copilot", "copilot-second"} {
+	for _, name := range []string{"copilot", "copilot-second", "copilot-third"} {
 		allFlavours = append(allFlavours, flavour{Name: name, Version: copilotVersion, ProviderID: "openai", ModelID: "oracle-model", Wire: "chat"})
 		agentRecorders[name] = recordCopilot
 	}
@@ -50,8 +50,11 @@ func copilotScenario(name, proj string) cliScenario {
 	p := func(rel string) string { return proj + "/" + rel }
 	bash := func(cmd, desc string) call { return c("bash", J("command", cmd, "description", desc)) }
 	view := func(rel string) call { return c("view", J("path", p(rel))) }
-	if name == "copilot-second" {
+	switch name {
+	case "copilot-second":
 		return copilotSecondScenario(proj, p, bash, view)
+	case "copilot-third":
+		return copilotThirdScenario(p, bash, view)
 	}
 	const prompt = "Please run the correx oracle scenario for Copilot: exercise the tools as scripted, then summarise what happened."
 	return cliScenario{prompt: prompt, followUps: []string{cliFollowUp}, steps: []step{
@@ -157,7 +160,15 @@ func recordCopilot(opt options, f flavour) (err error) {
 	}
 	events := filepath.Join(stage, "data", "session-state", session, "events.jsonl")
 	reqs := srv.captured()
-	manifest := cliManifest(reqs, map[string]string{"main": session})
+	bySession := map[string]string{"main": session}
+	// a subagent's requests belong to its own session in the same log:
+	// the agentId of its events (the n-th subagent.started, script n)
+	for i, id := range copilotSubagents(events) {
+		if i < len(scen.subs) {
+			bySession[scen.subs[i].name] = id
+		}
+	}
+	manifest := cliManifest(reqs, bySession)
 	if err := writeRequests(stage, reqs, manifest); err != nil {
 		return err
 	}
@@ -185,10 +196,11 @@ func recordCopilot(opt options, f flavour) (err error) {
 			"follow_ups": scen.followUps,
 			"steps":      len(scen.steps),
 		},
-		"commands":       cmds,
-		"sessions":       []string{session},
-		"requests":       len(reqs),
-		"stored_vs_sent": check,
+		"commands":         cmds,
+		"sessions":         []string{session},
+		"subagent_prompts": subPrompts(scen),
+		"requests":         len(reqs),
+		"stored_vs_sent":   check,
 		// Copilot deletes its spill files when it exits: none is left
 		"spill_files_left": len(spills),
 		"problems":         problems,
@@ -343,4 +355,78 @@ func freshLogDir(opt options, f flavour) (string, error) {
 	dir := filepath.Join(opt.cacheDir, "logs", f.Name)
 	_ = os.RemoveAll(dir)
 	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// copilotSubagents are the agentIds of the subagent.started events of a
+// session log, in order.
+func copilotSubagents(events string) []string {
+	b, err := os.ReadFile(events)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, line := range strings.Split(string(b), "\n") {
+		var ev struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agentId"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "subagent.started" && ev.AgentID != "" {
+			ids = append(ids, ev.AgentID)
+		}
+	}
+	return ids
+}
+
+// subPrompts are the prompts of the scenario's subagents' scripts.
+func subPrompts(sc cliScenario) []string {
+	var out []string
+	for _, s := range sc.subs {
+		out = append(out, s.prompt)
+	}
+	return out
+}
+
+const copilotSubPrompt = "Count the lines of notes.txt with wc -l and answer with the number only."
+
+// copilotThirdScenario: parallel commands that finish out of order, outputs
+// under, one byte under and at the 20,480-byte spill threshold (the status
+// line counts: 1.0.102 spilled the last two as a whole result), a multi-byte
+// output over it in bytes but not in characters, a spilled single line
+// with no newline, CRLF and non-UTF-8 bytes, a non-ASCII file name and
+// edit, a `task` subagent, an unknown tool; then two resumes, the second
+// with a failed non-ASCII edit.
+func copilotThirdScenario(p func(string) string, bash func(cmd, desc string) call, view func(string) call) cliScenario {
+	const prompt = "Please run the third correx oracle scenario for Copilot: odd outputs, a subagent, then summarise."
+	return cliScenario{
+		suffix: "-third", prompt: prompt,
+		subs: []cliScript{{name: "sub", prompt: copilotSubPrompt, steps: []step{
+			{Calls: []call{bash("wc -l notes.txt", "Count lines of notes.txt")}},
+			{Text: "3"},
+		}}},
+		followUps: []string{
+			"Next: show me café.txt.",
+			"Last: change naïve in café.txt once more.",
+		},
+		steps: []step{
+			{
+				Reasoning: "Two commands in parallel; the first one is slower.",
+				Calls:     []call{bash("sleep 2; echo slow done", "Slow command"), bash("echo fast done", "Fast command")},
+			},
+			{Calls: []call{bash("yes abcdefghi | head -c 20430", "Under the threshold"), bash("yes abcdefghi | head -c 20479", "One byte under the threshold"), bash("yes abcdefghi | head -c 20480", "At the threshold")}},
+			{Calls: []call{bash("yes é | head -n 7000", "Multi-byte lines")}},
+			{Calls: []call{bash("seq -s '' 1 7000", "One long line")}},
+			{Calls: []call{bash(`printf 'bad \377\376 bytes\r\nlone\rcr\r\n\tend <&>\n'`, "CRLF and bad bytes")}},
+			{Text: "Now a file with a non-ASCII name.", Calls: []call{c("create", J("path", p("café.txt"), "file_text", "naïve café ✓\nzweite Zeile — ü\n"))}},
+			{Calls: []call{c("edit", J("path", p("café.txt"), "old_str", "café ✓", "new_str", "Café ✔ — ünïcödé 😀"))}},
+			{Calls: []call{c("task", J("description", "Count notes lines", "prompt", copilotSubPrompt, "agent_type", "task", "name", "counter"))}},
+			{Calls: []call{c("no_such_tool", J("x", 1))}},
+			{Text: "Third scenario done: out-of-order commands, threshold outputs, odd bytes, a non-ASCII edit, a subagent and an unknown tool."},
+			// first resume
+			{Calls: []call{view("café.txt")}},
+			{Text: "café.txt holds the edited lines."},
+			// second resume
+			{Calls: []call{c("edit", J("path", p("café.txt"), "old_str", "nicht da ü", "new_str", "x")), c("edit", J("path", p("café.txt"), "old_str", "naïve", "new_str", "naïf"))}},
+			{Text: "One edit failed, the other changed naïve to naïf."},
+		},
+	}
 }

@@ -240,13 +240,6 @@ func runOpencode(opt options, bin, dir string, env, args []string, stdin, logBas
 	return runOpencodeUntil(opt, bin, dir, env, args, stdin, logBase, nil)
 }
 
-// freshLogDir empties and returns the flavour's log folder in the cache.
-func freshLogDir(opt options, f flavour) (string, error) {
-	dir := filepath.Join(opt.cacheDir, "logs", f.Name)
-	_ = os.RemoveAll(dir)
-	return dir, os.MkdirAll(dir, 0o755)
-}
-
 // noStdin as runOpencode's stdin runs the command with /dev/null there, not
 // an empty pipe (which Crush reads and puts before the prompt).
 const noStdin = "\x00/dev/null"
