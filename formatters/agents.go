@@ -1,7 +1,9 @@
 package formatters
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sync"
 
 	"correx/model"
@@ -78,7 +80,9 @@ func RegisterMarkers(m AgentMarkers) {
 		agentMarkers.gone = map[model.TruncationKind]string{}
 		agentMarkers.sent = map[model.TruncationKind]bool{}
 	}
-	for k, s := range m.Kinds {
+	// in kind order: the help's legend lists them in registration order
+	for _, k := range slices.Sorted(maps.Keys(m.Kinds)) {
+		s := m.Kinds[k]
 		agentMarkers.sent[k] = s.WhenSent
 		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note, footer: s.Footer, footerWhat: s.FooterWhat}
 		if s.UnknownWhy != "" {

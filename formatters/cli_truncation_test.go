@@ -8,7 +8,8 @@ import (
 )
 
 // The Codex CLI and Gemini CLI markers, as agent-formats.md and the
-// recordings (testdata/codex, testdata/gemini-cli) give them.
+// recordings (testdata/codex, testdata/gemini-cli) give them (their
+// drivers register them: drivers_test.go).
 func TestDetectCLIMarkers(t *testing.T) {
 	for _, tc := range []struct {
 		name, tool, text string

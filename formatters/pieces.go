@@ -36,16 +36,10 @@ type shape struct {
 }
 
 var shapes = map[model.TruncationKind]shape{
-	model.TruncBashTail:        {tail: true},
-	model.TruncGenericHead:     {head: true},
-	model.TruncGlobCap:         {head: true},
-	model.TruncV2Bound:         {head: true, tail: true, charCut: true}, // its byte stage cuts inside lines
-	model.TruncCodexTokens:     {head: true, tail: true, charCut: true},
-	model.TruncCodexChars:      {head: true, tail: true, charCut: true},
-	model.TruncCodexLines:      {head: true, tail: true},
-	model.TruncCodexBytes:      {head: true, tail: true, charCut: true},
-	model.TruncGeminiSpill:     {head: true, tail: true, charCut: true},
-	model.TruncGeminiDistilled: {head: true, tail: true, charCut: true},
+	model.TruncBashTail:    {tail: true},
+	model.TruncGenericHead: {head: true},
+	model.TruncGlobCap:     {head: true},
+	model.TruncV2Bound:     {head: true, tail: true, charCut: true}, // its byte stage cuts inside lines
 }
 
 // Pieces of model-visible text an agent adds around an output.
@@ -294,7 +288,7 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 		case shapes[t.Kind].note != "":
 			add(g.Start, g.End, shapes[t.Kind].note)
 			g.End = g.Start
-		case t.Kind == model.TruncGeminiDistilled && lastGap && i > 0 && len(t.Markers) > 0 && g.Start == t.Markers[len(t.Markers)-1].End && strings.HasSuffix(text[t.Markers[len(t.Markers)-1].Start:g.Start], geminiStrategic):
+		case t.Kind == model.TruncGeminiDistilled && lastGap && i > 0 && len(t.Markers) > 0 && g.Start == t.Markers[len(t.Markers)-1].End && strings.HasSuffix(text[t.Markers[len(t.Markers)-1].Start:g.Start], GeminiStrategic):
 			add(g.Start, g.End, "a model-written summary of what was cut")
 			g.End = g.Start
 		}
@@ -571,14 +565,10 @@ func fullFromFooters(t *model.Truncation, text string) fullSize {
 // unknownWhy says why a kind's full output is not known.
 func unknownWhy(k model.TruncationKind) string {
 	switch {
-	case strings.HasPrefix(string(k), "codex-"):
-		return "Codex keeps no copy of the full output"
 	case k == model.TruncGlobCap || k == model.TruncGrepCap:
 		return "the tool stopped at 100 results without counting the rest"
 	case k == model.TruncV2ReadPage:
 		return "v2's read page does not say how long the file is"
-	case k == model.TruncGeminiRead:
-		return "read_file counts only the pieces between newlines (a final newline adds an empty one), not the file's size"
 	}
 	if why := registeredWhy(k); why != "" {
 		return why

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strings"
 
 	"correx/model"
@@ -132,9 +131,6 @@ func detect(tool, text string) *model.Truncation {
 			}
 			return t
 		}
-	}
-	if t := detectCLI(text); t != nil {
-		return t
 	}
 	return detectRegistered(tool, text)
 }
@@ -294,97 +290,9 @@ func metaOutputPath(meta json.RawMessage) string {
 	return m.OutputPath
 }
 
-// Markers of Codex CLI (0.171.0, and the older ones its source still has)
-// and Gemini CLI (0.61.0), as the model sees them. They name no tool.
-var (
-	codexTokens  = marker{regexp.MustCompile(`…(\d+) tokens truncated…`), " tokens truncated…"}
-	codexChars   = marker{regexp.MustCompile(`…(\d+) chars truncated…`), " chars truncated…"}
-	codexWarning = marker{regexp.MustCompile(`(?m)^Warning: truncated output \(original token count: \d+\)\n`), "Warning: truncated output (original token count: "}
-	codexTotal   = marker{regexp.MustCompile(`(?m)^Total output lines: \d+\n(?:\n)?`), "Total output lines: "}
-	codexBuffer  = marker{regexp.MustCompile(`(?m)^\.\.\. \d+ bytes omitted \.\.\.\n\n`), " bytes omitted ..."}
-	codexLines   = marker{regexp.MustCompile(`\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n`), "[... omitted "}
-	codexBytes   = marker{regexp.MustCompile(`\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n`), "[... output truncated to fit "}
-	codexItems   = marker{regexp.MustCompile(`\[omitted \d+ (?:text|audio|image) items \.\.\.\]`), "[omitted "}
-
-	geminiTooLarge  = marker{regexp.MustCompile(`^Output too large\. Showing first [\d,.\s]+ and last [\d,.\s]+ characters\. For full output see: ([^\n]+)\n`), "Output too large. Showing first "}
-	geminiOmitted   = marker{regexp.MustCompile(`\n\n\.\.\. \[[\d,.\s]+ characters omitted\] \.\.\.\n\n`), " characters omitted] ..."}
-	geminiNormal    = marker{regexp.MustCompile(`^\[Message Normalized: Tool output exceeded size limit\]\n`), "[Message Normalized: Tool output exceeded size limit]"}
-	geminiSavedTo   = marker{regexp.MustCompile(`\n\nFull output saved to: ([^\n]+)`), "\n\nFull output saved to: "}
-	geminiStrategic = "\n\n--- Strategic Significance of Truncated Content ---\n"
-	// read_file: the header is written whenever lines were left out or one
-	// was cut to 2,000 characters (its total counts the empty piece after
-	// a final newline: "of 3001 total lines" for 3,000 lines)
-	geminiReadHeader = marker{regexp.MustCompile(`^\nIMPORTANT: The file content has been truncated\.\nStatus: Showing lines \d+-\d+ of \d+ total lines\.\nAction: [^\n]*\n\n--- FILE CONTENT \(truncated\) ---\n`), "IMPORTANT: The file content has been truncated."}
-	geminiLineCut    = "... [truncated]"
-	// geminiDistilledCut joins the head and tail a distillation keeps
-	geminiDistilledCut = "\n...\n"
-)
-
-// detectCLI finds Codex CLI's and Gemini CLI's truncation markers.
-func detectCLI(text string) *model.Truncation {
-	if m := geminiTooLarge.FindStringSubmatchIndex(text); m != nil {
-		t := &model.Truncation{Kind: model.TruncGeminiSpill, Markers: []model.Span{{Start: m[0], End: m[1]}}, SpillPath: text[m[2]:m[3]]}
-		if o := geminiOmitted.FindStringIndex(text[m[1]:]); o != nil {
-			t.Markers = append(t.Markers, model.Span{Start: m[1] + o[0], End: m[1] + o[1]})
-		}
-		return t
-	}
-	if m := geminiNormal.FindStringIndex(text); m != nil {
-		t := &model.Truncation{Kind: model.TruncGeminiDistilled, Markers: []model.Span{{Start: m[0], End: m[1]}}}
-		if sv := geminiSavedTo.FindStringSubmatchIndex(text); sv != nil {
-			t.SpillPath = text[sv[2]:sv[3]]
-			end := sv[1]
-			if strings.HasPrefix(text[end:], geminiStrategic) {
-				end += len(geminiStrategic)
-			}
-			t.Markers = append(t.Markers, model.Span{Start: sv[0], End: end})
-			// the "..." between the head and the tail it kept
-			if mid := strings.Index(text[m[1]:sv[0]], geminiDistilledCut); mid >= 0 {
-				t.Markers = append(t.Markers, model.Span{Start: m[1] + mid, End: m[1] + mid + len(geminiDistilledCut)})
-			}
-		}
-		return t
-	}
-	if m := geminiReadHeader.FindStringIndex(text); m != nil {
-		t := &model.Truncation{Kind: model.TruncGeminiRead, Markers: []model.Span{{Start: m[0], End: m[1]}}}
-		for off := m[1]; ; {
-			i := strings.Index(text[off:], geminiLineCut)
-			if i < 0 {
-				break
-			}
-			t.Markers = append(t.Markers, model.Span{Start: off + i, End: off + i + len(geminiLineCut)})
-			off += i + len(geminiLineCut)
-		}
-		return t
-	}
-	var t *model.Truncation
-	for _, rule := range []struct {
-		re   marker
-		kind model.TruncationKind
-	}{
-		{codexTokens, model.TruncCodexTokens}, {codexChars, model.TruncCodexChars},
-		{codexLines, model.TruncCodexLines}, {codexBytes, model.TruncCodexBytes},
-		{codexBuffer, model.TruncCodexBuffer}, {codexItems, model.TruncCodexItems},
-	} {
-		for _, m := range rule.re.FindAllStringIndex(text, -1) {
-			if t == nil {
-				t = &model.Truncation{Kind: rule.kind}
-			}
-			t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
-		}
-	}
-	if t == nil {
-		return nil
-	}
-	// the headers of a truncated body are markers too
-	for _, re := range []marker{codexWarning, codexTotal} {
-		if m := re.FindStringIndex(text); m != nil {
-			t.Markers = append(t.Markers, model.Span{Start: m[0], End: m[1]})
-		}
-	}
-	sort.Slice(t.Markers, func(i, j int) bool { return t.Markers[i].Start < t.Markers[j].Start })
-	return t
-}
+// GeminiStrategic heads the summary Gemini CLI's distillation writes of
+// what it cut: the end of its marker, and the summary an added piece.
+const GeminiStrategic = "\n\n--- Strategic Significance of Truncated Content ---\n"
 
 // marker is a marker's regexp and a literal that every match contains.
 // Outputs run to megabytes and most hold no marker: the literal is searched
@@ -394,10 +302,10 @@ type marker struct {
 	lit string
 }
 
-// Marker is marker for the drivers' rules (RegisterMarkers).
+// Marker is a marker for the drivers' rules (AgentMarkers.Detect).
 type Marker = marker
 
-// NewMarker is the marker of regexp expr, whose every match contains lit.
+// NewMarker compiles expr, whose every match contains lit.
 func NewMarker(expr, lit string) Marker { return marker{regexp.MustCompile(expr), lit} }
 
 func (m marker) FindStringSubmatchIndex(s string) []int {

@@ -27,10 +27,6 @@ func (a Agent) Name() string {
 	switch a {
 	case AgentOpencode, "":
 		return "opencode"
-	case AgentCodex:
-		return "Codex"
-	case AgentGeminiCLI:
-		return "Gemini CLI"
 	}
 	if s, ok := a.Spec(); ok {
 		return s.Name
@@ -137,7 +133,7 @@ type Message struct {
 	// for agents whose own requests render replays from it (Codex: the
 	// rollout's response items of a prompt, or of one model response and
 	// the outputs of its calls, in order; Gemini CLI: each run's version
-	// of the chat record, see sessions/geminicli.go). Nil otherwise.
+	// of the chat record, see sessions/geminicli). Nil otherwise.
 	Stored []json.RawMessage
 	// Run numbers the agent process that first wrote the message (Gemini
 	// CLI: 1, then one more per resume); 0 when not known.

@@ -128,15 +128,6 @@ var TruncationKinds = []struct {
 	{TruncV2Bound, "opencode v2 kept a head and a tail; full output saved"},
 	{TruncV2ReadPage, "opencode v2 read returned one page of the file"},
 	{TruncClaudePartial, "Claude Code's Read kept the first lines under its token cap"},
-	{TruncCodexTokens, "Codex cut the middle to its token budget"},
-	{TruncCodexChars, "Codex cut the middle to its character budget"},
-	{TruncCodexBuffer, "Codex's 1 MiB exec buffer dropped the middle"},
-	{TruncCodexLines, "Codex (older) kept some lines"},
-	{TruncCodexBytes, "Codex (older) cut to a byte budget"},
-	{TruncCodexItems, "Codex dropped text items"},
-	{TruncGeminiSpill, "Gemini CLI kept a head and a tail; full output in tool-outputs/"},
-	{TruncGeminiDistilled, "Gemini CLI normalized an output over its size limit"},
-	{TruncGeminiRead, "Gemini CLI read_file cut lines or the file"},
 }
 
 // Span is a byte range [Start, End) in a text.

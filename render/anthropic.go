@@ -152,7 +152,7 @@ func anthropicAssistant(b []msg, lastBlock bool, pl *Placer, item int) []Value {
 				}
 				continue
 			case pToolCall:
-				o = Obj{{"type", "tool_use"}, {"id", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}
+				o = Obj{{"type", "tool_use"}, {"id", pt.callID}, {"name", pt.tool}, {"input", InputValue(pt.input)}}
 				if c := meta.caller(); c != nil {
 					o.Set("caller", c)
 				}

@@ -204,7 +204,7 @@ func bedrockToolInput(raw json.RawMessage) Value {
 	if t := strings.TrimSpace(string(raw)); t != "" && t[0] != '{' {
 		return Obj{{"rawInvalidInput", raw}}
 	}
-	return inputValue(raw)
+	return InputValue(raw)
 }
 
 func withCachePoint(content []Value, cache bool) []Value {

@@ -17,8 +17,8 @@ import (
 	"correx/sessions"
 )
 
-// CLI conformance: for every request Codex CLI, Gemini CLI or an agent of
-// a registered driver (sessions/all) made in a recorded run
+// CLI conformance: for every request an agent of a registered driver
+// (sessions/all: Codex CLI, Gemini CLI, …) made in a recorded run
 // (testdata/record), the conversation correx renders for the agent's own
 // wire from the stored session must equal the captured body,
 // and every tool result in it must equal what `correx show` prints. The
@@ -26,7 +26,6 @@ import (
 
 func cliFixtureDirs(t *testing.T) []string {
 	var dirs []string
-	agents := []string{"codex", "gemini-cli"}
 	for _, a := range model.RegisteredAgents() {
 		switch {
 		case a.UsesOpencode():
@@ -34,12 +33,9 @@ func cliFixtureDirs(t *testing.T) []string {
 		case a == model.AgentClaudeCode:
 			continue // its recordings keep Claude Code's own layout: TestClaudeConformance
 		}
-		agents = append(agents, string(a))
-	}
-	for _, agent := range agents {
-		m := manifestDirs("../testdata/" + agent + "/*")
+		m := manifestDirs("../testdata/" + string(a) + "/*")
 		if len(m) == 0 {
-			t.Errorf("no recorded %s fixtures: run `go run ./testdata/record -flavour %s`", agent, agent)
+			t.Errorf("no recorded %s fixtures: run `go run ./testdata/record -flavour %s`", a, a)
 		}
 		dirs = append(dirs, m...)
 	}

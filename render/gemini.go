@@ -87,7 +87,7 @@ func geminiModelParts(m msg, pl *Placer, item int) []Value {
 			}
 			o = Obj{{"text", pt.text}, {"thought", true}}
 		case pToolCall:
-			o = Obj{{"functionCall", Obj{{"name", pt.tool}, {"args", inputValue(pt.input)}}}}
+			o = Obj{{"functionCall", Obj{{"name", pt.tool}, {"args", InputValue(pt.input)}}}}
 		default:
 			continue
 		}

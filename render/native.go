@@ -363,7 +363,7 @@ func nativeAnthropic(prompt []msg, pl *Placer) []Value {
 				content = append(content, o)
 				continue
 			case pToolCall:
-				o = Obj{{"type", "tool_use"}, {"id", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}
+				o = Obj{{"type", "tool_use"}, {"id", pt.callID}, {"name", pt.tool}, {"input", InputValue(pt.input)}}
 			}
 			if o != nil {
 				pl.put(pt, len(out), len(content), 1)
@@ -413,7 +413,7 @@ func nativeGemini(prompt []msg, pl *Placer) []Value {
 				parts = append(parts, o)
 			case pToolCall:
 				role = "model"
-				o := Obj{{"functionCall", Obj{{"name", pt.tool}, {"args", inputValue(pt.input)}}}}
+				o := Obj{{"functionCall", Obj{{"name", pt.tool}, {"args", InputValue(pt.input)}}}}
 				if sig, ok := thoughtSignature(pt.meta); ok {
 					o.Set("thoughtSignature", sig)
 				}
@@ -476,7 +476,7 @@ func nativeBedrock(prompt []msg, pl *Placer) []Value {
 				content = append(content, Obj{{"reasoningContent", Obj{{"reasoningText", rt}}}})
 			case pToolCall:
 				pl.put(pt, len(out), len(content), 1)
-				content = append(content, Obj{{"toolUse", Obj{{"toolUseId", pt.callID}, {"name", pt.tool}, {"input", inputValue(pt.input)}}}})
+				content = append(content, Obj{{"toolUse", Obj{{"toolUseId", pt.callID}, {"name", pt.tool}, {"input", InputValue(pt.input)}}}})
 			case pToolResult:
 				var blocks []Value
 				switch {

@@ -18,6 +18,15 @@ type OwnWire struct {
 	// is message upto of s (`messages` without system messages for OpenAI
 	// Chat), recording where each call and result sit in pl.
 	Conversation func(s *model.Session, upto int, pl *Placer) (Value, error)
+	// StreamedSignatures, when set, counts the model turns of the
+	// request at upto that went with thoughtSignatures the model streamed
+	// and the agent did not store (Gemini CLI): Conversation lacks them.
+	StreamedSignatures func(s *model.Session, upto int) int
+	// ResentResults, when set, are the results the request at upto sent
+	// in another form than the call's stored result (Gemini CLI's masked
+	// outputs), by call id on the wire: each copy's output or error text
+	// in request order.
+	ResentResults func(s *model.Session, upto int) map[string][]string
 	// Gaps, when set, are the places of that conversation the store does
 	// not hold as the agent sent them.
 	Gaps func(s *model.Session, upto int) []Gap
@@ -39,14 +48,11 @@ type Gap struct {
 // p, the agent's own wire; nil when it has none or p is a projection.
 func OwnWireGaps(s *model.Session, p Provider, step int) []Gap {
 	w, ok := ownWireOf(s.Info.Agent)
-	steps := s.AssistantSteps()
-	if step == 0 {
-		step = len(steps)
-	}
-	if !ok || w.Gaps == nil || p != w.Provider || step < 1 || step > len(steps) {
+	upto, found := stepOf(s, step)
+	if !ok || w.Gaps == nil || p != w.Provider || !found {
 		return nil
 	}
-	return w.Gaps(s, steps[step-1])
+	return w.Gaps(s, upto)
 }
 
 // WireNote is what correx says of step's request on p beside its JSON:
@@ -122,4 +128,58 @@ func OwnProvider(info model.SessionInfo, msg *model.Message) Provider {
 		return ""
 	}
 	return Native(msg.ProviderID, msg.ModelID)
+}
+
+// stepOf is the index of step's assistant message (0: the last step),
+// false when s has no such step.
+func stepOf(s *model.Session, step int) (int, bool) {
+	steps := s.AssistantSteps()
+	if step < 0 || step > len(steps) || len(steps) == 0 {
+		return 0, false
+	}
+	if step == 0 {
+		step = len(steps)
+	}
+	return steps[step-1], true
+}
+
+// GeminiStreamedSignatures is the number of model turns that the request
+// of a session's step (0: the last) sent on the agent's own wire with the
+// thoughtSignatures the model had streamed in that run (OwnWire's
+// StreamedSignatures: Gemini CLI keeps those in memory only, so correx's
+// rendering of these turns lacks them). It is 0 for other agents and
+// providers.
+func GeminiStreamedSignatures(s *model.Session, p Provider, step int) int {
+	w, ok := ownWireOf(s.Info.Agent)
+	upto, found := stepOf(s, step)
+	if !ok || w.StreamedSignatures == nil || p != w.Provider || !found {
+		return 0
+	}
+	return w.StreamedSignatures(s, upto)
+}
+
+// GeminiStreamedSignaturesNote says what GeminiStreamedSignatures counts,
+// or "" for none.
+func GeminiStreamedSignaturesNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	turns := "model turns"
+	if n == 1 {
+		turns = "model turn"
+	}
+	return fmt.Sprintf("%d %s of this run went with the thoughtSignatures the model streamed; Gemini CLI does not store them, so they are left out here", n, turns)
+}
+
+// GeminiResentResults are the results a session's step (0: the last)
+// sent in another form than the call's stored result, by call id on the
+// wire (OwnWire's ResentResults: a resumed Gemini CLI run's setHistory
+// re-sent big tool outputs masked). Nil for other agents.
+func GeminiResentResults(s *model.Session, step int) map[string][]string {
+	w, ok := ownWireOf(s.Info.Agent)
+	upto, found := stepOf(s, step)
+	if !ok || w.ResentResults == nil || !found {
+		return nil
+	}
+	return w.ResentResults(s, upto)
 }

@@ -121,8 +121,6 @@ func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) 
 		v, err = loggedProjection(at.Request, p, m, pl)
 	case registered:
 		v = cliProjection(s, steps[step-1], p, m, pl)
-	case s.Info.Agent == model.AgentCodex || s.Info.Agent == model.AgentGeminiCLI:
-		v = cliConversation(s, steps[step-1], p, m, pl)
 	case m.Lowering == model.LoweringNative:
 		v = nativeConversation(buildPrompt(s, steps[step-1], p, m), p, pl)
 	default:
@@ -165,6 +163,10 @@ type Field struct {
 	Key string
 	Val Value
 }
+
+// KV is one field of an Obj, for the packages that build an agent's own
+// wire (go vet wants another package's struct literals keyed).
+func KV(key string, v Value) Field { return Field{key, v} }
 
 // Set appends a key.
 func (o *Obj) Set(key string, v Value) { *o = append(*o, Field{key, v}) }
@@ -350,8 +352,8 @@ func compactInput(raw json.RawMessage) string {
 	return b.String()
 }
 
-// inputValue is a stored input as a JSON value ({} when nothing was stored).
-func inputValue(raw json.RawMessage) Value {
+// InputValue is a stored input as a JSON value ({} when nothing was stored).
+func InputValue(raw json.RawMessage) Value {
 	if len(raw) == 0 {
 		return Obj{}
 	}

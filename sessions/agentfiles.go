@@ -5,12 +5,15 @@ package sessions
 // fills (countCalls).
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"correx/formatters"
 	"correx/model"
@@ -121,4 +124,42 @@ func countCalls(info *model.SessionInfo, msgs []model.Message) {
 			}
 		}
 	}
+}
+
+// ParseTime is an RFC 3339 timestamp as the agents write it; zero when it
+// is not one.
+func ParseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// CompactJSON is raw without insignificant whitespace, raw itself when it
+// is not valid JSON.
+func CompactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// FinishInfo fills the list facts of a session read from one file: its
+// title, when the agent stored none (the first line of the first user
+// text the agent did not add), and its counts (CountDetectedIn).
+func FinishInfo(sess *model.Session, spill formatters.SpillFinder) {
+	for _, m := range sess.Messages {
+		if sess.Info.Title != "" {
+			break
+		}
+		if m.Role != model.RoleUser {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == model.PartText && !p.Synthetic {
+				sess.Info.Title = FirstLine(p.Text)
+				break
+			}
+		}
+	}
+	CountDetectedIn(sess, spill)
 }

@@ -135,6 +135,11 @@ type FileStore struct {
 	Files func() (files, warnings []string)
 	// Read reads one session file.
 	Read func(path string) (*model.Session, error)
+	// Same, when set, chooses between two files that hold one session
+	// (kept, listed first, and other; Info.Source names the file): keep
+	// other instead, and warn when the one dropped holds what the one
+	// kept lacks. Without it the first file is kept, with a warning.
+	Same func(kept, other *model.Session) (keepOther, warn bool)
 	fileIndex
 }
 
@@ -146,6 +151,7 @@ func (s *FileStore) Close() error { return nil }
 func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	files, warnings := s.Files()
 	byID := map[string]string{}
+	at := map[string]int{} // session id -> its index in infos
 	var infos []model.SessionInfo
 	var problems []error
 	for _, f := range files {
@@ -159,15 +165,40 @@ func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 			continue
 		}
 		if prev, dup := byID[sess.Info.ID]; dup {
-			warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", f, sess.Info.ID, prev))
+			keep, drop, warn := prev, f, true
+			if s.Same != nil {
+				keep, drop, warn = s.choose(prev, f, sess)
+			}
+			if warn {
+				warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", drop, sess.Info.ID, keep))
+			}
+			if keep == f {
+				byID[sess.Info.ID] = f
+				infos[at[sess.Info.ID]] = sess.Info
+			}
 			continue
 		}
 		byID[sess.Info.ID] = f
+		at[sess.Info.ID] = len(infos)
 		infos = append(infos, sess.Info)
 	}
 	s.setIndex(byID, warnings)
 	SortInfos(infos)
 	return infos, noSessionRead(len(infos), problems)
+}
+
+// choose is Same for the file kept so far (read again: List keeps only
+// infos) and other, another file of its session, read as sess.
+func (s *FileStore) choose(kept, other string, sess *model.Session) (keep, drop string, warn bool) {
+	prev, err := s.Read(kept)
+	if err != nil {
+		return kept, other, true
+	}
+	keepOther, warn := s.Same(prev, sess)
+	if keepOther {
+		return other, kept, warn
+	}
+	return kept, other, warn
 }
 
 func (s *FileStore) Load(ctx context.Context, id string) (*model.Session, error) {
@@ -278,14 +309,18 @@ func FirstLine(s string) string {
 // Truncated, counting the truncations correx detects in each
 // model-visible result (SessionInfo.TruncatedBy "detected"), for agents
 // that flag none themselves.
-func CountDetected(sess *model.Session) {
+func CountDetected(sess *model.Session) { CountDetectedIn(sess, nil) }
+
+// CountDetectedIn is CountDetected with the agent's spill files found
+// through spill (nil when it keeps none).
+func CountDetectedIn(sess *model.Session, spill formatters.SpillFinder) {
 	sess.Info.Messages = len(sess.Messages)
 	for _, r := range sess.ToolCalls() {
 		sess.Info.ToolCalls++
 		if r.Call.Status == model.StatusError {
 			sess.Info.Errors++
 		}
-		if formatters.Visible(r.Call, nil).Truncation != nil {
+		if formatters.Visible(r.Call, spill).Truncation != nil {
 			sess.Info.Truncated++
 		}
 	}

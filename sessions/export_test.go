@@ -3,4 +3,6 @@ package sessions
 // Internals the external tests (package sessions_test, which can import
 // the drivers of sessions/all) check.
 
-var SpillsInside = Spills.inside
+var (
+	SpillsInside = Spills.inside
+)

@@ -108,14 +108,10 @@ func (s Spills) candidates(recorded string) []string {
 // agent's data dir on this machine.
 func (s Spills) folders() []string {
 	agent := cmp.Or(s.Agent, model.AgentOpencode) // from before agents were told apart
-	switch agent {
-	case model.AgentGeminiCLI:
-		return nonEmpty(join(s.DataDir, "tool-outputs"), join(GeminiDir(), "tmp", filepath.Base(s.DataDir), "tool-outputs"))
-	}
 	if d, ok := driverOf(agent); ok && d.SpillFolders != nil {
 		return nonEmpty(d.SpillFolders(s.DataDir)...)
 	}
-	return nil // Codex keeps no spill file
+	return nil // the agent keeps no spill file (Codex)
 }
 
 // join is filepath.Join, "" when dir is.

@@ -72,9 +72,6 @@ func Open(path string) (Store, error) {
 	if !st.IsDir() {
 		return openFile(abs)
 	}
-	if s, ok := openCLIDir(abs); ok { // Codex CLI, Gemini CLI
-		return s, nil
-	}
 	if s, ok, err := openFallback(abs, true); ok { // opencode's export dir
 		return s, err
 	}
@@ -89,9 +86,6 @@ func Open(path string) (Store, error) {
 func openFile(path string) (Store, error) {
 	if _, err := readHead(path, 32); err != nil {
 		return nil, fmt.Errorf("open sessions: %w", err)
-	}
-	if s, ok := openCLIFile(path); ok { // Codex CLI, Gemini CLI
-		return s, nil
 	}
 	if s, ok, err := openFallback(path, false); ok { // opencode's database or export
 		return s, err
@@ -128,9 +122,9 @@ func Combine(stores ...Store) Store {
 	return newMulti(strings.Join(paths, string(os.PathListSeparator)), stores)
 }
 
-// Discover returns the default session locations that exist: Codex's and
-// Gemini CLI's, then every driver's Locations (Claude Code's and
-// opencode's among them), in the drivers' order.
+// Discover returns the default session locations that exist: every
+// driver's Locations (Claude Code's, Codex's, Gemini CLI's, opencode's…),
+// in the drivers' order.
 func Discover() (out []string) {
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -141,9 +135,6 @@ func Discover() (out []string) {
 			seen[p] = true
 			out = append(out, p)
 		}
-	}
-	for _, p := range cliLocations() { // Codex CLI, Gemini CLI
-		add(p)
 	}
 	for _, p := range driverLocations() {
 		add(p)

@@ -6,8 +6,11 @@ package all
 import (
 	_ "correx/sessions/claudecode"
 	_ "correx/sessions/cline"
+	_ "correx/sessions/codex"
 	_ "correx/sessions/copilot"
 	_ "correx/sessions/crush"
+	_ "correx/sessions/geminicli"
+	_ "correx/sessions/kilo"
 	_ "correx/sessions/kilo" // Kilo Code
 	_ "correx/sessions/opencode"
 	_ "correx/sessions/qwencode"

@@ -1,4 +1,7 @@
-package sessions
+// Package geminicli reads Gemini CLI's chat recordings (the agent's
+// driver: see driver.go) and rebuilds the requests Gemini CLI sent
+// (wire.go). Qwen Code, a fork, may share its pieces.
+package geminicli
 
 // Gemini CLI chat recordings: <home>/.gemini/tmp/<project>/chats/
 // session-<ts>-<id8>.jsonl (subagents: chats/<parent id>/<id>.jsonl), and
@@ -32,160 +35,16 @@ package sessions
 // resumed file itself in the same minute and a stub beside it in another.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"correx/formatters"
 	"correx/model"
+	"correx/sessions"
 )
-
-type geminiStore struct {
-	path string
-	file bool
-	fileIndex
-}
-
-// GeminiDir returns Gemini CLI's data dir: $GEMINI_CLI_HOME/.gemini, by
-// default ~/.gemini.
-func GeminiDir() string {
-	home := os.Getenv("GEMINI_CLI_HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		home = h
-	}
-	return filepath.Join(home, ".gemini")
-}
-
-// geminiChatFiles lists the chat files under a .gemini dir, a project temp
-// dir (<tmp>/<project>), or a chats/ dir.
-func geminiChatFiles(dir string) []string {
-	var chatDirs []string
-	switch {
-	case isDir(filepath.Join(dir, "tmp")):
-		chatDirs, _ = filepath.Glob(filepath.Join(dir, "tmp", "*", "chats"))
-	case isDir(filepath.Join(dir, "chats")):
-		chatDirs = []string{filepath.Join(dir, "chats")}
-	case filepath.Base(dir) == "chats":
-		chatDirs = []string{dir}
-	}
-	var files []string
-	for _, cd := range chatDirs {
-		for _, pat := range []string{"session-*.jsonl", "session-*.json", "*/*.jsonl"} {
-			m, _ := filepath.Glob(filepath.Join(cd, pat))
-			files = append(files, m...)
-		}
-	}
-	sort.Strings(files)
-	return files
-}
-
-func (s *geminiStore) Path() string { return s.path }
-func (s *geminiStore) Close() error { return nil }
-
-func (s *geminiStore) List(ctx context.Context) ([]model.SessionInfo, error) {
-	files := []string{s.path}
-	if !s.file {
-		files = geminiChatFiles(s.path)
-	}
-	var warnings []string
-	byID := map[string]string{}
-	var infos []model.SessionInfo
-	var problems []error
-	// a resumed legacy .json is rewritten as .jsonl beside it: the .jsonl wins
-	sort.SliceStable(files, func(i, j int) bool {
-		return strings.HasSuffix(files[i], ".jsonl") && !strings.HasSuffix(files[j], ".jsonl")
-	})
-	kept := map[string]geminiListed{}
-	var order []string
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sess, err := readGeminiChat(f)
-		if err != nil {
-			warnings = append(warnings, skipped(err))
-			problems = append(problems, err)
-			continue
-		}
-		l := geminiListed{info: sess.Info, file: f}
-		for _, m := range sess.Messages {
-			l.ids = append(l.ids, m.ID)
-		}
-		id := sess.Info.ID
-		prev, dup := kept[id]
-		if !dup {
-			kept[id] = l
-			order = append(order, id)
-			continue
-		}
-		if strings.HasSuffix(f, ".json") {
-			continue // a resumed legacy .json beside its .jsonl
-		}
-		// A resumed run in another minute than the file it resumes starts
-		// a chat file of its own, writes there only its session context
-		// and goes on in the resumed file: the file with the conversation
-		// is the session, and the other one is said only if it holds a
-		// message the session has not.
-		keep, drop := prev, l
-		if len(l.ids) > len(prev.ids) {
-			keep, drop = l, prev
-		}
-		kept[id] = keep
-		if !keep.hasAll(drop) {
-			warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", drop.file, id, keep.file))
-		}
-	}
-	for _, id := range order {
-		infos = append(infos, kept[id].info)
-		byID[id] = kept[id].file
-	}
-	s.setIndex(byID, warnings)
-	sortInfos(infos)
-	return infos, noSessionRead(len(infos), problems)
-}
-
-// geminiListed is a chat file List read: its session and message ids.
-type geminiListed struct {
-	info model.SessionInfo
-	file string
-	ids  []string
-}
-
-// hasAll says whether every message of o is in l.
-func (l geminiListed) hasAll(o geminiListed) bool {
-	have := map[string]bool{}
-	for _, id := range l.ids {
-		have[id] = true
-	}
-	for _, id := range o.ids {
-		if !have[id] {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *geminiStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	f, err := s.fileOf(ctx, id, s.path, s.List)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := readGeminiChat(f)
-	if err != nil {
-		return nil, err
-	}
-	sess.Warnings = append(Warnings(s), sess.Warnings...)
-	return sess, nil
-}
 
 // gcRecord is the part of a message record correx reads.
 type gcRecord struct {
@@ -249,10 +108,10 @@ func (e *gcEntry) put(run int, set bool, rec json.RawMessage) {
 	e.versions = append(e.versions, gcVersion{run, set, rec})
 }
 
-// readGeminiChat reads one chat file (JSONL, or the legacy single JSON).
-func readGeminiChat(path string) (*model.Session, error) {
+// ReadChat reads one chat file (JSONL, or the legacy single JSON).
+func ReadChat(path string) (*model.Session, error) {
 	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentGeminiCLI, Source: path, DataDir: geminiProjectDir(path)}}
-	warnf := lineWarner(&sess.Warnings, path)
+	warnf := sessions.LineWarner(&sess.Warnings, path)
 	var (
 		list    []*gcEntry
 		all     = map[string]*gcEntry{}
@@ -284,13 +143,13 @@ func readGeminiChat(path string) (*model.Session, error) {
 		if !meta && m.SessionID != "" {
 			meta = true
 			sess.Info.ID = m.SessionID
-			sess.Info.Created = cxTime(m.StartTime)
+			sess.Info.Created = sessions.ParseTime(m.StartTime)
 			if m.Kind == "subagent" {
 				// chats/<parent session id>/<id>.jsonl
 				sess.Info.ParentID = filepath.Base(filepath.Dir(path))
 			}
 		}
-		if t := cxTime(m.LastUpdated); t.After(updated) {
+		if t := sessions.ParseTime(m.LastUpdated); t.After(updated) {
 			updated = t
 		}
 		if m.Summary != "" {
@@ -305,11 +164,11 @@ func readGeminiChat(path string) (*model.Session, error) {
 			warnf(n, "skipped a message record without id")
 			return nil
 		}
-		if t := cxTime(r.Timestamp); t.After(updated) {
+		if t := sessions.ParseTime(r.Timestamp); t.After(updated) {
 			updated = t
 		}
 		e := entry(r.ID)
-		e.put(run, set, cxCompact(raw))
+		e.put(run, set, sessions.CompactJSON(raw))
 		return e
 	}
 	// a run after the first resumed the file as it stood: the messages of
@@ -398,7 +257,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 		}
 	}
 	if strings.HasSuffix(path, ".json") {
-		b, err := readFile(path)
+		b, err := sessions.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -406,7 +265,7 @@ func readGeminiChat(path string) (*model.Session, error) {
 			Messages []json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, notSession(path, "not JSON: "+err.Error())
+			return nil, sessions.NotSession(path, "not JSON: "+err.Error())
 		}
 		run = 1
 		setMeta(1, b)
@@ -415,11 +274,11 @@ func readGeminiChat(path string) (*model.Session, error) {
 				list = append(list, e)
 			}
 		}
-	} else if err := readJSONL(path, line, warnf); err != nil {
+	} else if err := sessions.ReadJSONL(path, line, warnf); err != nil {
 		return nil, err
 	}
 	if !meta {
-		return nil, notSession(path, "no sessionId: not a Gemini CLI chat")
+		return nil, sessions.NotSession(path, "no sessionId: not a Gemini CLI chat")
 	}
 	sess.Info.Updated = updated
 	shown := geminiShown(list)
@@ -545,7 +404,7 @@ func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
 	if hasLive {
 		r = live
 	}
-	m := model.Message{ID: e.id, Created: cxTime(r.Timestamp), Completed: cxTime(r.Timestamp), Run: e.firstRun}
+	m := model.Message{ID: e.id, Created: sessions.ParseTime(r.Timestamp), Completed: sessions.ParseTime(r.Timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
 		b, _ := json.Marshal(v)
 		m.Stored = append(m.Stored, b)
@@ -610,9 +469,9 @@ func geminiTexts(content json.RawMessage) []string {
 	return out
 }
 
-// GeminiWireID is a stored call id as the model saw it: Gemini CLI stores
+// WireID is a stored call id as the model saw it: Gemini CLI stores
 // "<tool>__<id>" and strips the prefix before every request.
-func GeminiWireID(name, id string) string {
+func WireID(name, id string) string {
 	if n := strings.TrimSpace(name); n != "" && strings.HasPrefix(id, n+"__") {
 		return id[len(n)+2:]
 	}
@@ -621,8 +480,8 @@ func GeminiWireID(name, id string) string {
 
 func geminiToolCall(tc gcToolCall) *model.ToolCall {
 	call := &model.ToolCall{
-		CallID: GeminiWireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
-		Start: cxTime(tc.Timestamp), End: cxTime(tc.Timestamp), ChildSessionID: tc.AgentID,
+		CallID: WireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
+		Start: sessions.ParseTime(tc.Timestamp), End: sessions.ParseTime(tc.Timestamp), ChildSessionID: tc.AgentID,
 	}
 	switch tc.Status {
 	case "success":
@@ -680,7 +539,7 @@ func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
 			case len(resp) == 1 && resp["error"] != nil && json.Unmarshal(resp["error"], &s) == nil:
 				v = model.ToolResultValue{Type: model.ResultError, Text: s}
 			default:
-				v = model.ToolResultValue{Type: model.ResultJSON, JSON: cxCompact(p.FunctionResponse.Response)}
+				v = model.ToolResultValue{Type: model.ResultJSON, JSON: sessions.CompactJSON(p.FunctionResponse.Response)}
 			}
 		case p.InlineData != nil:
 			extra = append(extra, model.ToolContent{Type: model.ContentFile, Mime: p.InlineData.MimeType,
@@ -711,30 +570,10 @@ func geminiProjectDir(path string) string {
 }
 
 func finishGeminiInfo(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
-	for _, m := range sess.Messages {
-		if sess.Info.Title == "" && m.Role == model.RoleUser {
-			for _, p := range m.Parts {
-				if p.Type == model.PartText && !p.Synthetic {
-					sess.Info.Title = cxFirstLine(p.Text)
-					break
-				}
-			}
-		}
-	}
 	if sess.Info.Directory == "" {
 		sess.Info.Directory = geminiProjectRoot(sess)
 	}
-	spill := SpillsFor(sess.Info)
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if v := formatters.Visible(r.Call, spill); v.Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
+	sessions.FinishInfo(sess, sessions.SpillsFor(sess.Info))
 }
 
 // geminiProjectRoot is the project a chat belongs to: the root that
@@ -742,7 +581,7 @@ func finishGeminiInfo(sess *model.Session) {
 // the first workspace directory of the session context the CLI sent.
 func geminiProjectRoot(sess *model.Session) string {
 	slug := filepath.Base(sess.Info.DataDir)
-	if b, err := readFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
+	if b, err := sessions.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(sess.Info.DataDir)), "projects.json")); err == nil {
 		var doc struct {
 			Projects map[string]string `json:"projects"`
 		}

@@ -1,4 +1,6 @@
-package sessions
+// Package codex reads Codex CLI's rollouts (the agent's driver: see
+// driver.go) and rebuilds the requests Codex sent (wire.go).
+package codex
 
 // Codex CLI rollouts: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl
 // (and archived_sessions/), one JSON line {"timestamp","type","payload"} per
@@ -9,6 +11,7 @@ package sessions
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -19,56 +22,35 @@ import (
 
 	"correx/formatters"
 	"correx/model"
+	"correx/sessions"
 )
 
-// openCodex is the store of the rollouts under a CODEX_HOME, or of one
-// rollout file.
-func openCodex(path string, file bool) (Store, error) {
-	dataDir := path
-	if file {
-		dataDir = filepath.Dir(path)
-	}
-	return &FileStore{
-		Root:  path,
-		Files: func() ([]string, []string) { return codexRollouts(path, file) },
-		Read:  func(f string) (*model.Session, error) { return readCodexRollout(f, dataDir) },
-	}, nil
-}
+// rolloutDirs are the folders of a CODEX_HOME that hold rollouts.
+var rolloutDirs = []string{"sessions", "archived_sessions"}
 
-// isCodexHome says whether dir looks like a CODEX_HOME with rollouts.
-func isCodexHome(dir string) bool {
-	for _, sub := range []string{"sessions", "archived_sessions"} {
-		found := false
-		_ = filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || found {
-				return filepath.SkipAll
-			}
-			if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") {
-				found = true
-				return filepath.SkipAll
-			}
-			return nil
-		})
-		if found {
-			return true
+// hasRollouts says whether a rollout file is anywhere under dir.
+func hasRollouts(dir string) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
 		}
-	}
-	return false
+		if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
-// CodexHome returns $CODEX_HOME, by default ~/.codex.
-func CodexHome() string { return agentDir("CODEX_HOME", ".codex") }
-
-// codexRollouts lists the rollout files of a CODEX_HOME: sessions/
-// first, then archived_sessions/; a .jsonl.zst beside its .jsonl is not
-// read. A file is its own list.
-func codexRollouts(path string, file bool) (files, warnings []string) {
-	if file {
-		return []string{path}, nil
-	}
-	for _, sub := range []string{"sessions", "archived_sessions"} {
+// rollouts lists the rollout files under roots in order (a CODEX_HOME's
+// sessions/ first, then archived_sessions/); a .jsonl.zst beside its
+// .jsonl is not read.
+func rollouts(roots []string) (files, warnings []string) {
+	for _, root := range roots {
 		var found []string
-		_ = filepath.WalkDir(filepath.Join(path, sub), func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -81,7 +63,7 @@ func codexRollouts(path string, file bool) (files, warnings []string) {
 		sort.Strings(found)
 		for _, p := range found {
 			if strings.HasSuffix(p, ".zst") {
-				if isFile(strings.TrimSuffix(p, ".zst")) {
+				if sessions.IsFile(strings.TrimSuffix(p, ".zst")) {
 					continue // the plain file wins
 				}
 				warnings = append(warnings, fmt.Sprintf("skipped %s: zstd-compressed rollouts are not supported (no zstd decoder in correx's modules); decompress it with `zstd -d` to read it", p))
@@ -91,11 +73,6 @@ func codexRollouts(path string, file bool) (files, warnings []string) {
 		}
 	}
 	return files, warnings
-}
-
-func cxTime(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
-	return t
 }
 
 // codexItem is the part of a response item correx reads.
@@ -114,16 +91,16 @@ type codexItem struct {
 	Status    string          `json:"status"`
 }
 
-// codexRolloutOnly are fields of rollout items that are never sent.
-var codexRolloutOnly = []string{"internal_chat_message_metadata_passthrough"}
+// rolloutOnly are fields of rollout items that are never sent.
+var rolloutOnly = []string{"internal_chat_message_metadata_passthrough"}
 
-// readCodexRollout reads one rollout into a session. Prompt messages
+// ReadRollout reads one rollout into a session. Prompt messages
 // (user, developer) are user messages; the items of one model response
 // (reasoning, assistant text, calls) and the outputs of its calls make
 // one assistant message, whose Stored holds those items in rollout order.
-func readCodexRollout(path, dataDir string) (*model.Session, error) {
+func ReadRollout(path, dataDir string) (*model.Session, error) {
 	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentCodex, Source: path, DataDir: dataDir}}
-	warnf := lineWarner(&sess.Warnings, path)
+	warnf := sessions.LineWarner(&sess.Warnings, path)
 	var (
 		cur      *model.Message // the open assistant step
 		open     = map[string]bool{}
@@ -143,7 +120,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 		clear(open)
 	}
 	stepDone := false
-	err := readJSONL(path, func(n int, line []byte, _ bool) {
+	err := sessions.ReadJSONL(path, func(n int, line []byte, _ bool) {
 		var env struct {
 			Timestamp string          `json:"timestamp"`
 			Type      string          `json:"type"`
@@ -153,7 +130,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 			warnf(n, "skipped a line that is not JSON (%v)", err)
 			return
 		}
-		ts := cxTime(env.Timestamp)
+		ts := sessions.ParseTime(env.Timestamp)
 		if !ts.IsZero() {
 			lastTS = ts
 		}
@@ -175,7 +152,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 			}
 			meta = true
 			sess.Info.ID, sess.Info.Directory, sess.Info.Version = m.ID, m.Cwd, m.CLIVersion
-			sess.Info.Created = cxTime(m.Timestamp)
+			sess.Info.Created = sessions.ParseTime(m.Timestamp)
 			var src struct {
 				Subagent struct {
 					ThreadSpawn struct {
@@ -210,7 +187,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 				warnf(n, "skipped a response item that is not an object (%v)", err)
 				return
 			}
-			raw := cxWithoutKeys(env.Payload, codexRolloutOnly)
+			raw := withoutKeys(env.Payload, rolloutOnly)
 			seq++
 			switch {
 			case it.Type == "ghost_snapshot":
@@ -218,7 +195,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 			case it.Type == "message" && it.Role != "assistant":
 				closeStep()
 				stepDone = false
-				m := model.Message{ID: cxFirst(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleUser, Created: ts, Completed: ts,
+				m := model.Message{ID: cmp.Or(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleUser, Created: ts, Completed: ts,
 					Stored: []json.RawMessage{raw}}
 				m.Parts = codexUserParts(it, seq)
 				sess.Messages = append(sess.Messages, m)
@@ -254,7 +231,7 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 				if cur == nil || stepDone {
 					closeStep()
 					stepDone = false
-					cur = &model.Message{ID: cxFirst(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleAssistant, Created: ts,
+					cur = &model.Message{ID: cmp.Or(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleAssistant, Created: ts,
 						ProviderID: "openai", ModelID: curModel}
 				}
 				cur.Stored = append(cur.Stored, raw)
@@ -287,16 +264,16 @@ func readCodexRollout(path, dataDir string) (*model.Session, error) {
 		}
 	}
 	if !meta {
-		return nil, notSession(path, "no session_meta line: not a Codex rollout")
+		return nil, sessions.NotSession(path, "no session_meta line: not a Codex rollout")
 	}
 	sess.Info.Updated = lastTS
-	finishCodexInfo(sess)
+	sessions.FinishInfo(sess, nil) // Codex keeps no spill file
 	return sess, nil
 }
 
 // codexModelPart is the part for one model output item.
 func codexModelPart(it codexItem, seq int, ts time.Time) (model.Part, bool) {
-	id := cxFirst(it.ID, fmt.Sprintf("item-%d", seq))
+	id := cmp.Or(it.ID, fmt.Sprintf("item-%d", seq))
 	switch it.Type {
 	case "message":
 		var texts []string
@@ -357,7 +334,7 @@ func codexUserParts(it codexItem, seq int) []model.Part {
 	_ = json.Unmarshal(it.Content, &content)
 	var parts []model.Part
 	for i, c := range content {
-		id := fmt.Sprintf("%s-%d", cxFirst(it.ID, fmt.Sprintf("item-%d", seq)), i)
+		id := fmt.Sprintf("%s-%d", cmp.Or(it.ID, fmt.Sprintf("item-%d", seq)), i)
 		switch c.Type {
 		case "input_text", "output_text":
 			parts = append(parts, model.Part{ID: id, Type: model.PartText, Text: c.Text,
@@ -447,59 +424,15 @@ func codexFailedItem(payload json.RawMessage, typ string) (string, bool) {
 	return m.Item.ID, true
 }
 
-func finishCodexInfo(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
-	for _, m := range sess.Messages {
-		if sess.Info.Title == "" && m.Role == model.RoleUser {
-			for _, p := range m.Parts {
-				if p.Type == model.PartText && !p.Synthetic {
-					sess.Info.Title = cxFirstLine(p.Text)
-					break
-				}
-			}
-		}
-	}
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		v := formatters.Visible(r.Call, nil)
-		if v.Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
-}
-
-func cxFirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100]) + "…"
-	}
-	return s
-}
-
-func cxFirst(a ...string) string {
-	for _, s := range a {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// cxWithoutKeys returns a JSON object without the given top-level keys, the
+// withoutKeys returns a JSON object without the given top-level keys, the
 // others kept byte for byte in their order.
-func cxWithoutKeys(raw json.RawMessage, drop []string) json.RawMessage {
+func withoutKeys(raw json.RawMessage, drop []string) json.RawMessage {
 	has := false
 	for _, k := range drop {
 		has = has || bytes.Contains(raw, []byte(`"`+k+`"`))
 	}
 	if !has {
-		return cxCompact(raw)
+		return sessions.CompactJSON(raw)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -532,16 +465,8 @@ func cxWithoutKeys(raw json.RawMessage, drop []string) json.RawMessage {
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		b.Write(cxCompact(v))
+		b.Write(sessions.CompactJSON(v))
 	}
 	b.WriteByte('}')
-	return b.Bytes()
-}
-
-func cxCompact(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return raw
-	}
 	return b.Bytes()
 }

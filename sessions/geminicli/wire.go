@@ -1,0 +1,585 @@
+package geminicli
+
+// Gemini CLI's own wire: the Gemini `contents` it sent, rebuilt from the
+// stored records by its history rules, learnt from recordings
+// (testdata/gemini-cli).
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"correx/formatters"
+	"correx/model"
+	"correx/render"
+)
+
+func init() {
+	render.RegisterOwnWire(model.AgentGeminiCLI, render.OwnWire{
+		Provider: render.Gemini,
+		Conversation: func(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
+			return Contents(s, upto, pl), nil
+		},
+		StreamedSignatures: streamedSignatures,
+		ResentResults:      resentResults,
+	})
+}
+
+// geminiSyntheticSignature is the thoughtSignature Gemini CLI puts on a
+// function call that has none, where the API requires one.
+const geminiSyntheticSignature = "skip_thought_signature_validator"
+
+type gcContent struct {
+	role  string
+	parts []render.Obj
+	live  bool // a model turn of the run that sends: its thoughtSignatures are not stored
+	// unnamed: the stored id of a part sent without one (a subagent's
+	// call), by part index, for the Placer
+	unnamed map[int]string
+}
+
+// Contents rebuilds `contents` as Gemini CLI 0.61.0 does, for the
+// run that made the request (the run that wrote the step's record):
+//
+//   - a resumed run sends the session context it wrote, then the history
+//     it loaded: convertSessionToClientHistory of the records as the file
+//     stood when it began (gcConvert: a model record with its calls' results
+//     after it, which a resume's rewrite gives each call for its whole
+//     batch, and the stored `<id>_response` and user records again);
+//   - then every record the run wrote itself: a user record's parts, a
+//     model record written live as its text and function calls (thoughts
+//     are not sent);
+//   - a setHistory of the run (its context management masking big tool
+//     outputs: the history re-recorded under new ids, carried by the
+//     messages, see gcItems) is the whole history sent from there on, one
+//     record's content parts per content;
+//   - a rewritten model record's thoughts are stripped and its first call
+//     gets the sentinel signature (stripThoughts);
+//   - consecutive contents of one role are merged (so each resume sends
+//     the earlier function responses again);
+//   - from the last user text on, the first function call of each model
+//     turn without a signature gets the sentinel
+//     (ensureActiveLoopHasThoughtSignatures);
+//   - the stored "<tool>__" prefix is stripped from call and response ids
+//     (stripToolCallIdPrefixes);
+//   - a subagent's live calls have no id when the model gave none (the
+//     local executor's "<agent id>#<turn>-<index>" is the stored id only).
+//
+// The signatures the model streamed are kept in memory only: a live model
+// turn is rendered without them.
+func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
+	out := []render.Value{}
+	for _, c := range gcHistory(s, upto) {
+		parts := []render.Value{}
+		for _, p := range c.parts {
+			p = gcStripPrefix(p)
+			gcPlace(p, c.unnamed[len(parts)], len(out), len(parts), pl)
+			parts = append(parts, p)
+		}
+		out = append(out, render.Obj{render.KV("role", c.role), render.KV("parts", parts)})
+	}
+	return out
+}
+
+// streamedSignatures is the number of model turns that the request at
+// upto sent with the thoughtSignatures the model had streamed in that
+// run: Gemini CLI keeps those in memory only, so the rebuilt turns lack
+// them (render.GeminiStreamedSignatures).
+func streamedSignatures(s *model.Session, upto int) int {
+	n := 0
+	for _, c := range gcHistory(s, upto) {
+		if c.live {
+			n++
+		}
+	}
+	return n
+}
+
+// gcHistory is the request's contents before the ids lose their stored
+// prefix.
+func gcHistory(s *model.Session, upto int) []gcContent {
+	run := s.Messages[upto].Run
+	var hist []gcContent
+	if run > 1 {
+		// a resumed run: the session context it wrote, then the history
+		// it loaded (convertSessionToClientHistory of the records as the
+		// file stood when it began)
+		for _, sm := range s.Messages {
+			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.Record) {
+				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.Record).Content)})
+				break
+			}
+		}
+		for _, it := range gcItems(s.Messages) {
+			if !gcInHistory(it.stored, run) {
+				continue
+			}
+			if v, ok := gcPick(it.stored, run-1); ok {
+				hist = append(hist, gcConvert(gcRecOf(v.Record))...)
+			}
+		}
+	}
+	inRewrite := false
+	for _, it := range gcItems(s.Messages[:upto]) {
+		v, ok := gcPick(it.stored, run)
+		if ok && it.rewrite == run && v.Run == run {
+			// this run's setHistory: the history as sent from here on,
+			// one record per content
+			if !inRewrite {
+				hist, inRewrite = nil, true
+			}
+			r := gcRecOf(v.Record)
+			role := "user"
+			if r.Type == "gemini" {
+				role = "model"
+			}
+			hist = append(hist, gcContent{role: role, parts: gcParts(r.Content)})
+			continue
+		}
+		inRewrite = false
+		if !ok || v.Run != run || run > 1 && v.Set {
+			continue // an earlier run's record, or a resume's rewrite
+		}
+		r := gcRecOf(v.Record)
+		switch {
+		case r.Type == "user":
+			hist = append(hist, gcContent{role: "user", parts: gcParts(r.Content)})
+		case r.Type == "gemini" && v.Set:
+			hist = append(hist, gcContent{role: "model", parts: gcStripThoughts(gcParts(r.Content), true)})
+		case r.Type == "gemini":
+			// written live: the text and calls, as the model streamed
+			// them (thoughts are not sent)
+			c := gcContent{role: "model", live: true}
+			for _, p := range gcParts(r.Content) {
+				if _, thought := p.Get("thought"); !thought {
+					c.parts = append(c.parts, p)
+				}
+			}
+			for _, tc := range r.ToolCalls {
+				fc := render.Obj{render.KV("id", tc.ID), render.KV("args", render.InputValue(tc.Args)), render.KV("name", tc.Name)}
+				if strings.HasPrefix(tc.ID, s.Info.ID+"#") {
+					// a subagent's executor keeps the call as the model
+					// sent it and names it "<agent id>#<turn>-<index>"
+					// only when the model gave no id
+					fc = fc[1:]
+					if c.unnamed == nil {
+						c.unnamed = map[int]string{}
+					}
+					c.unnamed[len(c.parts)] = tc.ID
+				}
+				c.parts = append(c.parts, render.Obj{render.KV("functionCall", fc)})
+			}
+			hist = append(hist, c)
+		}
+	}
+	nonEmpty := hist[:0]
+	for _, c := range hist {
+		if len(c.parts) > 0 {
+			nonEmpty = append(nonEmpty, c)
+		}
+	}
+	hist = nonEmpty
+	// coalesceConsecutiveRoles
+	var merged []gcContent
+	for _, c := range hist {
+		if n := len(merged); n > 0 && merged[n-1].role == c.role {
+			m := &merged[n-1]
+			for j, id := range c.unnamed {
+				if m.unnamed == nil {
+					m.unnamed = map[int]string{}
+				}
+				m.unnamed[len(m.parts)+j] = id
+			}
+			m.parts = append(m.parts, c.parts...)
+			m.live = m.live || c.live
+			continue
+		}
+		merged = append(merged, c)
+	}
+	// ensureActiveLoopHasThoughtSignatures
+	start := -1
+	for i := len(merged) - 1; i >= 0; i-- {
+		if merged[i].role == "user" && gcAny(merged[i].parts, "text") && !gcAny(merged[i].parts, "functionResponse") {
+			start = i
+			break
+		}
+	}
+	for i := max(start, 0); start >= 0 && i < len(merged); i++ {
+		if merged[i].role != "model" || merged[i].live {
+			continue
+		}
+		gcSignFirstCall(merged[i].parts)
+	}
+	return merged
+}
+
+// gcItem is one record's versions (as in Message.Stored); rewrite is the
+// run whose setHistory wrote it (0: a record of the session's messages).
+type gcItem struct {
+	stored  []json.RawMessage
+	rewrite int
+}
+
+// gcItems are the records of the messages in list order: each message's
+// own, then the setHistory records it carries (see geminicli.go).
+func gcItems(msgs []model.Message) []gcItem {
+	var out []gcItem
+	for _, sm := range msgs {
+		own := gcItem{}
+		var carried []gcItem
+		for _, raw := range sm.Stored {
+			var c struct {
+				Rewrite *struct {
+					Run      int               `json:"run"`
+					Versions []json.RawMessage `json:"versions"`
+					History  []int             `json:"history"`
+				} `json:"rewrite"`
+			}
+			if json.Unmarshal(raw, &c) != nil || c.Rewrite == nil {
+				own.stored = append(own.stored, raw)
+				continue
+			}
+			it := gcItem{stored: c.Rewrite.Versions, rewrite: c.Rewrite.Run}
+			if len(c.Rewrite.History) > 0 {
+				b, _ := json.Marshal(map[string][]int{"history": c.Rewrite.History})
+				it.stored = append(it.stored, b)
+			}
+			carried = append(carried, it)
+		}
+		out = append(out, own)
+		out = append(out, carried...)
+	}
+	return out
+}
+
+func gcRecOf(raw json.RawMessage) gcRecord {
+	var r gcRecord
+	_ = json.Unmarshal(raw, &r)
+	return r
+}
+
+// gcContext says whether a record is the session context Gemini CLI puts
+// first in a run's history.
+func gcContext(raw json.RawMessage) bool {
+	r := gcRecOf(raw)
+	return r.Type == "user" && strings.HasPrefix(strings.TrimSpace(gcText(gcParts(r.Content))), "<session_context>")
+}
+
+// gcText is partListUnionToString: the texts, and a placeholder for every
+// other part (so a user record of function responses is not empty).
+func gcText(parts []render.Obj) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if v, ok := p.Get("text"); ok {
+			var t string
+			_ = json.Unmarshal(rawOf(v), &t)
+			b.WriteString(t)
+		} else {
+			b.WriteString("[part]")
+		}
+	}
+	return b.String()
+}
+
+// gcInHistory says whether a record was in the history that run loaded
+// when it resumed the session.
+func gcInHistory(stored []json.RawMessage, run int) bool {
+	for _, raw := range stored {
+		var h struct {
+			History []int `json:"history"`
+		}
+		if json.Unmarshal(raw, &h) == nil && slices.Contains(h.History, run) {
+			return true
+		}
+	}
+	return false
+}
+
+// gcConvert is Gemini CLI's convertSessionToClientHistory for one record:
+// a user record's parts (not a slash command, a session context or a hook
+// context); a model record's content parts when they hold a call or a
+// thought, else its thoughts, text and toolCalls as calls; then a user
+// content of its toolCalls' results (each result's parts as stored, so a
+// result that holds its whole batch sends the batch again).
+func gcConvert(r gcRecord) []gcContent {
+	parts := gcParts(r.Content)
+	switch r.Type {
+	case "user":
+		t := strings.TrimSpace(gcText(parts))
+		if t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
+			strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>") {
+			return nil
+		}
+		return []gcContent{{role: "user", parts: parts}}
+	case "gemini":
+	default:
+		return nil
+	}
+	var model []render.Obj
+	if gcAny(parts, "functionCall") || gcAny(parts, "thought") {
+		model = parts
+	} else {
+		for _, th := range r.Thoughts {
+			t := th.Description
+			if th.Subject != "" {
+				t = "**" + th.Subject + "** " + th.Description
+			}
+			model = append(model, render.Obj{render.KV("text", t), render.KV("thought", true)})
+		}
+		model = append(model, parts...)
+		for _, tc := range r.ToolCalls {
+			model = append(model, render.Obj{render.KV("functionCall", render.Obj{render.KV("id", tc.ID), render.KV("name", tc.Name), render.KV("args", render.InputValue(tc.Args))})})
+		}
+	}
+	if len(model) == 0 {
+		return nil
+	}
+	out := []gcContent{{role: "model", parts: gcStripThoughts(model, true)}}
+	var resp []render.Obj
+	for _, tc := range r.ToolCalls {
+		var str string
+		switch {
+		case len(tc.Result) == 0 || string(tc.Result) == "null":
+		case json.Unmarshal(tc.Result, &str) == nil:
+			resp = append(resp, render.Obj{render.KV("functionResponse", render.Obj{render.KV("id", tc.ID), render.KV("name", tc.Name), render.KV("response", render.Obj{render.KV("output", str)})})})
+		case strings.HasPrefix(strings.TrimSpace(string(tc.Result)), "["):
+			resp = append(resp, gcParts(tc.Result)...)
+		default:
+			if o, ok := orderedObj(tc.Result); ok {
+				resp = append(resp, o)
+			}
+		}
+	}
+	if len(resp) > 0 {
+		out = append(out, gcContent{role: "user", parts: resp})
+	}
+	return out
+}
+
+// gcPick is the version of a record that run used: the latest of a run
+// not after it.
+func gcPick(stored []json.RawMessage, run int) (gcVersion, bool) {
+	var best gcVersion
+	ok := false
+	for _, raw := range stored {
+		var v gcVersion
+		if json.Unmarshal(raw, &v) != nil || v.Run > run || len(v.Record) == 0 {
+			continue
+		}
+		if !ok || v.Run >= best.Run {
+			best, ok = v, true
+		}
+	}
+	return best, ok
+}
+
+// gcParts is a PartListUnion as parts (a string is one text part).
+func gcParts(content json.RawMessage) []render.Obj {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		if s == "" {
+			return nil
+		}
+		return []render.Obj{{render.KV("text", s)}}
+	}
+	var raws []json.RawMessage
+	_ = json.Unmarshal(content, &raws)
+	var out []render.Obj
+	for _, r := range raws {
+		if o, ok := orderedObj(r); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// orderedObj decodes a JSON object keeping its key order, values raw.
+func orderedObj(raw json.RawMessage) (render.Obj, bool) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var o render.Obj
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		o = append(o, render.KV(kt.(string), v))
+	}
+	return o, true
+}
+
+// gcStripThoughts drops thought parts; a model turn that had any gets the
+// sentinel signature on its first function call when it has none.
+func gcStripThoughts(parts []render.Obj, model bool) []render.Obj {
+	var kept []render.Obj
+	had := false
+	for _, p := range parts {
+		if v, ok := p.Get("thought"); ok && string(rawOf(v)) == "true" {
+			had = true
+			continue
+		}
+		kept = append(kept, p)
+	}
+	if had && model {
+		gcSignFirstCall(kept)
+	}
+	return kept
+}
+
+func rawOf(v render.Value) []byte {
+	switch x := v.(type) {
+	case json.RawMessage:
+		return x
+	case bool:
+		if x {
+			return []byte("true")
+		}
+		return []byte("false")
+	}
+	b, _ := render.Marshal(v)
+	return b
+}
+
+// gcSignFirstCall gives the first function call the sentinel signature if
+// it has none.
+func gcSignFirstCall(parts []render.Obj) {
+	for i, p := range parts {
+		if _, ok := p.Get("functionCall"); !ok {
+			continue
+		}
+		if _, ok := p.Get("thoughtSignature"); !ok {
+			q := append(render.Obj{}, p...)
+			q.Set("thoughtSignature", geminiSyntheticSignature)
+			parts[i] = q
+		}
+		return
+	}
+}
+
+// gcPlace records a function call or response, entry j of content item,
+// by its id on the wire (the loader's CallID, WireID), or
+// unnamed, the stored id of a call sent without one.
+func gcPlace(p render.Obj, unnamed string, item, j int, pl *render.Placer) {
+	for _, f := range p {
+		if f.Key != "functionCall" && f.Key != "functionResponse" {
+			continue
+		}
+		var inner struct {
+			ID string `json:"id"`
+		}
+		if b, err := render.Marshal(f.Val); err == nil && json.Unmarshal(b, &inner) == nil {
+			if inner.ID == "" {
+				inner.ID = unnamed
+			}
+			if f.Key == "functionCall" {
+				pl.Call(inner.ID, item, j)
+			} else {
+				pl.Result(inner.ID, item, j, 1)
+			}
+		}
+	}
+}
+
+func gcAny(parts []render.Obj, key string) bool {
+	for _, p := range parts {
+		if _, ok := p.Get(key); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// gcStripPrefix is stripToolCallIdPrefixes for one part: a call or
+// response whose id starts with "<name>__" is rebuilt as {name, args|
+// response, id} with the prefix removed (other fields are dropped).
+func gcStripPrefix(p render.Obj) render.Obj {
+	for i, f := range p {
+		if f.Key != "functionCall" && f.Key != "functionResponse" {
+			continue
+		}
+		inner, ok := orderedObj(rawOf(f.Val))
+		if !ok {
+			continue
+		}
+		var name, id string
+		if v, ok := inner.Get("name"); ok {
+			_ = json.Unmarshal(rawOf(v), &name)
+		}
+		if v, ok := inner.Get("id"); ok {
+			_ = json.Unmarshal(rawOf(v), &id)
+		}
+		n := strings.TrimSpace(name)
+		if n == "" {
+			n = "generic_tool"
+		}
+		if id == "" || !strings.HasPrefix(id, n+"__") {
+			continue
+		}
+		second := "args"
+		if f.Key == "functionResponse" {
+			second = "response"
+		}
+		body, _ := inner.Get(second)
+		q := append(render.Obj{}, p...)
+		q[i] = render.KV(f.Key, render.Obj{render.KV("name", name), render.KV(second, body), render.KV("id", id[len(n)+2:])})
+		return q
+	}
+	return p
+}
+
+// resentResults are the results the request at upto sent in another
+// form than the call's stored result, by call id on the wire: a resumed
+// run's setHistory (context management masking a big tool output)
+// re-sent the result shrunk, as the request's contents hold it. Each
+// value is the functionResponse output or error texts of the call, in
+// the order of the request (each copy a resume sent again was masked on
+// its own, naming its own spill file). render.GeminiResentResults.
+func resentResults(s *model.Session, upto int) map[string][]string {
+	var out map[string][]string
+	for _, c := range gcHistory(s, upto) {
+		for _, p := range c.parts {
+			v, ok := gcStripPrefix(p).Get("functionResponse")
+			if !ok {
+				continue
+			}
+			var fr struct {
+				ID       string                     `json:"id"`
+				Response map[string]json.RawMessage `json:"response"`
+			}
+			if json.Unmarshal(rawOf(v), &fr) != nil {
+				continue
+			}
+			ref, found := s.FindCall(fr.ID)
+			if !found || ref.Call.Sent == nil {
+				continue
+			}
+			text, ok := gcResponseText(fr.Response)
+			if ok && text != formatters.ResultText(*ref.Call.Sent) {
+				if out == nil {
+					out = map[string][]string{}
+				}
+				out[fr.ID] = append(out[fr.ID], text)
+			}
+		}
+	}
+	return out
+}
+
+// gcResponseText is a functionResponse's output or error text.
+func gcResponseText(resp map[string]json.RawMessage) (string, bool) {
+	var s string
+	if len(resp) == 1 {
+		for _, k := range []string{"output", "error"} {
+			if r, ok := resp[k]; ok && json.Unmarshal(r, &s) == nil {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
