@@ -11,7 +11,6 @@ import (
 	_ "correx/sessions/crush"
 	_ "correx/sessions/geminicli"
 	_ "correx/sessions/kilo"
-	_ "correx/sessions/kilo" // Kilo Code
 	_ "correx/sessions/opencode"
 	_ "correx/sessions/qwencode"
 )
