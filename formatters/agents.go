@@ -53,6 +53,10 @@ type KindShape struct {
 	// WhenSent says the agent cut when it built the request, after it
 	// stored the result whole (Cline), not before storing it.
 	WhenSent bool
+	// Footer, when set, matches what the agent adds at the end of the
+	// text after the output (FooterWhat names it in the added pieces).
+	Footer     *regexp.Regexp
+	FooterWhat string
 }
 
 var agentMarkers struct {
@@ -80,7 +84,7 @@ func RegisterMarkers(m AgentMarkers) {
 	for _, k := range slices.Sorted(maps.Keys(m.Kinds)) {
 		s := m.Kinds[k]
 		agentMarkers.sent[k] = s.WhenSent
-		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note}
+		shapes[k] = shape{head: s.Head, tail: s.Tail, charCut: s.CharCut, lead: s.Lead, leadWhat: s.LeadWhat, note: s.Note, footer: s.Footer, footerWhat: s.FooterWhat}
 		if s.UnknownWhy != "" {
 			agentMarkers.why[k] = s.UnknownWhy
 		}
@@ -98,12 +102,29 @@ func RegisterMarkers(m AgentMarkers) {
 func detectRegistered(tool, text string) *model.Truncation {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
+	// the first that finds markers, unless a later one's first marker
+	// strictly holds the earlier's: the more specific rule (Crush's middle
+	// cut "\n\n... [N lines truncated] ...\n\n" holds Claude Code's
+	// older lines cut)
+	var best *model.Truncation
 	for _, m := range agentMarkers.list {
-		if t := m.Detect(tool, text); t != nil {
-			return t
+		t := m.Detect(tool, text)
+		if t == nil || len(t.Markers) == 0 {
+			if best == nil {
+				best = t
+			}
+			continue
+		}
+		if best == nil || len(best.Markers) == 0 {
+			best = t
+			continue
+		}
+		a, b := best.Markers[0], t.Markers[0]
+		if b.Start <= a.Start && b.End >= a.End && b.End-b.Start > a.End-a.Start {
+			best = t
 		}
 	}
-	return nil
+	return best
 }
 
 func registeredWhy(k model.TruncationKind) string {

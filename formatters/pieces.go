@@ -31,6 +31,8 @@ type shape struct {
 	head, tail, charCut bool
 	lead                *regexp.Regexp
 	leadWhat, note      string
+	footer              *regexp.Regexp // what the agent adds after the output
+	footerWhat          string
 }
 
 var shapes = map[model.TruncationKind]shape{
@@ -274,6 +276,11 @@ func carveAdded(t *model.Truncation, text string, gaps []model.Span, appended in
 				add(g.Start, g.Start+c[0], "v2 read's text-page JSON")
 				add(g.Start+c[1], g.End, "v2 read's text-page JSON")
 				g.Start, g.End = g.Start+c[0], g.Start+c[1]
+			}
+		case lastGap && shapes[t.Kind].footer != nil:
+			if m := shapes[t.Kind].footer.FindStringIndex(text[g.Start:g.End]); m != nil {
+				add(g.Start+m[0], g.End, shapes[t.Kind].footerWhat)
+				g.End = g.Start + m[0]
 			}
 		case t.Kind == model.TruncGrepCap && strings.HasPrefix(text[g.Start:g.End], "\n"):
 			add(g.Start, g.Start+1, "line break")

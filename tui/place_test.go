@@ -89,7 +89,7 @@ func TestWireShowsEveryResult(t *testing.T) {
 							if p == render.OpenAIChat && low == model.LoweringAISDK && hasImage(c) {
 								// the synthetic user message with the images
 								// follows the tool message
-								tool, media := strings.Index(text, `"role": "tool"`), strings.Index(text, "from tool result:")
+								tool, media := strings.Index(text, `"role": "tool"`), strings.LastIndex(text, `"role": "user"`)
 								require.True(t, tool >= 0 && media > tool, "%s: no media message after the tool message:\n%s", where, text)
 								withMedia++
 							}

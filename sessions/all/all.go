@@ -8,6 +8,7 @@ import (
 	_ "correx/sessions/cline"
 	_ "correx/sessions/codex"
 	_ "correx/sessions/copilot"
+	_ "correx/sessions/crush"
 	_ "correx/sessions/geminicli"
 	_ "correx/sessions/kilo"
 	_ "correx/sessions/opencode"

@@ -240,6 +240,10 @@ func runOpencode(opt options, bin, dir string, env, args []string, stdin, logBas
 	return runOpencodeUntil(opt, bin, dir, env, args, stdin, logBase, nil)
 }
 
+// noStdin as runOpencode's stdin runs the command with /dev/null there, not
+// an empty pipe (which Crush reads and puts before the prompt).
+const noStdin = "\x00/dev/null"
+
 // errInterrupted is runOpencodeUntil's error when it interrupted opencode.
 var errInterrupted = errors.New("interrupted by the recorder")
 
@@ -252,7 +256,9 @@ func runOpencodeUntil(opt options, bin, dir string, env, args []string, stdin, l
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
+	if stdin != noStdin {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	// stdout goes to a file, not a pipe: opencode (Bun) can exit before a
 	// pipe is drained, which cuts `opencode export` output at 64 KiB.
 	outFile, err := os.Create(logBase + ".stdout")
