@@ -1,7 +1,6 @@
 package cline
 
 import (
-	"regexp"
 	"unicode/utf16"
 
 	"correx/formatters"
@@ -33,10 +32,12 @@ func init() {
 	})
 }
 
-// The notes of the two cuts, raw or as inside a JSON string.
+// The notes of the two cuts, raw or as inside a JSON string; each regexp
+// runs only on a text holding its literal (every tool output of every
+// agent is looked at).
 var (
-	sentCutNote   = regexp.MustCompile(`(?:\n\n|\\n\\n)\.\.\.\[truncated \d+ chars\]\.\.\.(?:\n\n|\\n\\n)`)
-	storedCutNote = regexp.MustCompile(`(?:\n|\\n)\[\.\.\. output truncated: (\d+) chars total\. Refine the command \(grep, head, tail\) to view the elided middle \.\.\.\](?:\n|\\n)`)
+	sentCutNote   = formatters.NewMarker(`(?:\n\n|\\n\\n)\.\.\.\[truncated \d+ chars\]\.\.\.(?:\n\n|\\n\\n)`, "...[truncated ")
+	storedCutNote = formatters.NewMarker(`(?:\n|\\n)\[\.\.\. output truncated: (\d+) chars total\. Refine the command \(grep, head, tail\) to view the elided middle \.\.\.\](?:\n|\\n)`, "[... output truncated: ")
 )
 
 // detect finds Cline's cut notes in a model-visible text: the send-time
@@ -45,7 +46,7 @@ var (
 func detect(_, text string) *model.Truncation {
 	for _, k := range []struct {
 		kind model.TruncationKind
-		note *regexp.Regexp
+		note formatters.Marker
 	}{{KindSent, sentCutNote}, {KindOutput, storedCutNote}} {
 		if ms := k.note.FindAllStringIndex(text, -1); ms != nil {
 			t := &model.Truncation{Kind: k.kind}
@@ -110,7 +111,7 @@ func cutFacts(cuts []cutSpan, text string, inJSON bool) *model.Truncation {
 	for _, c := range cuts {
 		orig := c.info.orig
 		full := utf8Of(orig)
-		stored = stored || storedCutNote.MatchString(full)
+		stored = stored || storedCutNote.FindStringIndex(full) != nil
 		n, k := formatters.CountLines(full), c.info.keep
 		head, tail := utf8Of(orig[:k]), utf8Of(orig[len(orig)-k:])
 		added(c.head.Start)
