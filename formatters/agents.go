@@ -102,29 +102,12 @@ func RegisterMarkers(m AgentMarkers) {
 func detectRegistered(tool, text string) *model.Truncation {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
-	// the first that finds markers, unless a later one's first marker
-	// strictly holds the earlier's: the more specific rule (Crush's middle
-	// cut "\n\n... [N lines truncated] ...\n\n" holds Claude Code's
-	// older lines cut)
-	var best *model.Truncation
 	for _, m := range agentMarkers.list {
-		t := m.Detect(tool, text)
-		if t == nil || len(t.Markers) == 0 {
-			if best == nil {
-				best = t
-			}
-			continue
-		}
-		if best == nil || len(best.Markers) == 0 {
-			best = t
-			continue
-		}
-		a, b := best.Markers[0], t.Markers[0]
-		if b.Start <= a.Start && b.End >= a.End && b.End-b.Start > a.End-a.Start {
-			best = t
+		if t := m.Detect(tool, text); t != nil {
+			return t
 		}
 	}
-	return best
+	return nil
 }
 
 func registeredWhy(k model.TruncationKind) string {

@@ -62,7 +62,7 @@ func detect(tool, text string) *model.Truncation {
 		if m := middleCut.FindStringIndex(text); m != nil {
 			return &model.Truncation{Kind: model.TruncClaudeMiddle, Markers: []model.Span{{Start: m[0], End: m[1]}}}
 		}
-		if m := linesCut.FindStringIndex(text); m != nil {
+		if m := linesCut.FindStringIndex(text); m != nil && tool == "Bash" { // its Bash cap (≤ 2.1.1); Crush's bash cut reads alike
 			return &model.Truncation{Kind: model.TruncClaudeLines, Markers: []model.Span{{Start: m[0], End: m[1]}}}
 		}
 	}
