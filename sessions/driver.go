@@ -331,9 +331,16 @@ func CountDetectedIn(sess *model.Session, spill formatters.SpillFinder) {
 // file changed.
 func (s *FileStore) Fingerprint() (string, bool) {
 	files, warnings := s.Files()
+	return FilesFingerprint(s.Root, files, len(warnings))
+}
+
+// FilesFingerprint is the fingerprint of a store at root that reads files
+// (each one's path, size and mtime, see StatPrint) and skipped warnings of
+// them; ok false when a file cannot say (missing, or written just now).
+func FilesFingerprint(root string, files []string, warnings int) (string, bool) {
 	now := time.Now()
 	var b strings.Builder
-	fmt.Fprintf(&b, "files %q", s.Root)
+	fmt.Fprintf(&b, "files %q", root)
 	for _, f := range files {
 		st, ok := StatPrint(f, now, false)
 		if !ok {
@@ -341,6 +348,6 @@ func (s *FileStore) Fingerprint() (string, bool) {
 		}
 		fmt.Fprintf(&b, " %q %s", f, st)
 	}
-	fmt.Fprintf(&b, " warnings %d", len(warnings))
+	fmt.Fprintf(&b, " warnings %d", warnings)
 	return b.String(), true
 }

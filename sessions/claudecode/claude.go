@@ -179,6 +179,19 @@ func newClaudeStore(path string, roots []string) *claudeStore {
 func (s *claudeStore) Path() string { return s.path }
 func (s *claudeStore) Close() error { return nil }
 
+// Fingerprint implements sessions.Fingerprinter over the transcript files,
+// so an idle TUI on a Claude Code session lists nothing until one changes.
+func (s *claudeStore) Fingerprint() (string, bool) {
+	var files []string
+	for _, f := range s.transcriptFiles() {
+		files = append(files, f)
+		if meta := strings.TrimSuffix(f, ".jsonl") + ".meta.json"; sessions.IsFile(meta) {
+			files = append(files, meta) // a subagent's title
+		}
+	}
+	return sessions.FilesFingerprint(s.path, files, 0)
+}
+
 // transcriptFiles lists the transcripts: session files, and subagent files
 // (subagents/**/agent-*.jsonl and the older <project>/agent-*.jsonl).
 func (s *claudeStore) transcriptFiles() []string {

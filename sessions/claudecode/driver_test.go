@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
 )
 
 // TestLooksClaude: the driver claims a .jsonl by Claude Code's records
@@ -37,4 +39,31 @@ func TestLooksClaude(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got, "%.120s", text)
 	}
+}
+
+// TestFingerprintFollowsTranscripts: a Claude Code store's fingerprint
+// stays while no transcript changes (an idle TUI lists nothing) and
+// changes when one grows.
+func TestFingerprintFollowsTranscripts(t *testing.T) {
+	racy := sessions.RacyWindow
+	sessions.RacyWindow = 0
+	t.Cleanup(func() { sessions.RacyWindow = racy })
+	src := filepath.Join("..", "..", "testdata", "claude-code", "anthropic", "projects", "-home-user-proj", "32e57bf8-f980-492f-9700-2d786061b4d4.jsonl")
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "projects", "-home-user-proj")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	file := filepath.Join(dir, filepath.Base(src))
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	st, err := sessions.Open(filepath.Dir(dir))
+	require.NoError(t, err)
+	defer st.Close()
+	fp, ok := sessions.Fingerprint(st)
+	require.True(t, ok, "a Claude Code store can say")
+	again, _ := sessions.Fingerprint(st)
+	require.Equal(t, fp, again)
+	require.NoError(t, os.WriteFile(file, append(data, '\n'), 0o644))
+	grown, ok := sessions.Fingerprint(st)
+	require.True(t, ok)
+	require.NotEqual(t, fp, grown, "a transcript grew")
 }
