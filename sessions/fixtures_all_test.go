@@ -12,6 +12,7 @@ import (
 
 	"correx/formatters"
 	"correx/internal/fixtures"
+	"correx/internal/props"
 	"correx/model"
 	"correx/sessions"
 	_ "correx/sessions/all"
@@ -19,12 +20,7 @@ import (
 
 func listFixture(t *testing.T, f fixtures.Fixture) (sessions.Store, []model.SessionInfo) {
 	t.Helper()
-	st, err := sessions.Open(f.Source)
-	require.NoError(t, err, f.ID())
-	t.Cleanup(func() { st.Close() })
-	infos, err := st.List(context.Background())
-	require.NoError(t, err, f.ID())
-	return st, infos
+	return props.OpenList(t, sessions.Open, f.Source)
 }
 
 // TestTitlesOneLine: every session title of every fixture is one line (a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"correx/formatters"
+	"correx/internal/props"
 	"correx/model"
 	"correx/sessions"
 	"correx/sessions/copilot"
@@ -52,20 +53,6 @@ func home(t *testing.T, sub string, edit func([]byte) []byte) (string, string) {
 	return h, events
 }
 
-func list(t *testing.T, path string) (sessions.Store, []model.SessionInfo) {
-	t.Helper()
-	st, err := sessions.Open(path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { st.Close() })
-	infos, err := st.List(context.Background())
-	if err != nil {
-		t.Fatalf("list %s: %v", path, err)
-	}
-	return st, infos
-}
-
 // TestDiscovery: the data root is found at $COPILOT_HOME, and at
 // ~/.copilot without it.
 func TestDiscovery(t *testing.T) {
@@ -89,7 +76,7 @@ func TestDiscovery(t *testing.T) {
 func TestOpenForms(t *testing.T) {
 	h, events := home(t, ".copilot", nil)
 	for _, p := range []string{h, filepath.Join(h, "session-state"), filepath.Dir(events), events} {
-		_, infos := list(t, p)
+		_, infos := props.OpenList(t, sessions.Open, p)
 		if len(infos) != 1 {
 			t.Fatalf("%s: %d sessions", p, len(infos))
 		}
@@ -111,7 +98,7 @@ func TestBadLine(t *testing.T) {
 		lines := strings.SplitAfter(string(b), "\n")
 		return []byte(strings.Join(lines[:2], "") + "{not json\n" + strings.Join(lines[2:], ""))
 	})
-	st, infos := list(t, h)
+	st, infos := props.OpenList(t, sessions.Open, h)
 	sess, err := st.Load(context.Background(), infos[0].ID)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +154,7 @@ func TestFIFONeverOpened(t *testing.T) {
 // said to be deleted when Copilot exited; a failed call says its sent
 // text is not stored.
 func TestSpillDeletedAtExit(t *testing.T) {
-	st, infos := list(t, fixture)
+	st, infos := props.OpenList(t, sessions.Open, fixture)
 	sess, err := st.Load(context.Background(), infos[0].ID)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +192,7 @@ func TestOtherWireWarned(t *testing.T) {
 	h, events := home(t, ".copilot", func(b []byte) []byte {
 		return []byte(strings.ReplaceAll(string(b), `"apiEndpoint":"/chat/completions"`, `"apiEndpoint":"/responses"`))
 	})
-	st, infos := list(t, h)
+	st, infos := props.OpenList(t, sessions.Open, h)
 	sess, err := st.Load(context.Background(), infos[0].ID)
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +223,7 @@ func callByTitle(t *testing.T, s *model.Session, title string) *model.ToolCall {
 // task call names the child, and the child lists and loads with its own
 // prompt and call.
 func TestSubagentOwnSession(t *testing.T) {
-	st, infos := list(t, third)
+	st, infos := props.OpenList(t, sessions.Open, third)
 	if len(infos) != 2 {
 		t.Fatalf("%d sessions listed, want the main one and its subagent's", len(infos))
 	}
@@ -284,7 +271,7 @@ func TestSubagentOwnSession(t *testing.T) {
 // size in largeOutputOriginalSizeBytes, no status line after the preview.
 // correx detects it, and the list's flag agrees with the truncation's.
 func TestWholeResultSpill(t *testing.T) {
-	st, _ := list(t, third)
+	st, _ := props.OpenList(t, sessions.Open, third)
 	s, err := st.Load(context.Background(), "ef2e2c27-1620-4e0e-bc32-327690770be5")
 	if err != nil {
 		t.Fatal(err)

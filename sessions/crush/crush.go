@@ -21,7 +21,6 @@ import (
 	"sync"
 	"time"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -294,7 +293,7 @@ func (s *store) load(ctx context.Context, db *sql.DB, r sessionRow) (*model.Sess
 		Created: msTime(r.created), Updated: msTime(r.updated), Source: s.path, DataDir: filepath.Dir(s.path),
 	}}
 	decode(sess, msgs, children, s.path)
-	finishInfo(sess)
+	sessions.CountDetected(sess)
 	if r.parent == "" {
 		// the main agent's requests start with it (preparePrompt); a
 		// sub-agent's do not
@@ -548,17 +547,4 @@ func dataURL(mime string, data []byte) string {
 // shellText is a bang-mode shell command as Crush puts it into the prompt.
 func shellText(d shellData) string {
 	return fmt.Sprintf("$ %s\n%s\n(exit code %d)", d.Command, d.Output, d.ExitCode)
-}
-
-func finishInfo(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
-	for _, r := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if r.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if formatters.Visible(r.Call, nil).Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
 }
