@@ -85,7 +85,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 				want, err := render.MarshalIndent(val)
 				require.NoError(t, err)
 				for _, mem := range []int64{0, 1 << 30} {
-					res := spooled(t, ctx, convKey{p: prov, step: step}, p.Session, l, mem)
+					res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, mem)
 					require.NoError(t, res.err)
 					got := res.json
 					if res.file != nil {
@@ -103,7 +103,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
 					require.Equal(t, int64(len(want)), res.size)
 				}
-				res := spooled(t, ctx, convKey{p: prov, step: step}, p.Session, l, 1<<30)
+				res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 1<<30)
 				ids := stepCallIDs(full, step)
 				wantEx := excerpts(val, r.Places, ids, render.MarshalIndent)
 				for _, id := range ids {

@@ -171,6 +171,9 @@ type convKey struct {
 	step   int
 	low    model.Lowering     // "" for agents that build their own requests
 	inputs model.CapsOverride // the I override of the models' inputs
+	// whole: the JSON of the whole conversation is wanted (Request),
+	// not only the excerpts of the step's calls (Wire, Compare, Pipeline)
+	whole bool
 }
 
 type convResult struct {
@@ -288,7 +291,8 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 }
 
 // convCmd renders a conversation from snap, a copy of k.sess taken in
-// Update. A lazy session (l set) is rendered from its outline, its large
+// Update, and the excerpts of the step's calls; with k.whole, its JSON
+// too. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
 func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
@@ -303,6 +307,9 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
 			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.MarshalIndent)
+			if !k.whole {
+				return convMsg{key: k, res: res}
+			}
 			// measured, then written straight into the string the pane
 			// keeps, allocated once at its size
 			var n byteCounter
@@ -356,6 +363,10 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
 		return lc.MarshalIndent(ctx, v)
 	})
+	if !k.whole {
+		release()
+		return convMsg{key: k, res: res}
+	}
 	f, err := createSpool()
 	if err != nil {
 		release()

@@ -103,7 +103,7 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 	key += fmt.Sprintf("/%s/%t", v.a.inputs, s.r.data.caps != nil)
 	ready = step == 0
 	if step > 0 {
-		k := convKey{sess: s.sess, data: s.r.data, p: v.provider, step: step, low: s.low, inputs: v.a.inputs}
+		k := convKey{sess: s.sess, data: s.r.data, p: v.provider, step: step, low: s.low, inputs: v.a.inputs, whole: perSession}
 		if res, ready = s.conv(k); !ready {
 			v.need = append(v.need, k)
 		}
