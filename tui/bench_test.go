@@ -334,3 +334,65 @@ func BenchmarkPanes(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPaneKeys: a key pressed in the Request (4), Compare (5) or
+// Pipeline (6) pane of the session's last call, everything it waited for
+// in, to the next frame (the Cmd the key gives, a provider's
+// conversation, starts after the frame, outside the timer): the scroll keys
+// j, G and f (page down) in the focused pane, after g outside the timer;
+// p and P (the provider, Compare's other side) from the call list.
+func BenchmarkPaneKeys(b *testing.B) {
+	runOn(b, func(b *testing.B, dir string) {
+		id := biggestSession(b, dir)
+		settled := func(m Model) bool {
+			v := m.current()
+			return v != nil && len(v.need) == 0 && v.needDetail == nil && !m.busy()
+		}
+		for _, pane := range []struct{ name, key string }{{"request", "4"}, {"compare", "5"}, {"pipeline", "6"}} {
+			d, s := openDriver(b, dir, id)
+			d.until(settled)
+			d.finish(true) // every page read
+			d.key("G")     // the last call
+			d.key(pane.key)
+			d.until(settled)
+			for _, k := range []struct {
+				name, key, reset string
+				pane            bool
+			}{{"j", "j", "g", true}, {"G", "G", "g", true}, {"pgdn", "f", "g", true}, {"p", "p", "", false}, {"P", "P", "", false}} {
+				b.Run(pane.name+"/"+k.name, func(b *testing.B) {
+					v := d.h.m.current()
+					if k.pane && v.focus != focusPane {
+						d.key("l")
+					} else if !k.pane && v.focus == focusPane {
+						d.key("esc")
+					}
+					d.until(settled)
+					if k.pane != (v.focus == focusPane) {
+						b.Fatal("cannot move the focus")
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						b.StopTimer()
+						if k.reset != "" {
+							d.key(k.reset)
+						}
+						d.until(settled)
+						b.StartTimer()
+						nm, cmd := d.h.m.Update(keyMsg(k.key))
+						d.h.m = nm.(Model)
+						if d.h.m.View().Content == "" {
+							b.Fatal("empty frame")
+						}
+						b.StopTimer()
+						d.start(cmd)
+						b.StartTimer()
+					}
+					b.StopTimer()
+					d.until(settled)
+				})
+			}
+			d.finish(false)
+			s.Close()
+		}
+	})
+}
