@@ -357,7 +357,7 @@ func BenchmarkPaneKeys(b *testing.B) {
 			d.until(settled)
 			for _, k := range []struct {
 				name, key, reset string
-				pane            bool
+				pane             bool
 			}{{"j", "j", "g", true}, {"G", "G", "g", true}, {"pgdn", "f", "g", true}, {"p", "p", "", false}, {"P", "P", "", false}} {
 				b.Run(pane.name+"/"+k.name, func(b *testing.B) {
 					v := d.h.m.current()
