@@ -3,6 +3,8 @@ package tui
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -395,4 +397,88 @@ func BenchmarkPaneKeys(b *testing.B) {
 			s.Close()
 		}
 	})
+}
+
+// BenchmarkHugeOutput: the call with the largest output of the session in
+// the store named by CORREX_BENCH_HUGE (one huge output: go run
+// ./testdata/gen -calls 20 -mb 47 -out DIR, shown whole; with -agent
+// claude-code it is spilled) shown in Model sees (2), Wire (3), Request
+// (4), Pipeline (6) and the spill viewer (o), from a freshly opened
+// session to everything in: peak-MB is the largest heap seen meanwhile
+// (sampled every millisecond), live-MB the heap kept after. The runtime's
+// soft memory limit is main's.
+func BenchmarkHugeOutput(b *testing.B) {
+	dir := os.Getenv("CORREX_BENCH_HUGE")
+	if dir == "" {
+		b.Skip("CORREX_BENCH_HUGE is unset: generate a store with `go run ./testdata/gen -calls 20 -mb 47 -out DIR`")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(24 << 20))
+	id := biggestSession(b, dir)
+	settled := func(m Model) bool {
+		v := m.current()
+		return v != nil && len(v.need) == 0 && v.needDetail == nil && !m.busy() && (m.spill == nil || !m.spill.loading)
+	}
+	for _, view := range []struct{ name, key string }{{"sees", "2"}, {"wire", "3"}, {"request", "4"}, {"pipeline", "6"}, {"spill", "o"}} {
+		b.Run(view.name, func(b *testing.B) {
+			var d *benchDriver
+			var peak uint64
+			for b.Loop() {
+				b.StopTimer()
+				var s sessions.Store
+				d, s = openDriver(b, dir, id)
+				d.until(settled)
+				d.finish(true)
+				v := d.h.m.current()
+				big, size := 0, -1
+				for i, r := range v.list.rows {
+					c := r.info().call()
+					if n := max(c.OutputBytes, len(c.Output)); n > size {
+						big, size = i, n
+					}
+				}
+				d.key("1") // a small pane while the list moves
+				v.list.Select(big)
+				d.h.send(nil)
+				d.until(settled)
+				runtime.GC()
+				stop := samplePeak(&peak)
+				b.StartTimer()
+				d.key(view.key)
+				d.until(settled)
+				b.StopTimer()
+				stop()
+				if view.key == "o" && d.h.m.spill == nil {
+					b.Skip("the largest output has no spill file")
+				}
+				d.finish(true)
+				liveHeap(b, d.h)
+				s.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+		})
+	}
+}
+
+// samplePeak records in peak the largest heap (objects' bytes) seen until
+// stop is called.
+func samplePeak(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

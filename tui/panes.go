@@ -136,7 +136,7 @@ var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessio
 		return
 	}
 	p, head := v.pipelineContent(s.ci, s.sess, s.low, step, res, ready)
-	text := p.b.String()
+	text := p.String()
 	v.stages = v.stages[:0]
 	for l := range p.heads {
 		v.stages = append(v.stages, l)

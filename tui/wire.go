@@ -42,25 +42,53 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 	if !isList {
 		return out
 	}
+	// each item is written once, as the one item of a list (the item's
+	// text is the same in any list: "[\n  ITEM\n]"), so that a large
+	// result is read and encoded once for the wire and the result excerpts
+	item := map[int]string{}
+	itemJSON := func(j int) (string, bool) {
+		if s, ok := item[j]; ok {
+			return s, true
+		}
+		b, err := indent([]render.Value{items[j]})
+		if err != nil || len(b) < len("[\n  \n]") {
+			return "", false
+		}
+		s := string(b[len("[\n  ") : len(b)-len("\n]")])
+		item[j] = s
+		return s, true
+	}
 	written := map[string]string{} // picked item indexes -> JSON
 	write := func(idx []int) (string, bool) {
 		key := fmt.Sprint(idx)
 		if s, ok := written[key]; ok {
 			return s, true
 		}
-		picked := make([]render.Value, 0, len(idx))
+		picked := make([]string, 0, len(idx))
 		for _, j := range idx {
 			if j >= len(items) {
 				return "", false
 			}
-			picked = append(picked, items[j])
+			s, ok := itemJSON(j)
+			if !ok {
+				return "", false
+			}
+			picked = append(picked, s)
 		}
-		b, err := indent(picked)
-		if err != nil {
-			return "", false
+		// joined at its size: the excerpt of a huge result is one copy
+		var b strings.Builder
+		b.Grow(len("[\n  \n]") + len(",\n  ")*(len(picked)-1) + lenSum(picked))
+		b.WriteString("[\n  ")
+		for k, p := range picked {
+			if k > 0 {
+				b.WriteString(",\n  ")
+			}
+			b.WriteString(p)
 		}
-		written[key] = string(b)
-		return string(b), true
+		b.WriteString("\n]")
+		s := b.String()
+		written[key] = s
+		return s, true
 	}
 	for _, id := range ids {
 		pl := places[id]
@@ -80,6 +108,14 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		out[id] = e
 	}
 	return out
+}
+
+func lenSum(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	return n
 }
 
 // positions are item indexes 1-based, "3–5" for a run, "3, 5" else.
