@@ -82,13 +82,20 @@ func (p *pipeText) note(s string) {
 	p.writeLine("→ " + s)
 }
 
-// body writes a stage's text exactly, and returns where it starts; a
-// text without a final newline is ended by one (the label said so).
-func (p *pipeText) body(text string) int {
+// body writes a stage's text (given in pieces, joined) exactly, and
+// returns where it starts; a text without a final newline is ended by one
+// (the label said so).
+func (p *pipeText) body(text ...string) int {
 	off, first := p.n, p.line
-	p.write(text)
-	p.line += strings.Count(text, "\n")
-	if !strings.HasSuffix(text, "\n") {
+	last := ""
+	for _, t := range text {
+		p.write(t)
+		p.line += strings.Count(t, "\n")
+		if t != "" {
+			last = t
+		}
+	}
+	if !strings.HasSuffix(last, "\n") {
 		p.write("\n")
 		p.line++
 	}
@@ -445,7 +452,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		}
 		p.note(wireNote(v.provider, vis, c, low, e.media))
 		p.writeLine(fmt.Sprintf("request of step %d:", step))
-		p.body(e.result)
+		p.body(e.result...)
 	}
 
 	head := []string{v.providerLabel(ci, sess, low, step)}
@@ -527,7 +534,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			b.WriteString("(not available for this provider)\n")
 		default:
 			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {
-				b.WriteString(e.result)
+				b.WriteString(strings.Join(e.result, ""))
 			} else {
 				b.WriteString("(" + notPlaced(e) + ")\n")
 			}

@@ -26,8 +26,9 @@ type excerpt struct {
 	wireOK bool
 	// result: the items that carry the call's result (not the call
 	// itself), and the synthetic user message with its media when there is
-	// one (media)
-	result          string
+	// one (media), as the pieces of their JSON (those of items in wire are
+	// its substrings: a large result is held once)
+	result          []string
 	media, resultOK bool
 	// unsent: the call is in the conversation and no result was sent for
 	// it (a v2 call that never settled)
@@ -58,35 +59,45 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		item[j] = s
 		return s, true
 	}
+	// the items' texts as pieces of a list: "[\n  A,\n  B\n]"
+	list := func(idx []int) ([]string, bool) {
+		parts := []string{"[\n  "}
+		for k, j := range idx {
+			if j >= len(items) {
+				return nil, false
+			}
+			s, ok := itemJSON(j)
+			if !ok {
+				return nil, false
+			}
+			if k > 0 {
+				parts = append(parts, ",\n  ")
+			}
+			parts = append(parts, s)
+		}
+		return append(parts, "\n]"), true
+	}
 	written := map[string]string{} // picked item indexes -> JSON
 	write := func(idx []int) (string, bool) {
 		key := fmt.Sprint(idx)
 		if s, ok := written[key]; ok {
 			return s, true
 		}
-		picked := make([]string, 0, len(idx))
-		for _, j := range idx {
-			if j >= len(items) {
-				return "", false
-			}
-			s, ok := itemJSON(j)
-			if !ok {
-				return "", false
-			}
-			picked = append(picked, s)
+		parts, ok := list(idx)
+		if !ok {
+			return "", false
 		}
-		// joined at its size: the excerpt of a huge result is one copy
-		var b strings.Builder
-		b.Grow(len("[\n  \n]") + len(",\n  ")*(len(picked)-1) + lenSum(picked))
-		b.WriteString("[\n  ")
-		for k, p := range picked {
-			if k > 0 {
-				b.WriteString(",\n  ")
+		// joined at its size: the excerpt of a huge result is one copy,
+		// and its items are read from it from now on (the result
+		// excerpt's pieces)
+		s := strings.Join(parts, "")
+		off := 0
+		for k, p := range parts {
+			if k%2 == 1 {
+				item[idx[k/2]] = s[off : off+len(p)]
 			}
-			b.WriteString(p)
+			off += len(p)
 		}
-		b.WriteString("\n]")
-		s := b.String()
 		written[key] = s
 		return s, true
 	}
@@ -102,20 +113,12 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 			}
 		}
 		if idx := pl.ResultItems(); len(pl.Results) > 0 {
-			e.result, e.resultOK = write(idx)
+			e.result, e.resultOK = list(idx)
 			e.media = e.resultOK && len(pl.Media) > 0
 		}
 		out[id] = e
 	}
 	return out
-}
-
-func lenSum(ss []string) int {
-	n := 0
-	for _, s := range ss {
-		n += len(s)
-	}
-	return n
 }
 
 // positions are item indexes 1-based, "3–5" for a run, "3, 5" else.
