@@ -310,15 +310,7 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 			if !k.whole {
 				return convMsg{key: k, res: res}
 			}
-			// measured, then written straight into the string the pane
-			// keeps, allocated once at its size
-			var n byteCounter
-			var b strings.Builder
-			if err := render.WriteIndent(&n, val); err != nil {
-				res.err = err
-			} else if b.Grow(int(n)); render.WriteIndent(&b, val) == nil {
-				res.json = b.String()
-			}
+			res.json, res.err = indentString(val)
 			res.size = int64(len(res.json))
 		}
 		return convMsg{key: k, res: res}
@@ -474,6 +466,20 @@ func (lw *lineIndexWriter) Write(p []byte) (int, error) {
 		onPast()
 	}
 	return n, err
+}
+
+// indentString is render.MarshalIndent(v) as a string: measured, then
+// written straight into the string, allocated once at its size (a huge
+// text is not copied as a buffer grows, nor again into the string).
+func indentString(v render.Value) (string, error) {
+	var n byteCounter
+	if err := render.WriteIndent(&n, v); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(int(n))
+	err := render.WriteIndent(&b, v)
+	return b.String(), err
 }
 
 // byteCounter is an io.Writer that counts what it is given.

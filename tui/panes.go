@@ -135,6 +135,10 @@ var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessio
 	if v.loaded[s.p] == key {
 		return
 	}
+	// the text it replaces is let go first: with a huge output, two
+	// would be held while the new one is composed
+	v.views[s.p].SetContent("", nil, nil, false)
+	v.raw[s.p] = ""
 	p, head := v.pipelineContent(s.ci, s.sess, s.low, step, res, ready)
 	text := p.String()
 	v.stages = v.stages[:0]

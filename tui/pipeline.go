@@ -430,8 +430,8 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 
 	p.head(4, "ToolResultValue")
 	p.note(valueNote(c, vis))
-	if b, err := render.MarshalIndent(resultValue(vis.Result)); err == nil {
-		p.body(string(b))
+	if s, err := indentString(resultValue(vis.Result)); err == nil {
+		p.body(s)
 	}
 
 	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSentFor(ci, sess, v.provider)+loweringWord(low))
