@@ -6,7 +6,8 @@
 #   testdata/gen/bench.sh [CALLS [MB]]        (default 5000 calls, 200 MiB)
 #   QUICK=1 testdata/gen/bench.sh             (to check it works: 500 calls,
 #     20 MiB, COUNT=1 RUNS=1 IDLE=6 HUGE=10 PICKER=500 SETTLE_MAX=20, the
-#     FIFTYK rows at BIGCALLS=5000 MB50=20, MANY=0; about ten minutes)
+#     FIFTYK rows at BIGCALLS=5000 MB50=20, MANY=0; about ten minutes on
+#     a quiet machine)
 # For each agent (AGENTS, default "opencode claude-code codex gemini-cli")
 # it writes a session of CALLS calls and MB MiB of tool output into a temp
 # dir and measures (one function each, below; in tmux, each key waits until
@@ -81,16 +82,17 @@ TICK=$(getconf CLK_TCK)
 # ---- the table: one row per measurement --------------------------------
 
 TABLE=$TMP/table
-echo "| session | what | correx | anchor | ÷ anchor | target | |" >"$TABLE"
+echo "| session | what | correx | anchor | ÷ anchor | target | met |" >"$TABLE"
 echo "|---|---|---|---|---|---|---|" >>"$TABLE"
 
 # emit SESSION WHAT CORREX ANCHOR RATIO TARGET VERDICT
 emit() { printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$@" >>"$TABLE"; }
 
-# verdict VALUE OP LIMIT: ok, MISSED, or n/a when VALUE is not a number
+# verdict VALUE OP LIMIT: ok, MISSED, or n/a when either is not a number
 verdict() {
 	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-		if (v !~ /^[0-9.eE+-]+$/) { print "n/a"; exit }
+		n = "^-?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?$"
+		if (v !~ n || l !~ n) { print "n/a"; exit }
 		ok = (op == "<=") ? v + 0 <= l + 0 : v + 0 < l + 0
 		print ok ? "ok" : "MISSED" }'
 }
@@ -104,7 +106,8 @@ num() { [ "$2" = - ] && echo - || printf "$1" "$2"; }
 ms() { num "%.1f ms" "$1"; }
 mb() { num "%.0f MB" "$1"; }
 wall_rss() { [ "$1" = - ] && echo - || printf "%.2f s, %.0f MB" "$1" "$2"; }
-div() { awk -v a="$1" -v b="$2" 'BEGIN {if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "-"; else printf "%.2f", a / b}'; }
+# div A B [raw]: A ÷ B to two decimals (raw: unrounded), - unless numbers
+div() { awk -v a="$1" -v b="$2" -v raw="${3:-}" 'BEGIN {if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "-"; else printf raw ? "%g\n" : "%.2f\n", a / b}'; }
 
 # run_bench DIR OUT PATTERN [ARGS...]: the TUI benchmarks matching PATTERN
 # on the session in DIR, appended to OUT
@@ -313,7 +316,7 @@ command_row() {
 	shift 2
 	read -r w r <<<"$(measure "$name" "$TMP/correx" "$name" --source "$DIR" --session "$ID" "$@")"
 	emit "$LABEL" "\`$name\`${1:+ (last step, $2)}" "$(wall_rss "$w" "$r")" "$ANCHOR: $(wall_rss "$AW" "$AR")" \
-		"$(div "$w" "$AW") time, $(div "$r" "$AR") RSS" "<= 0.5 time" "$(verdict "$(div "$w" "$AW")" "<=" 0.5)"
+		"$(div "$w" "$AW") time, $(div "$r" "$AR") RSS" "<= 0.5 time" "$(verdict "$w" "<=" "$(div "$AW" 2 raw)")"
 }
 
 # commands AGENT: calls, transcript and wire beside the anchor
