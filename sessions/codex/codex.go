@@ -88,6 +88,21 @@ type codexItem struct {
 	Output    json.RawMessage `json:"output"`
 	Action    json.RawMessage `json:"action"`
 	Status    string          `json:"status"`
+
+	// as readItem found it
+	compact     bool // no whitespace outside strings
+	rolloutOnly bool // a rolloutOnly member
+	outputs     int  // output members
+	members     []member
+}
+
+// member is where a member of a response item is in the payload: its key
+// from key, its value from val to end.
+type member struct {
+	key, val, end int
+	plain         bool // a key json.Marshal writes as it is
+	drop          bool // a rolloutOnly member
+	output        bool
 }
 
 // rolloutOnly are fields of rollout items that are never sent.

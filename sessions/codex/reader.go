@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"correx/formatters"
 	"correx/model"
@@ -116,8 +117,8 @@ func (r *reader) update(ref callRef, f func(c *model.ToolCall)) {
 
 func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 	n := l.N
-	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
+	env, err := readEnvelope(line)
+	if err != nil {
 		r.warnf(n, "skipped a line that is not JSON (%v)", err)
 		return
 	}
@@ -175,14 +176,7 @@ func (r *reader) sessionMeta(n int, payload json.RawMessage) {
 // event reads an event_msg: the end of a model response (token_count),
 // and Codex's own record of a call's end (item_completed).
 func (r *reader) event(n int, payload json.RawMessage) {
-	var m struct {
-		Type string `json:"type"`
-		Item struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
-		} `json:"item"`
-	}
-	_ = json.Unmarshal(payload, &m)
+	m := readEvent(payload)
 	if m.Type == "token_count" && r.cur != nil && len(r.open) == 0 {
 		r.stepDone = true // the model response is complete
 	}
@@ -216,8 +210,8 @@ func (r *reader) event(n int, payload json.RawMessage) {
 
 func (r *reader) item(l sessions.Line, payload json.RawMessage, ts time.Time) {
 	n := l.N
-	var it codexItem
-	if err := json.Unmarshal(payload, &it); err != nil {
+	it, err := readItem(payload)
+	if err != nil {
 		r.warnf(n, "skipped a response item that is not an object (%v)", err)
 		return
 	}
@@ -229,7 +223,7 @@ func (r *reader) item(l sessions.Line, payload json.RawMessage, ts time.Time) {
 		r.closeStep()
 		r.stepDone = false
 		m := model.Message{ID: cmp.Or(it.ID, fmt.Sprintf("item-%d", r.seq)), Role: model.RoleUser, Created: ts, Completed: ts,
-			Stored: []json.RawMessage{storedItem(payload, false)}}
+			Stored: []json.RawMessage{storedItem(payload, it, false)}}
 		m.Parts = codexUserParts(it, r.seq)
 		r.msgs = append(r.msgs, m)
 	case strings.HasSuffix(it.Type, "_output"):
@@ -241,7 +235,7 @@ func (r *reader) item(l sessions.Line, payload json.RawMessage, ts time.Time) {
 			r.cur = &model.Message{ID: cmp.Or(it.ID, fmt.Sprintf("item-%d", r.seq)), Role: model.RoleAssistant, Created: ts,
 				ProviderID: "openai", ModelID: r.curModel}
 		}
-		r.cur.Stored = append(r.cur.Stored, storedItem(payload, false))
+		r.cur.Stored = append(r.cur.Stored, storedItem(payload, it, false))
 		r.cur.Completed = ts
 		p, ok := codexModelPart(it, r.seq, ts)
 		if !ok {
@@ -276,13 +270,10 @@ func (r *reader) output(l sessions.Line, it codexItem, payload json.RawMessage, 
 	// a large output the model got as stored text is left in the rollout,
 	// unless the call failed: the outline's placeholder of an elided call
 	// is the text of a completed one (render.ConversationLazy)
-	elide := r.elide && known && !r.failed[it.CallID] && len(it.Output) > elideBytes && it.Output[0] == '"'
-	sent := codexSent(it.Output)
-	if elide {
-		b, err := formatters.Stringify(sent.Text)
-		elide = err == nil && bytes.Equal(b, it.Output) // the wire writes it back byte for byte
-	}
-	raw := storedItem(payload, elide)
+	sent, canonical := outputSent(it.Output)
+	// the wire writes the text again: it must be written as stored
+	elide := r.elide && known && !r.failed[it.CallID] && len(it.Output) > elideBytes && canonical && it.outputs == 1
+	raw := storedItem(payload, it, elide)
 	switch {
 	case r.cur != nil:
 		r.cur.Stored = append(r.cur.Stored, raw)
@@ -398,12 +389,15 @@ func (r *reader) whole(ref callRef, read func(sessions.Line) ([]byte, error)) (*
 	if err != nil {
 		return nil, err
 	}
-	var env envelope
+	env, err := readEnvelope(data)
 	var it codexItem
-	if json.Unmarshal(data, &env) != nil || json.Unmarshal(env.Payload, &it) != nil || it.CallID != c.CallID {
+	if err == nil {
+		it, err = readItem(env.Payload)
+	}
+	if err != nil || it.CallID != c.CallID {
 		return nil, fmt.Errorf("%s:%d: the rollout changed since it was read (no output of call %s there)", r.path, l.N, c.CallID)
 	}
-	sent := codexSent(it.Output)
+	sent, _ := outputSent(it.Output)
 	c.Sent, c.Output, c.Elided, c.OutputBytes = &sent, formatters.ResultText(sent), false, 0
 	if c.Status == model.StatusError {
 		c.Error = c.Output
@@ -414,7 +408,29 @@ func (r *reader) whole(ref callRef, read func(sessions.Line) ([]byte, error)) (*
 // storedItem is a response item as the wire sends it: without the
 // rollout-only fields, compact, key order kept; with elided, its output
 // is elidedOutput.
-func storedItem(raw json.RawMessage, elided bool) json.RawMessage {
+func storedItem(raw json.RawMessage, it codexItem, elided bool) json.RawMessage {
+	if it.compact && !slices.ContainsFunc(it.members, func(m member) bool { return !m.plain }) {
+		if !elided && !it.rolloutOnly {
+			return raw // compact already
+		}
+		// the members as the general path below writes them
+		b := []byte{'{'}
+		for _, m := range it.members {
+			if m.drop {
+				continue
+			}
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, raw[m.key:m.val]...)
+			if elided && m.output {
+				b = append(b, elidedOutput...)
+			} else {
+				b = append(b, raw[m.val:m.end]...)
+			}
+		}
+		return append(b, '}')
+	}
 	has := elided
 	for _, k := range rolloutOnly {
 		has = has || bytes.Contains(raw, []byte(`"`+k+`"`))
@@ -465,4 +481,126 @@ func eachMember(raw json.RawMessage, fn func(key string, v json.RawMessage)) boo
 		fn(kt.(string), v)
 	}
 	return true
+}
+
+// readEnvelope reads a rollout line as json.Unmarshal into an envelope
+// does, the payload a slice of line.
+func readEnvelope(line []byte) (envelope, error) {
+	var env envelope
+	var ts, typ []byte
+	plain := true
+	_, ok := object(line, func(k, v []byte) {
+		plain = plain && plainKey(k, "timestamp", "type", "payload")
+		switch string(k) {
+		case "timestamp":
+			ts = v
+		case "type":
+			typ = v
+		case "payload":
+			env.Payload = v
+		}
+	})
+	var tsOK, typOK bool
+	env.Timestamp, tsOK = stringValue(ts)
+	env.Type, typOK = stringValue(typ)
+	if ok && plain && tsOK && typOK {
+		return env, nil
+	}
+	env = envelope{}
+	err := json.Unmarshal(line, &env)
+	return env, err
+}
+
+// readItem reads a response item as json.Unmarshal into a codexItem does,
+// its raw members slices of payload.
+func readItem(payload []byte) (codexItem, error) {
+	var it codexItem
+	strs := map[string]*string{"type": &it.Type, "id": &it.ID, "role": &it.Role, "name": &it.Name, "arguments": &it.Arguments,
+		"input": &it.Input, "call_id": &it.CallID, "status": &it.Status}
+	raws := map[string]*json.RawMessage{"content": &it.Content, "summary": &it.Summary, "output": &it.Output, "action": &it.Action}
+	good := true
+	compact, ok := object(payload, func(k, v []byte) {
+		good = good && plainKey(k, "type", "id", "role", "content", "summary", "name", "arguments", "input", "call_id", "output", "action", "status")
+		if p, ok := strs[string(k)]; ok {
+			var sok bool
+			*p, sok = stringValue(v)
+			good = good && sok
+		} else if p, ok := raws[string(k)]; ok {
+			*p = v
+		}
+		m := member{key: cap(payload) - cap(k) - 1, val: cap(payload) - cap(v), output: string(k) == "output",
+			plain: !bytes.ContainsAny(k, `\<>&`) && utf8.Valid(k), drop: slices.Contains(rolloutOnly, string(k))}
+		m.end = m.val + len(v)
+		it.members = append(it.members, m)
+		it.outputs += b2i(m.output)
+		it.rolloutOnly = it.rolloutOnly || m.drop
+	})
+	if ok && good {
+		it.compact = compact
+		return it, nil
+	}
+	it = codexItem{}
+	err := json.Unmarshal(payload, &it)
+	return it, err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// event is the part of an event_msg the reader reads.
+type event struct {
+	Type string `json:"type"`
+	Item struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	} `json:"item"`
+}
+
+// readEvent reads an event_msg payload as json.Unmarshal into an event
+// does, a value of another type read as "".
+func readEvent(payload []byte) event {
+	var m event
+	var item []byte
+	plain := true
+	_, ok := object(payload, func(k, v []byte) {
+		plain = plain && plainKey(k, "type", "item")
+		switch string(k) {
+		case "type":
+			m.Type, _ = stringValue(v)
+		case "item":
+			item = v
+		}
+	})
+	if ok && plain && len(item) > 0 && item[0] == '{' {
+		_, _ = object(item, func(k, v []byte) {
+			plain = plain && plainKey(k, "id", "status")
+			switch string(k) {
+			case "id":
+				m.Item.ID, _ = stringValue(v)
+			case "status":
+				m.Item.Status, _ = stringValue(v)
+			}
+		})
+	}
+	if ok && plain {
+		return m
+	}
+	m = event{}
+	_ = json.Unmarshal(payload, &m)
+	return m
+}
+
+// outputSent is a stored output as the result the model got
+// (codexSent); canonical tells that a text output is stored as
+// formatters.Stringify writes it.
+func outputSent(out json.RawMessage) (sent model.ToolResultValue, canonical bool) {
+	if len(out) > 0 && out[0] == '"' {
+		text, canonical := unquote(out)
+		return model.ToolResultValue{Type: model.ResultText, Text: text}, canonical
+	}
+	return codexSent(out), false
 }
