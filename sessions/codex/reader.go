@@ -515,18 +515,40 @@ func readEnvelope(line []byte) (envelope, error) {
 // its raw members slices of payload.
 func readItem(payload []byte) (codexItem, error) {
 	var it codexItem
-	strs := map[string]*string{"type": &it.Type, "id": &it.ID, "role": &it.Role, "name": &it.Name, "arguments": &it.Arguments,
-		"input": &it.Input, "call_id": &it.CallID, "status": &it.Status}
-	raws := map[string]*json.RawMessage{"content": &it.Content, "summary": &it.Summary, "output": &it.Output, "action": &it.Action}
 	good := true
 	compact, ok := object(payload, func(k, v []byte) {
 		good = good && plainKey(k, "type", "id", "role", "content", "summary", "name", "arguments", "input", "call_id", "output", "action", "status")
-		if p, ok := strs[string(k)]; ok {
+		var str *string
+		switch string(k) {
+		case "type":
+			str = &it.Type
+		case "id":
+			str = &it.ID
+		case "role":
+			str = &it.Role
+		case "name":
+			str = &it.Name
+		case "arguments":
+			str = &it.Arguments
+		case "input":
+			str = &it.Input
+		case "call_id":
+			str = &it.CallID
+		case "status":
+			str = &it.Status
+		case "content":
+			it.Content = v
+		case "summary":
+			it.Summary = v
+		case "output":
+			it.Output = v
+		case "action":
+			it.Action = v
+		}
+		if str != nil {
 			var sok bool
-			*p, sok = stringValue(v)
+			*str, sok = stringValue(v)
 			good = good && sok
-		} else if p, ok := raws[string(k)]; ok {
-			*p = v
 		}
 		m := member{key: cap(payload) - cap(k) - 1, val: cap(payload) - cap(v), output: string(k) == "output",
 			plain: !bytes.ContainsAny(k, `\<>&`) && utf8.Valid(k), drop: slices.Contains(rolloutOnly, string(k))}

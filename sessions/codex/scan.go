@@ -8,6 +8,7 @@ package codex
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -163,6 +164,12 @@ func (s *jsonScan) str(i int) (int, bool) {
 		return i, false
 	}
 	for i++; i < len(s.b); {
+		for i < len(s.b) && !strSpecial[s.b[i]] {
+			i++ // the plain bytes of a run at once
+		}
+		if i >= len(s.b) {
+			break
+		}
 		switch c := s.b[i]; {
 		case c == '"':
 			return i + 1, true
@@ -189,6 +196,16 @@ func (s *jsonScan) str(i int) (int, bool) {
 	}
 	return i, false
 }
+
+// strSpecial are the bytes str looks at: the end, an escape, and control
+// characters, which JSON strings cannot hold.
+var strSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 func isHex4(b []byte) bool {
 	for _, c := range b {
@@ -258,7 +275,8 @@ func stringValue(raw []byte) (s string, ok bool) {
 // wire can write it again from the text.
 func unquote(raw []byte) (text string, canonical bool) {
 	in := raw[1 : len(raw)-1]
-	out := make([]byte, 0, len(in))
+	var out strings.Builder
+	out.Grow(len(in))
 	canonical = true
 	for i := 0; i < len(in); {
 		c := in[i]
@@ -267,13 +285,13 @@ func unquote(raw []byte) (text string, canonical bool) {
 			e := in[i+1]
 			switch e {
 			case '"', '\\':
-				out = append(out, e)
+				out.WriteByte(e)
 				i += 2
 			case 'n', 'r', 't', 'b', 'f':
-				out = append(out, shortEscapes[e])
+				out.WriteByte(shortEscapes[e])
 				i += 2
 			case '/':
-				out = append(out, '/')
+				out.WriteByte('/')
 				canonical = false
 				i += 2
 			case 'u':
@@ -288,28 +306,33 @@ func unquote(raw []byte) (text string, canonical bool) {
 				if utf16.IsSurrogate(r) {
 					if i+6 <= len(in) && in[i] == '\\' && in[i+1] == 'u' && isHex4(in[i+2:i+6]) {
 						if d := utf16.DecodeRune(r, hex4(in[i+2:i+6])); d != utf8.RuneError {
-							out = utf8.AppendRune(out, d)
+							out.WriteRune(d)
 							i += 6
 							continue
 						}
 					}
 					r = utf8.RuneError
 				}
-				out = utf8.AppendRune(out, r)
+				out.WriteRune(r)
 			}
 		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
+			// a run of plain bytes at once
+			j := i + 1
+			for j < len(in) && in[j] != '\\' && in[j] < utf8.RuneSelf {
+				j++
+			}
+			out.Write(in[i:j])
+			i = j
 		default:
 			r, n := utf8.DecodeRune(in[i:])
 			if r == utf8.RuneError && n == 1 {
 				canonical = false // Stringify writes \ufffd
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 			i += n
 		}
 	}
-	return string(out), canonical
+	return out.String(), canonical
 }
 
 var shortEscapes = [256]byte{'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'f': '\f'}
