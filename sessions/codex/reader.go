@@ -489,7 +489,7 @@ func readEnvelope(line []byte) (envelope, error) {
 	var env envelope
 	var ts, typ []byte
 	plain := true
-	_, ok := object(line, func(k, v []byte) {
+	_, ok := object(line, false, func(k, v []byte) {
 		plain = plain && plainKey(k, "timestamp", "type", "payload")
 		switch string(k) {
 		case "timestamp":
@@ -512,11 +512,11 @@ func readEnvelope(line []byte) (envelope, error) {
 }
 
 // readItem reads a response item as json.Unmarshal into a codexItem does,
-// its raw members slices of payload.
+// its raw members slices of payload, which is valid JSON (an envelope's).
 func readItem(payload []byte) (codexItem, error) {
 	var it codexItem
 	good := true
-	compact, ok := object(payload, func(k, v []byte) {
+	compact, ok := object(payload, true, func(k, v []byte) {
 		good = good && plainKey(k, "type", "id", "role", "content", "summary", "name", "arguments", "input", "call_id", "output", "action", "status")
 		var str *string
 		switch string(k) {
@@ -582,13 +582,13 @@ type event struct {
 	} `json:"item"`
 }
 
-// readEvent reads an event_msg payload as json.Unmarshal into an event
-// does, a value of another type read as "".
+// readEvent reads an event_msg payload (valid JSON, an envelope's) as
+// json.Unmarshal into an event does, a value of another type read as "".
 func readEvent(payload []byte) event {
 	var m event
 	var item []byte
 	plain := true
-	_, ok := object(payload, func(k, v []byte) {
+	_, ok := object(payload, true, func(k, v []byte) {
 		plain = plain && plainKey(k, "type", "item")
 		switch string(k) {
 		case "type":
@@ -598,7 +598,7 @@ func readEvent(payload []byte) event {
 		}
 	})
 	if ok && plain && len(item) > 0 && item[0] == '{' {
-		_, _ = object(item, func(k, v []byte) {
+		_, _ = object(item, true, func(k, v []byte) {
 			plain = plain && plainKey(k, "id", "status")
 			switch string(k) {
 			case "id":

@@ -18,9 +18,10 @@ import (
 const maxDepth = 10000
 
 type jsonScan struct {
-	b     []byte
-	depth int
-	space bool // whitespace was found outside strings
+	b       []byte
+	depth   int
+	space   bool // whitespace was found outside strings
+	trusted bool // b is valid JSON: strings are skipped, not checked
 }
 
 func (s *jsonScan) skipSpace(i int) int {
@@ -163,6 +164,23 @@ func (s *jsonScan) str(i int) (int, bool) {
 	if i >= len(s.b) || s.b[i] != '"' {
 		return i, false
 	}
+	if s.trusted {
+		// the first quote after i not escaped by an odd run of backslashes
+		for j := i + 1; ; {
+			k := bytes.IndexByte(s.b[j:], '"')
+			if k < 0 {
+				return len(s.b), false
+			}
+			q, n := j+k, 0
+			for p := q - 1; p > i && s.b[p] == '\\'; p-- {
+				n++
+			}
+			if n%2 == 0 {
+				return q + 1, true
+			}
+			j = q + 1
+		}
+	}
 	for i++; i < len(s.b); {
 		for i < len(s.b) && !strSpecial[s.b[i]] {
 			i++ // the plain bytes of a run at once
@@ -219,9 +237,11 @@ func isHex4(b []byte) bool {
 // object calls member for each member of b, which must be one valid JSON
 // object and nothing else (members seen before the scanner finds b is not
 // one are to be ignored then). compact tells that b holds no whitespace
-// outside its strings.
-func object(b []byte, member func(key, val []byte)) (compact, ok bool) {
-	s := &jsonScan{b: b}
+// outside its strings. With trusted, b is known to be valid JSON (a
+// member of a line object checked), and its strings are not checked
+// again.
+func object(b []byte, trusted bool, member func(key, val []byte)) (compact, ok bool) {
+	s := &jsonScan{b: b, trusted: trusted}
 	i := s.skipSpace(0)
 	if i >= len(b) || b[i] != '{' {
 		return false, false

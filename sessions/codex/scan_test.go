@@ -65,6 +65,9 @@ func TestScanIsEncodingJSON(t *testing.T) {
 			t.Errorf("envelope %+v %v, encoding/json %+v %v: %.200q", got, err, env, errJSON, line)
 		}
 		for _, payload := range [][]byte{line, env.Payload} {
+			if !json.Valid(payload) {
+				continue // readItem and readEvent read an envelope's payload
+			}
 			var it codexItem
 			errJSON := json.Unmarshal(payload, &it)
 			got, err := readItem(payload)
