@@ -169,3 +169,34 @@ func (c countingReader) Line(l sessions.Line, data []byte, last bool) {
 	*c.n++
 	c.LineReader.Line(l, data, last)
 }
+
+// TestLazyWireIsLoadWire: the wire written from the outline, its elided
+// outputs streamed in (render.ConversationLazy), is the wire of Load, on
+// Codex's own wire and on a projection, at every step.
+func TestLazyWireIsLoadWire(t *testing.T) {
+	withElideBytes(t, 40)
+	ctx := context.Background()
+	for _, src := range codexFixtures(t) {
+		st, infos := props.OpenList(t, sessions.Open, src)
+		for _, in := range infos {
+			load, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			l := sessions.LazyFor(st, in.ID)
+			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			for _, p := range []render.Provider{render.OpenAIResponses, render.Anthropic} {
+				for step := 1; step <= len(load.AssistantSteps()); step++ {
+					r, err := render.Render(load, p, step, render.Model{})
+					require.NoError(t, err)
+					want, err := render.MarshalIndent(r.Value)
+					require.NoError(t, err)
+					lc, err := render.ConversationLazy(ctx, l, page.Session, p, step, render.Model{})
+					require.NoError(t, err)
+					got, err := lc.MarshalIndent(ctx, lc.Value)
+					require.NoError(t, err, "%s step %d on %s", in.Source, step, p)
+					assert.Equal(t, string(want), string(got), "%s step %d on %s", in.Source, step, p)
+				}
+			}
+		}
+	}
+}
