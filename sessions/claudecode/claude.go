@@ -568,14 +568,16 @@ func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
 		if r.dup(st, l.UUID) {
 			return
 		}
-		st.noteRun(l.Message, ln)
-		r.user(sess, st, l, ln)
+		p := parseCCMessage(l.Message)
+		st.noteRun(p, ln)
+		r.user(sess, st, l, p, ln)
 	case "assistant":
 		if r.dup(st, l.UUID) {
 			return
 		}
-		st.noteRun(l.Message, ln)
-		r.assistant(sess, st, l, lineNo)
+		p := parseCCMessage(l.Message)
+		st.noteRun(p, ln)
+		r.assistant(sess, st, l, p, lineNo)
 	case "system":
 		if l.Subtype == "compact_boundary" {
 			st.cur = nil
@@ -645,33 +647,31 @@ func (r *ccReader) sidechainOf(l ccLine) *model.Session {
 	return sess
 }
 
-func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, ln sessions.Line) {
+func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, p *ccParsed, ln sessions.Line) {
 	lineNo := ln.N
-	var m ccMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+	if !p.ok {
 		r.warnAt(lineNo, "user record without a message, skipped")
 		return
 	}
 	msg := model.Message{ID: l.UUID, Role: model.RoleUser, Created: ccTime(l.Timestamp), Summary: l.IsCompactSummary}
 	synthetic := l.IsMeta || l.IsCompactSummary
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
+	if p.text != nil {
+		s := *p.text
 		msg.Parts = append(msg.Parts, model.Part{ID: l.UUID, Type: model.PartText, Text: s, Synthetic: synthetic})
 		if !synthetic && st.firstPrompt == "" {
 			st.firstPrompt = s
 		}
 	} else {
-		var blocks []json.RawMessage
-		if json.Unmarshal(m.Content, &blocks) != nil {
+		if !p.list {
 			r.warnAt(lineNo, "user content is neither a string nor a list, skipped")
 			return
 		}
-		for i, raw := range blocks {
-			var b model.AnthropicBlock
-			if json.Unmarshal(raw, &b) != nil {
+		for i, raw := range p.blocks {
+			if p.bad[i] {
 				r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
 				continue
 			}
+			b := p.decoded[i]
 			switch b.Type {
 			case "text":
 				msg.Parts = append(msg.Parts, model.Part{ID: fmt.Sprintf("%s/%d", l.UUID, i), Type: model.PartText, Text: b.Text, Synthetic: synthetic})
@@ -916,9 +916,9 @@ func ccBlockFile(b model.AnthropicBlock) *model.File {
 	return nil
 }
 
-func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo int) {
-	var m ccMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, p *ccParsed, lineNo int) {
+	m := p.m
+	if !p.ok {
 		r.warnAt(lineNo, "assistant record without a message, skipped")
 		return
 	}
@@ -927,8 +927,7 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: API error message: %s", r.file, lineNo, ccClip(ccContentText(m.Content), 200)))
 		return
 	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(m.Content, &blocks) != nil {
+	if !p.list {
 		r.warnAt(lineNo, "assistant content is not a list, skipped")
 		return
 	}
@@ -954,9 +953,8 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 	if m.StopReason != "" {
 		msg.Finish = m.StopReason
 	}
-	for i, raw := range blocks {
-		var b model.AnthropicBlock
-		if json.Unmarshal(raw, &b) != nil {
+	for i, b := range p.decoded {
+		if p.bad[i] {
 			r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
 			continue
 		}
@@ -1101,32 +1099,69 @@ func newCCSent(b model.AnthropicBlock, at int, where ccBlock) ccSent {
 	return s
 }
 
+// ccParsed is a user or assistant line's message, decoded once for the
+// runs (noteRun) and the session (user, assistant).
+type ccParsed struct {
+	m       ccMessage
+	ok      bool              // the message decoded
+	text    *string           // a string content
+	list    bool              // a list content, blocks
+	blocks  []json.RawMessage // its blocks
+	decoded []model.AnthropicBlock
+	bad     []bool // blocks that are not objects
+}
+
+func parseCCMessage(raw json.RawMessage) *ccParsed {
+	p := &ccParsed{}
+	if json.Unmarshal(raw, &p.m) != nil {
+		return p
+	}
+	p.ok = true
+	c := p.m.Content
+	if len(c) > 0 && (c[0] == '"' || string(c) == "null") {
+		var s string
+		if json.Unmarshal(c, &s) == nil {
+			p.text = &s
+			return p
+		}
+	}
+	if len(c) == 0 || c[0] != '[' || json.Unmarshal(c, &p.blocks) != nil {
+		return p
+	}
+	p.list = true
+	p.decoded, p.bad = make([]model.AnthropicBlock, len(p.blocks)), make([]bool, len(p.blocks))
+	for i, raw := range p.blocks {
+		p.bad[i] = json.Unmarshal(raw, &p.decoded[i]) != nil
+	}
+	return p
+}
+
 // noteRun adds a user or assistant line to the runs, as Claude Code's
 // replay index does, and the hash of the run so far to the candidates.
-func (st *ccState) noteRun(raw json.RawMessage, ln sessions.Line) {
-	var m struct {
-		Role    string          `json:"role"`
-		ID      string          `json:"id"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(raw, &m) != nil || m.Role == "" || len(m.Content) == 0 || string(m.Content) == "null" {
+func (st *ccState) noteRun(p *ccParsed, ln sessions.Line) {
+	m := p.m
+	if !p.ok || m.Role == "" || len(m.Content) == 0 || string(m.Content) == "null" {
 		st.cur = nil
 		return
 	}
 	var blocks []json.RawMessage
-	var text string
+	decoded, bad := p.decoded, p.bad
 	whole := -1 // the index of a content that is not a list: a string (-1) or the value itself (-2)
 	switch {
-	case json.Unmarshal(m.Content, &text) == nil:
-		blocks = []json.RawMessage{ccTextBlock(text)}
+	case p.text != nil:
+		blocks = []json.RawMessage{ccTextBlock(*p.text)}
+		decoded, bad = []model.AnthropicBlock{{Type: "text"}}, []bool{false}
 	case m.Content[0] == '[':
-		if json.Unmarshal(m.Content, &blocks) != nil {
+		if !p.list {
 			st.cur = nil
 			return
 		}
-		whole = 0
+		blocks, whole = p.blocks, 0
 	default:
 		blocks, whole = []json.RawMessage{m.Content}, -2
+		var b model.AnthropicBlock
+		bad = []bool{json.Unmarshal(m.Content, &b) != nil}
+		decoded = []model.AnthropicBlock{b}
 	}
 	run := st.cur
 	if run == nil || run.role != m.Role || (m.Role != "user" && (m.ID == "" || run.msgID != m.ID)) {
@@ -1152,14 +1187,13 @@ func (st *ccState) noteRun(raw json.RawMessage, ln sessions.Line) {
 		if whole < 0 {
 			at.i = whole
 		}
-		var blk model.AnthropicBlock
 		switch {
-		case json.Unmarshal(b, &blk) != nil:
+		case bad[i]:
 			if run.bad < 0 {
 				run.bad = len(run.blocks)
 			}
-		case blk.Type == "tool_result":
-			run.results = append(run.results, newCCSent(blk, len(run.blocks), at))
+		case decoded[i].Type == "tool_result":
+			run.results = append(run.results, newCCSent(decoded[i], len(run.blocks), at))
 		}
 		run.blocks = append(run.blocks, at)
 	}
@@ -1530,24 +1564,29 @@ func ccSetField(raw json.RawMessage, key string, val json.RawMessage) json.RawMe
 
 // claudeCanonical is a JSON value as Claude Code hashes it in api-request
 // records: sorted keys, no spaces, non-ASCII kept, cache_control left out;
-// nil when it is not JSON.
+// nil when it is not JSON. Strings already in that form are copied, not
+// decoded (a tool result's text is most of a transcript).
 func claudeCanonical(raw json.RawMessage) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	var b bytes.Buffer
+	if !ccCanonicalRaw(&b, raw) {
 		return nil
 	}
-	var b bytes.Buffer
-	ccCanonical(&b, v)
 	return b.Bytes()
 }
 
-func ccCanonical(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
+func ccCanonicalRaw(b *bytes.Buffer, raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '{':
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return false
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
 			if k != "cache_control" {
 				keys = append(keys, k)
 			}
@@ -1560,31 +1599,79 @@ func ccCanonical(b *bytes.Buffer, v any) {
 			}
 			ccJSString(b, k)
 			b.WriteByte(':')
-			ccCanonical(b, x[k])
+			if !ccCanonicalRaw(b, m[k]) {
+				return false
+			}
 		}
 		b.WriteByte('}')
-	case []any:
+	case '[':
+		var a []json.RawMessage
+		if json.Unmarshal(raw, &a) != nil {
+			return false
+		}
 		b.WriteByte('[')
-		for i, e := range x {
+		for i, e := range a {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			ccCanonical(b, e)
+			if !ccCanonicalRaw(b, e) {
+				return false
+			}
 		}
 		b.WriteByte(']')
-	case string:
-		ccJSString(b, x)
-	case json.Number:
-		b.WriteString(string(x))
-	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
+	case '"':
+		if ccCanonicalString(raw) {
+			b.Write(raw)
+			return true
 		}
-	case nil:
-		b.WriteString("null")
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return false
+		}
+		ccJSString(b, s)
+	default: // a number (as written), true, false, null
+		if !json.Valid(raw) {
+			return false
+		}
+		b.Write(raw)
 	}
+	return true
+}
+
+// ccCanonicalString says whether a JSON string token is as ccJSString
+// writes it: valid UTF-8, and only the escapes it writes.
+func ccCanonicalString(raw []byte) bool {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' || !utf8.Valid(raw) {
+		return false
+	}
+	for i := 1; i < len(raw)-1; i++ {
+		switch c := raw[i]; {
+		case c < 0x20 || c == '"':
+			return false
+		case c != '\\':
+			continue
+		}
+		i++
+		if i >= len(raw)-1 {
+			return false
+		}
+		switch raw[i] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			continue
+		case 'u':
+			if i+4 >= len(raw)-1 || raw[i+1] != '0' || raw[i+2] != '0' || (raw[i+3] != '0' && raw[i+3] != '1') {
+				return false
+			}
+			h := raw[i+4]
+			if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f') || raw[i+3] == '0' && strings.IndexByte("89acd", h) >= 0 {
+				return false // not an escape ccJSString writes
+			}
+			i += 4
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ccJSString writes a string as JSON.stringify does.
