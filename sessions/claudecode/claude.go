@@ -1380,31 +1380,35 @@ type ccLines struct {
 
 func newCCLines(file string) *ccLines { return &ccLines{file: file} }
 
-func (x *ccLines) read(l sessions.Line) error {
-	if x.at == l && x.msg != nil {
+// read reads line l (whole: its message too) unless it was the last.
+func (x *ccLines) read(l sessions.Line, whole bool) error {
+	if x.at == l && x.content != nil && (!whole || x.msg != nil) {
 		return nil
 	}
 	data, err := sessions.ReadLineAt(x.file, l)
 	if err != nil {
 		return err
 	}
+	// one pass for a block's line, which needs no message whole
 	var v struct {
-		Message       json.RawMessage `json:"message"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
 		ToolUseResult json.RawMessage `json:"toolUseResult"`
 	}
-	var m struct {
-		Content json.RawMessage `json:"content"`
+	var w struct {
+		Message json.RawMessage `json:"message"`
 	}
-	if json.Unmarshal(data, &v) != nil || json.Unmarshal(v.Message, &m) != nil {
+	if whole && json.Unmarshal(data, &w) != nil || json.Unmarshal(data, &v) != nil {
 		return fmt.Errorf("%s:%d: the file changed since it was read", x.file, l.N)
 	}
-	x.at, x.msg, x.toolUseResult, x.content, x.blocks = l, v.Message, v.ToolUseResult, m.Content, nil
+	x.at, x.msg, x.toolUseResult, x.content, x.blocks = l, w.Message, v.ToolUseResult, v.Message.Content, nil
 	return nil
 }
 
 // block is block b, as the scan read it.
 func (x *ccLines) block(b ccBlock) (json.RawMessage, error) {
-	if err := x.read(b.line); err != nil {
+	if err := x.read(b.line, false); err != nil {
 		return nil, err
 	}
 	switch b.i {
@@ -1429,7 +1433,7 @@ func (x *ccLines) block(b ccBlock) (json.RawMessage, error) {
 // message is request message ref as the scan read it.
 func (x *ccLines) message(ref ccMsgRef) (json.RawMessage, error) {
 	if ref.blob != nil {
-		if err := x.read(ref.blob.line); err != nil {
+		if err := x.read(ref.blob.line, true); err != nil {
 			return nil, err
 		}
 		return x.msg, nil
