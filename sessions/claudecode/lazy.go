@@ -104,16 +104,27 @@ func (f *ccFile) session(id string) *model.Session {
 	return nil
 }
 
-// read scans file path to its end and gives its sessions to fn.
+// read scans file path to its end and gives its sessions to fn. It
+// scans a chunk of messages at a time, so that the pages and calls of a
+// session on screen are read between chunks.
 func (s *claudeStore) read(ctx context.Context, path string, fn func(f *ccFile) error) error {
 	f := s.file(path)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.scan(ctx, -1); err != nil {
-		return err
+	for {
+		f.mu.Lock()
+		err := f.scan(ctx, f.r.stableMessages()+readChunk)
+		if err != nil || f.eof {
+			if err == nil {
+				err = fn(f)
+			}
+			f.mu.Unlock()
+			return err
+		}
+		f.mu.Unlock()
 	}
-	return fn(f)
 }
+
+// readChunk is how many messages read scans at a time.
+const readChunk = 256
 
 func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	var infos []model.SessionInfo
