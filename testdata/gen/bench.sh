@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measure correx on generated sessions of every agent and print one table:
 #   testdata/gen/bench.sh [CALLS [MB]]        (default 5000 calls, 200 MiB)
-# For each agent (AGENTS, default "opencode claude-code codex gemini-cli")
+# For each agent (AGENTS, default "opencode claude-code codex gemini-cli
+# copilot qwen-code")
 # it writes a session of CALLS calls and MB MiB of tool output into a temp
 # dir and measures:
 #   - the TUI's first frame and keypress to frame: medians of
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 CALLS=${1:-5000}
 MB=${2:-200}
-AGENTS=${AGENTS:-opencode claude-code codex gemini-cli}
+AGENTS=${AGENTS:-opencode claude-code codex gemini-cli copilot qwen-code}
 COUNT=${COUNT:-5}
 RUNS=${RUNS:-3}
 SCENARIOS=${SCENARIOS:-browse request panes}
@@ -93,6 +94,7 @@ provider() {
 	case $1 in
 	codex) echo openai-responses ;;
 	gemini-cli) echo gemini ;;
+	copilot | qwen-code) echo openai-chat ;;
 	*) echo anthropic ;;
 	esac
 }
@@ -103,6 +105,8 @@ transcript_file() {
 	claude-code) echo "$2/projects/-home-user-proj/$3.jsonl" ;;
 	codex) find "$2/sessions" -name '*.jsonl' | head -1 ;;
 	gemini-cli) find "$2/tmp/proj/chats" -name '*.jsonl' | head -1 ;;
+	copilot) echo "$2/session-state/$3/events.jsonl" ;;
+	qwen-code) echo "$2/projects/-home-user-proj/chats/$3.jsonl" ;;
 	esac
 }
 
