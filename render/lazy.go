@@ -127,11 +127,16 @@ func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model
 	ph.Elided, ph.ElidedFiles = false, false
 	if field != "" {
 		token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
+		text := &ph.Error
 		if field == "output" {
-			ph.Output = token
-		} else {
-			ph.Error = token
+			text = &ph.Output
 		}
+		if ph.Sent != nil && ph.Sent.Text == *text {
+			sent := *ph.Sent
+			sent.Text = token
+			ph.Sent = &sent
+		}
+		*text = token
 		c.parts[token] = lazyPart{id: partID, field: field}
 	}
 	return &ph
@@ -154,6 +159,18 @@ func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok boo
 		return "", false
 	}
 	ph := *oc
+	if s := oc.Sent; s != nil && (s.Type == model.ResultText || s.Type == model.ResultError) && s.JSON == nil && len(s.Content) == 0 {
+		// the agent's record of what it sent: its text is the output's
+		// or the error's
+		sent := *s
+		switch sent.Text {
+		case oc.Output:
+			sent.Text = outputMark
+		case oc.Error:
+			sent.Text = errorMark
+		}
+		ph.Sent = &sent
+	}
 	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
 	// the result before any lowering: the one a lowering rewrites
 	// (attachments) is never exactly the output, so it is read whole
