@@ -48,6 +48,7 @@ type LineStore struct {
 
 	mu    sync.Mutex
 	infos map[string]lineInfo // by path: the last read's info
+	found map[string]string   // session id → the file Guess found it in
 	open  []*lineFile         // most recently used first, at most keepOpen
 }
 
@@ -210,6 +211,11 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 	s.FileStore.mu.Lock()
 	f, ok := s.FileStore.files[id]
 	s.FileStore.mu.Unlock()
+	if !ok {
+		s.mu.Lock()
+		f, ok = s.found[id]
+		s.mu.Unlock()
+	}
 	if ok {
 		return f, nil
 	}
@@ -227,6 +233,12 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 			}
 			lf.mu.Unlock()
 			if err == nil && sess.Info.ID == id {
+				s.mu.Lock()
+				if s.found == nil {
+					s.found = map[string]string{}
+				}
+				s.found[id] = path
+				s.mu.Unlock()
 				return path, nil
 			}
 		}
