@@ -455,6 +455,42 @@ func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error))
 	return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, at.at.N)
 }
 
+// Fill puts back, in the messages of sess, the tool_result lines their
+// Stored has stand-ins for (sessions.Filler).
+func (r *reader) Fill(sess *model.Session, read func(sessions.Line) ([]byte, error)) error {
+	st, err := r.state()
+	if err != nil {
+		return err
+	}
+	for i := range sess.Messages {
+		m := &sess.Messages[i]
+		copied := false // the reader's messages keep their Stored
+		for j, raw := range m.Stored {
+			id := elidedCall(raw)
+			if id == "" {
+				continue
+			}
+			ca := st.calls[id]
+			if ca == nil || ca.at == nil {
+				return fmt.Errorf("%s: no line of call %s", r.path, id)
+			}
+			b, err := read(*ca.at)
+			if err != nil {
+				return err
+			}
+			var ln line
+			if err := json.Unmarshal(b, &ln); err != nil {
+				return fmt.Errorf("%s:%d: the file changed since it was read", r.path, ca.at.N)
+			}
+			if !copied {
+				m.Stored, copied = slices.Clone(m.Stored), true
+			}
+			m.Stored[j] = ln.Message
+		}
+	}
+	return nil
+}
+
 // call is the call at, copied for change: the messages handed out keep
 // theirs.
 func (st *state) call(at *callAt) *model.ToolCall {
