@@ -328,7 +328,7 @@ func newState(path string) *state {
 // Line reads one line.
 func (r *reader) Line(l sessions.Line, b []byte, _ bool) {
 	var ln line
-	if err := json.Unmarshal(b, &ln); err != nil {
+	if err := decodeLine(b, &ln); err != nil {
 		r.warnf(l.N, "skipped a line that is not a JSON object (%v)", err)
 		return
 	}
@@ -391,7 +391,7 @@ func (r *reader) state() (*state, error) {
 			}
 		}
 		var ln line
-		if err := json.Unmarshal(b, &ln); err != nil {
+		if err := decodeLine(b, &ln); err != nil {
 			return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, la.l.N)
 		}
 		st.apply(la.l, ln, r.elide && len(ln.Message) > elideBytes)
@@ -442,7 +442,7 @@ func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error))
 	}
 	var ln line
 	var parts []part
-	if err = json.Unmarshal(b, &ln); err == nil {
+	if err = decodeLine(b, &ln); err == nil {
 		parts, err = partsOf(ln.Message)
 	}
 	for _, p := range parts {
@@ -479,7 +479,7 @@ func (r *reader) Fill(sess *model.Session, read func(sessions.Line) ([]byte, err
 				return err
 			}
 			var ln line
-			if err := json.Unmarshal(b, &ln); err != nil {
+			if err := decodeLine(b, &ln); err != nil {
 				return fmt.Errorf("%s:%d: the file changed since it was read", r.path, ca.at.N)
 			}
 			if !copied {
