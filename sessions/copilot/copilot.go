@@ -305,6 +305,70 @@ type completeData struct {
 	ToolTelemetry json.RawMessage `json:"toolTelemetry"`
 }
 
+type subagentData struct {
+	ToolCallID  string `json:"toolCallId"`
+	DisplayName string `json:"agentDisplayName"`
+	Description string `json:"agentDescription"`
+}
+
+type usageData struct {
+	Usage struct {
+		APIEndpoint string `json:"apiEndpoint"`
+	} `json:"usage"`
+}
+
+// typedEvent is an event whose data is a T.
+type typedEvent[T any] struct {
+	Type      string `json:"type"`
+	AgentID   string `json:"agentId"`
+	Data      T      `json:"data"`
+	Timestamp string `json:"timestamp"`
+}
+
+// fastEvent decodes an event and its data in one pass, as its type (the
+// line's first member) says; ok false when it cannot (the line, its data
+// or its type is not what that type's events are): the caller then
+// decodes the event and then its data, which names what is wrong.
+func fastEvent(line []byte) (ev event, data func(any) error, ok bool) {
+	const head = `{"type":"`
+	typ := ""
+	if rest, found := bytes.CutPrefix(line, []byte(head)); found {
+		if i := bytes.IndexAny(rest, `"\`); i > 0 && rest[i] == '"' {
+			typ = string(rest[:i])
+		}
+	}
+	switch typ {
+	case "":
+		return ev, nil, false
+	case "tool.execution_complete":
+		ev, data, ok = decodeTyped[completeData](line)
+	case "assistant.message":
+		ev, data, ok = decodeTyped[assistantData](line)
+	case "user.message":
+		ev, data, ok = decodeTyped[userData](line)
+	case "session.start":
+		ev, data, ok = decodeTyped[startData](line)
+	case "subagent.started":
+		ev, data, ok = decodeTyped[subagentData](line)
+	case "session.usage_record":
+		ev, data, ok = decodeTyped[usageData](line)
+	default: // its data is not read
+		ev, data, ok = decodeTyped[struct{}](line)
+	}
+	return ev, data, ok && ev.Type == typ
+}
+
+func decodeTyped[T any](line []byte) (event, func(any) error, bool) {
+	var te typedEvent[T]
+	if json.Unmarshal(line, &te) != nil {
+		return event{}, nil, false
+	}
+	return event{Type: te.Type, AgentID: te.AgentID, Timestamp: te.Timestamp}, func(v any) error {
+		*v.(*T) = te.Data
+		return nil
+	}, true
+}
+
 // FailedSentUnknown is why a failed call's result as its own run sent it
 // is not known.
 const FailedSentUnknown = "Copilot stores only the short error.message of a failed call; in the call's own run it sent the model a longer sentence that is stored nowhere (after a resume it sends this message)"
@@ -391,10 +455,13 @@ func (r *reader) call(at *callAt) *model.ToolCall {
 // Line reads one event.
 func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 	n := l.N
-	var ev event
-	if err := json.Unmarshal(line, &ev); err != nil {
-		r.warnf(n, "skipped a line that is not JSON (%v)", err)
-		return
+	ev, data, ok := fastEvent(line)
+	if !ok {
+		if err := json.Unmarshal(line, &ev); err != nil {
+			r.warnf(n, "skipped a line that is not JSON (%v)", err)
+			return
+		}
+		data = func(v any) error { return json.Unmarshal(ev.Data, v) }
 	}
 	ts, _ := time.Parse(time.RFC3339Nano, ev.Timestamp)
 	if !ts.IsZero() {
@@ -418,7 +485,7 @@ func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 	switch ev.Type {
 	case "session.start":
 		var d startData
-		if bad(json.Unmarshal(ev.Data, &d)) {
+		if bad(data(&d)) {
 			return
 		}
 		if !r.started {
@@ -430,12 +497,8 @@ func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 	case "session.resume":
 		r.run++
 	case "subagent.started":
-		var d struct {
-			ToolCallID  string `json:"toolCallId"`
-			DisplayName string `json:"agentDisplayName"`
-			Description string `json:"agentDescription"`
-		}
-		if bad(json.Unmarshal(ev.Data, &d)) || ev.AgentID == "" {
+		var d subagentData
+		if bad(data(&d)) || ev.AgentID == "" {
 			return
 		}
 		if at := r.calls[d.ToolCallID]; at != nil {
@@ -444,7 +507,7 @@ func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 		sess.Info.Title = strings.TrimSpace(d.DisplayName + ": " + d.Description)
 	case "user.message":
 		var d userData
-		if bad(json.Unmarshal(ev.Data, &d)) {
+		if bad(data(&d)) {
 			return
 		}
 		text := d.TransformedContent // what was sent: <current_datetime>…</current_datetime>\n\n + the text
@@ -458,7 +521,7 @@ func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 			Parts: []model.Part{{ID: d.MessageID + "-text", Type: model.PartText, Text: text}}})
 	case "assistant.message":
 		var d assistantData
-		if bad(json.Unmarshal(ev.Data, &d)) {
+		if bad(data(&d)) {
 			return
 		}
 		m := model.Message{ID: d.MessageID, Role: model.RoleAssistant, Created: ts, Completed: ts, ModelID: d.Model, Run: r.run}
@@ -482,18 +545,14 @@ func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 		}
 		sess.Messages = append(sess.Messages, m)
 	case "session.usage_record":
-		var d struct {
-			Usage struct {
-				APIEndpoint string `json:"apiEndpoint"`
-			} `json:"usage"`
-		}
-		if json.Unmarshal(ev.Data, &d) == nil && d.Usage.APIEndpoint != "" && d.Usage.APIEndpoint != "/chat/completions" && !r.otherWire {
+		var d usageData
+		if data(&d) == nil && d.Usage.APIEndpoint != "" && d.Usage.APIEndpoint != "/chat/completions" && !r.otherWire {
 			r.otherWire = true
 			r.warnf(n, "a request went to %s: correx rebuilds only Copilot's OpenAI Chat requests, so its openai-chat wire is not what this session sent", d.Usage.APIEndpoint)
 		}
 	case "tool.execution_complete":
 		var d completeData
-		if bad(json.Unmarshal(ev.Data, &d)) {
+		if bad(data(&d)) {
 			return
 		}
 		at := r.calls[d.ToolCallID]
