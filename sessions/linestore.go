@@ -343,12 +343,7 @@ func (s *LineStore) LoadOutput(ctx context.Context, sessionID, partID string) (*
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range sess.ToolCalls() {
-			if sess.Messages[r.Message].Parts[r.Part].ID == partID {
-				return r.Call, nil
-			}
-		}
-		return nil, fmt.Errorf("%w: tool part %q of session %s", ErrNotFound, partID, sessionID)
+		return PartCall(sess, partID)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -358,3 +353,13 @@ func (s *LineStore) LoadOutput(ctx context.Context, sessionID, partID string) (*
 // ReadWhole reads session file path whole through FileStore.Read, without
 // the lazy path: what Load and the outline must give (tests compare them).
 func (s *LineStore) ReadWhole(path string) (*model.Session, error) { return s.FileStore.Read(path) }
+
+// PartCall is the call of tool part partID of a session read whole.
+func PartCall(sess *model.Session, partID string) (*model.ToolCall, error) {
+	for _, r := range sess.ToolCalls() {
+		if sess.Messages[r.Message].Parts[r.Part].ID == partID {
+			return r.Call, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: tool part %q of session %s", ErrNotFound, partID, sess.Info.ID)
+}

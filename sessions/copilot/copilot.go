@@ -221,12 +221,7 @@ func (s *store) LoadOutput(ctx context.Context, sessionID, partID string) (*mode
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range sess.ToolCalls() {
-			if sess.Messages[r.Message].Parts[r.Part].ID == partID {
-				return r.Call, nil
-			}
-		}
-		return nil, fmt.Errorf("%w: tool part %q of session %s", sessions.ErrNotFound, partID, sessionID)
+		return sessions.PartCall(sess, partID)
 	}
 	return s.LineStore.LoadOutput(ctx, sessionID, partID)
 }
