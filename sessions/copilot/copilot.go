@@ -596,20 +596,10 @@ func (r *reader) Session() (*model.Session, error) {
 // count is sessions.CountDetected with the truncations found when each
 // call completed (an elided call's output is not at hand).
 func (r *reader) count(s *model.Session) {
-	s.Info.Messages = len(s.Messages)
-	for _, ref := range s.ToolCalls() {
-		s.Info.ToolCalls++
-		if ref.Call.Status == model.StatusError {
-			s.Info.Errors++
-		}
-		if at := r.calls[ref.Call.CallID]; at != nil && ref.Call.Status != model.StatusRunning {
-			if at.truncated {
-				s.Info.Truncated++
-			}
-		} else if formatters.Visible(ref.Call, nil).Truncation != nil {
-			s.Info.Truncated++
-		}
-	}
+	sessions.CountKnown(s, nil, func(c *model.ToolCall) (bool, bool) {
+		at := r.calls[c.CallID]
+		return at != nil && at.truncated, at != nil && c.Status != model.StatusRunning
+	})
 }
 
 // kidSessions are the subagents' sessions read so far.

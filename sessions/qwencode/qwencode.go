@@ -835,23 +835,13 @@ func linkSubagents(sess *model.Session, path string) {
 // (found when each call got its result: an elided output is not at hand)
 // and titles it with its first prompt's first line.
 func finish(sess *model.Session, st *state) {
-	sess.Info.Messages = len(sess.Messages)
 	for _, m := range sess.Messages {
 		if sess.Info.Title == "" && m.Role == model.RoleUser && len(m.Parts) > 0 {
 			sess.Info.Title, _, _ = strings.Cut(strings.TrimSpace(m.Parts[0].Text), "\n")
 		}
 	}
-	for _, ref := range sess.ToolCalls() {
-		sess.Info.ToolCalls++
-		if ref.Call.Status == model.StatusError {
-			sess.Info.Errors++
-		}
-		if ca := st.calls[ref.Call.CallID]; ca != nil && ref.Call.Status != model.StatusRunning {
-			if ca.truncated {
-				sess.Info.Truncated++
-			}
-		} else if formatters.Visible(ref.Call, nil).Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
+	sessions.CountKnown(sess, nil, func(c *model.ToolCall) (bool, bool) {
+		ca := st.calls[c.CallID]
+		return ca != nil && ca.truncated, ca != nil && c.Status != model.StatusRunning
+	})
 }
