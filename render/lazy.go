@@ -153,15 +153,16 @@ var (
 // when the result is exactly that text, "" when it shows neither (a
 // compacted call, one that never finished). ok is false when oc is to be
 // read whole: the outline vouches for every input of the result but those
-// two, save the attachments and an interrupted call's live output.
+// two, save the attachments and an interrupted call's live output; a
+// Sent text or error result that is the output or the error stands for it.
 func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok bool) {
 	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
 		return "", false
 	}
 	ph := *oc
 	if s := oc.Sent; s != nil && (s.Type == model.ResultText || s.Type == model.ResultError) && s.JSON == nil && len(s.Content) == 0 {
-		// the agent's record of what it sent: its text is the output's
-		// or the error's
+		// the agent's record of what it sent (Codex, Copilot): a text
+		// that is the output or the error stands for it
 		sent := *s
 		switch sent.Text {
 		case oc.Output:

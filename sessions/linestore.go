@@ -53,10 +53,10 @@ type LineStore struct {
 	// names), so that a session is opened without listing the store.
 	Guess func(id string) []string
 
-	mu    sync.Mutex
-	infos map[string]lineInfo // by path: the last read's info
-	found map[string]string   // session id → the file Guess found it in
-	open  []*lineFile         // most recently used first, at most keepOpen
+	mu      sync.Mutex
+	infos   map[string]lineInfo // by path: the last read's info
+	guessed map[string]string   // session id -> the guessed file found to hold it
+	open    []*lineFile         // most recently used first, at most keepOpen
 }
 
 // keepOpen is how many session files a LineStore keeps read: the one on
@@ -223,13 +223,14 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 	s.FileStore.mu.Lock()
 	f, ok := s.FileStore.files[id]
 	s.FileStore.mu.Unlock()
-	if !ok {
-		s.mu.Lock()
-		f, ok = s.found[id]
-		s.mu.Unlock()
-	}
 	if ok {
 		return f, nil
+	}
+	s.mu.Lock()
+	f, ok = s.guessed[id]
+	s.mu.Unlock()
+	if ok && isFile(f) {
+		return f, nil // a file that no longer holds id fails the read
 	}
 	if s.Guess != nil && s.Reader != nil {
 		for _, path := range s.Guess(id) {
@@ -246,10 +247,10 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 			lf.mu.Unlock()
 			if err == nil && sess.Info.ID == id {
 				s.mu.Lock()
-				if s.found == nil {
-					s.found = map[string]string{}
+				if s.guessed == nil {
+					s.guessed = map[string]string{}
 				}
-				s.found[id] = path
+				s.guessed[id] = path
 				s.mu.Unlock()
 				return path, nil
 			}
