@@ -154,11 +154,16 @@ func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model
 	ph.Elided, ph.ElidedFiles = false, false
 	if field != "" {
 		token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
+		text := &ph.Error
 		if field == "output" {
-			ph.Output = token
-		} else {
-			ph.Error = token
+			text = &ph.Output
 		}
+		if ph.Sent != nil && ph.Sent.Text == *text {
+			sent := *ph.Sent
+			sent.Text = token
+			ph.Sent = &sent
+		}
+		*text = token
 		c.parts[token] = lazyPart{id: partID, field: field}
 	}
 	return &ph
@@ -176,19 +181,25 @@ var (
 // compacted call, one that never finished). ok is false when oc is to be
 // read whole: the outline vouches for every input of the result but those
 // two, save the attachments and an interrupted call's live output; a
-// Sent text result that is the output is the output.
+// Sent text or error result that is the output or the error stands for it.
 func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok bool) {
 	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
 		return "", false
 	}
 	ph := *oc
-	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
-	if s := oc.Sent; s != nil && s.Type == model.ResultText && s.JSON == nil && s.Text == oc.Output {
-		// a result sent as the output text (Codex) stands for the output
+	if s := oc.Sent; s != nil && (s.Type == model.ResultText || s.Type == model.ResultError) && s.JSON == nil && len(s.Content) == 0 {
+		// the agent's record of what it sent (Codex, Copilot): a text
+		// that is the output or the error stands for it
 		sent := *s
-		sent.Text = outputMark
+		switch sent.Text {
+		case oc.Output:
+			sent.Text = outputMark
+		case oc.Error:
+			sent.Text = errorMark
+		}
 		ph.Sent = &sent
 	}
+	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
 	// the result before any lowering: the one a lowering rewrites
 	// (attachments) is never exactly the output, so it is read whole
 	r := formatters.Visible(&ph, nil).Result

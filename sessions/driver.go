@@ -324,13 +324,24 @@ func CountDetected(sess *model.Session) { CountDetectedIn(sess, nil) }
 // CountDetectedIn is CountDetected with the agent's spill files found
 // through spill (nil when it keeps none).
 func CountDetectedIn(sess *model.Session, spill formatters.SpillFinder) {
+	CountKnown(sess, spill, func(*model.ToolCall) (bool, bool) { return false, false })
+}
+
+// CountKnown is CountDetectedIn for a reader that found the truncation of
+// calls as it read their results (an outline leaves large outputs out):
+// known says it of a call, ok false for one it must be detected in.
+func CountKnown(sess *model.Session, spill formatters.SpillFinder, known func(*model.ToolCall) (truncated, ok bool)) {
 	sess.Info.Messages = len(sess.Messages)
 	for _, r := range sess.ToolCalls() {
 		sess.Info.ToolCalls++
 		if r.Call.Status == model.StatusError {
 			sess.Info.Errors++
 		}
-		if formatters.Visible(r.Call, spill).Truncation != nil {
+		t, ok := known(r.Call)
+		if !ok {
+			t = formatters.Visible(r.Call, spill).Truncation != nil
+		}
+		if t {
 			sess.Info.Truncated++
 		}
 	}

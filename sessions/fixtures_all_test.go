@@ -5,6 +5,7 @@ package sessions_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,6 +112,7 @@ func TestLazyOutlineEqualsLoad(t *testing.T) {
 			want := outlineFields(whole.Messages)
 			for _, size := range []int{1, 2, 7, 0} {
 				var got []model.Message
+				standIn := map[int]bool{} // messages with an elided call
 				for more := true; more; {
 					p, err := l.LoadOutline(ctx, info.ID, len(got), size)
 					require.NoError(t, err, "%s: session %s, page size %d", f.ID(), info.ID, size)
@@ -131,6 +133,7 @@ func TestLazyOutlineEqualsLoad(t *testing.T) {
 						for i, pt := range m.Parts {
 							if pt.Tool != nil && pt.Tool.Elided {
 								elided[f.Agent]++
+								standIn[len(got)] = true
 								tc, err := l.LoadOutput(ctx, info.ID, pt.ID)
 								require.NoError(t, err, "%s: LoadOutput %s", f.ID(), pt.ID)
 								m.Parts[i].Tool = tc
@@ -140,7 +143,14 @@ func TestLazyOutlineEqualsLoad(t *testing.T) {
 					}
 					more = p.More
 				}
-				require.Equal(t, want, outlineFields(got), "%s: session %s, pages of %d messages", f.ID(), info.ID, size)
+				got, want := outlineFields(got), slices.Clone(want)
+				for i := range standIn {
+					// the records of an elided call the Stored of an outline may
+					// stand in for (sessions.Filler): TestLazyJSONLIsLoad
+					// compares the wires they make
+					got[i].Stored, want[i].Stored = nil, nil
+				}
+				require.Equal(t, want, got, "%s: session %s, pages of %d messages", f.ID(), info.ID, size)
 			}
 			lazy[f.Agent]++
 		}

@@ -35,6 +35,13 @@ type LineReader interface {
 	Output(partID string, read func(Line) ([]byte, error)) (*model.ToolCall, error)
 }
 
+// Filler is implemented by a LineReader whose outline leaves out more than
+// its calls' outputs (records in a message's Stored): Fill puts them back
+// in sess, a session Session gave, read again through read, for Load.
+type Filler interface {
+	Fill(sess *model.Session, read func(Line) ([]byte, error)) error
+}
+
 // LineStore is a FileStore whose JSON Lines files are read lazily.
 type LineStore struct {
 	*FileStore
@@ -172,6 +179,11 @@ func (s *LineStore) read(ctx context.Context, path string, full bool) (*model.Se
 		msg := &sess.Messages[r.Message]
 		msg.Parts = slices.Clone(msg.Parts)
 		msg.Parts[r.Part].Tool = tc
+	}
+	if fl, ok := f.reader.(Filler); ok {
+		if err := fl.Fill(sess, f.index.Read); err != nil {
+			return nil, err
+		}
 	}
 	return sess, nil
 }
@@ -332,14 +344,23 @@ func (s *LineStore) LoadOutput(ctx context.Context, sessionID, partID string) (*
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range sess.ToolCalls() {
-			if sess.Messages[r.Message].Parts[r.Part].ID == partID {
-				return r.Call, nil
-			}
-		}
-		return nil, fmt.Errorf("%w: tool part %q of session %s", ErrNotFound, partID, sessionID)
+		return PartCall(sess, partID)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.reader.Output(partID, f.index.Read)
+}
+
+// ReadWhole reads session file path whole through FileStore.Read, without
+// the lazy path: what Load and the outline must give (tests compare them).
+func (s *LineStore) ReadWhole(path string) (*model.Session, error) { return s.FileStore.Read(path) }
+
+// PartCall is the call of tool part partID of a session read whole.
+func PartCall(sess *model.Session, partID string) (*model.ToolCall, error) {
+	for _, r := range sess.ToolCalls() {
+		if sess.Messages[r.Message].Parts[r.Part].ID == partID {
+			return r.Call, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: tool part %q of session %s", ErrNotFound, partID, sess.Info.ID)
 }

@@ -14,15 +14,18 @@ package copilot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -73,85 +76,154 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 	default:
 		return nil, false, nil
 	}
-	st := &store{home: home, kids: map[string]string{}}
-	st.FileStore = &sessions.FileStore{Root: path, Files: files, Read: func(f string) (*model.Session, error) {
-		main, kids, err := read(f, home)
-		st.note(f, kids)
-		return main, err
-	}}
+	st := &store{home: home, kidsOf: map[string][]model.SessionInfo{}}
+	st.LineStore = &sessions.LineStore{
+		FileStore: &sessions.FileStore{Root: path, Files: files, Read: func(f string) (*model.Session, error) {
+			main, _, err := read(f, home)
+			return main, err
+		}},
+		Reader: func(f string, warnf func(int, string, ...any)) sessions.LineReader {
+			return &notingReader{newReader(f, home, warnf, true), st}
+		},
+		Guess: func(id string) []string {
+			if fs, _ := files(); len(fs) == 1 {
+				return fs
+			}
+			if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+				return nil
+			}
+			return []string{filepath.Join(home, "session-state", id, eventsFile)}
+		},
+	}
 	return st, true, nil
 }
 
-// store is a FileStore of the main sessions that also lists and loads the
-// subagents' sessions each events.jsonl holds.
+// store is a LineStore of the main sessions that also lists and loads the
+// subagents' sessions each events.jsonl holds (read whole: they are
+// small).
 type store struct {
-	*sessions.FileStore
-	home     string // the COPILOT_HOME the store is under
-	mu       sync.Mutex
-	kids     map[string]string // subagent session id → its events.jsonl
-	kidInfos map[string]model.SessionInfo
+	*sessions.LineStore
+	home   string // the COPILOT_HOME the store is under
+	mu     sync.Mutex
+	kidsOf map[string][]model.SessionInfo // events.jsonl → its subagents' sessions, as last read
 }
 
-// note records the subagent sessions read from file f.
-func (s *store) note(f string, kids []*model.Session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.kidInfos == nil {
-		s.kidInfos = map[string]model.SessionInfo{}
+// notingReader tells the store of the subagents' sessions each time the
+// main session is built.
+type notingReader struct {
+	*reader
+	st *store
+}
+
+func (r *notingReader) Session() (*model.Session, error) {
+	s, err := r.reader.Session()
+	if err == nil {
+		var infos []model.SessionInfo
+		for _, k := range r.kidSessions() {
+			infos = append(infos, k.Info)
+		}
+		r.st.mu.Lock()
+		r.st.kidsOf[r.path] = infos
+		r.st.mu.Unlock()
 	}
-	for _, k := range kids {
-		s.kids[k.Info.ID], s.kidInfos[k.Info.ID] = f, k.Info
-	}
+	return s, err
 }
 
 // List lists the main sessions and then their subagents' sessions.
 func (s *store) List(ctx context.Context) ([]model.SessionInfo, error) {
-	s.mu.Lock()
-	s.kids, s.kidInfos = map[string]string{}, nil
-	s.mu.Unlock()
-	infos, err := s.FileStore.List(ctx)
+	infos, err := s.LineStore.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	for _, in := range s.kidInfos {
-		infos = append(infos, in)
+	for _, in := range slices.Clone(infos) {
+		infos = append(infos, s.kidsOf[in.Source]...)
 	}
 	s.mu.Unlock()
 	sessions.SortInfos(infos)
 	return infos, nil
 }
 
-// Load loads a main session, or a subagent's from its parent's log.
-func (s *store) Load(ctx context.Context, id string) (*model.Session, error) {
-	sess, err := s.FileStore.Load(ctx, id)
-	if !errors.Is(err, sessions.ErrNotFound) {
-		return sess, err
-	}
-	s.mu.Lock()
-	f, ok := s.kids[id]
-	s.mu.Unlock()
-	if !ok {
-		if _, lerr := s.List(ctx); lerr != nil {
-			return nil, err
-		}
+// kidFile is the events.jsonl holding subagent session id, by the last
+// List (listing again when it names none); "" for a main session.
+func (s *store) kidFile(ctx context.Context, id string) string {
+	find := func() string {
 		s.mu.Lock()
-		f, ok = s.kids[id]
-		s.mu.Unlock()
+		defer s.mu.Unlock()
+		for f, kids := range s.kidsOf {
+			for _, k := range kids {
+				if k.ID == id {
+					return f
+				}
+			}
+		}
+		return ""
 	}
-	if !ok {
+	f := find()
+	if f == "" && !s.isMain(id) {
+		if _, err := s.List(ctx); err == nil {
+			f = find()
+		}
+	}
+	return f
+}
+
+// isMain says whether id names a session folder of the store: a main
+// session, opened without listing.
+func (s *store) isMain(id string) bool {
+	for _, f := range s.Guess(id) {
+		if filepath.Base(filepath.Dir(f)) == id && sessions.IsFile(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadKid loads subagent session id from its parent's log, whole.
+func (s *store) loadKid(f, id string) (*model.Session, error) {
+	_, kids, err := read(f, s.home)
+	if err != nil {
 		return nil, err
-	}
-	_, kids, rerr := read(f, s.home)
-	if rerr != nil {
-		return nil, rerr
 	}
 	for _, k := range kids {
 		if k.Info.ID == id {
 			return k, nil
 		}
 	}
-	return nil, err
+	return nil, fmt.Errorf("%w: session %s", sessions.ErrNotFound, id)
+}
+
+// Load loads a main session, or a subagent's from its parent's log.
+func (s *store) Load(ctx context.Context, id string) (*model.Session, error) {
+	if f := s.kidFile(ctx, id); f != "" {
+		return s.loadKid(f, id)
+	}
+	return s.LineStore.Load(ctx, id)
+}
+
+// LoadOutline pages a main session; a subagent's comes whole.
+func (s *store) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
+	if f := s.kidFile(ctx, id); f != "" {
+		sess, err := s.loadKid(f, id)
+		if err != nil {
+			return nil, err
+		}
+		return &sessions.OutlinePage{Session: sess}, nil
+	}
+	return s.LineStore.LoadOutline(ctx, id, from, limit)
+}
+
+// LoadOutput reads a call of a main session again; a subagent's calls are
+// never left out.
+func (s *store) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
+	if f := s.kidFile(ctx, sessionID); f != "" {
+		sess, err := s.loadKid(f, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		return sessions.PartCall(sess, partID)
+	}
+	return s.LineStore.LoadOutput(ctx, sessionID, partID)
 }
 
 // isCopilotLog says whether an events.jsonl starts with Copilot's
@@ -228,154 +300,346 @@ type completeData struct {
 	ToolTelemetry json.RawMessage `json:"toolTelemetry"`
 }
 
+type subagentData struct {
+	ToolCallID  string `json:"toolCallId"`
+	DisplayName string `json:"agentDisplayName"`
+	Description string `json:"agentDescription"`
+}
+
+type usageData struct {
+	Usage struct {
+		APIEndpoint string `json:"apiEndpoint"`
+	} `json:"usage"`
+}
+
+// typedEvent is an event whose data is a T.
+type typedEvent[T any] struct {
+	Type      string `json:"type"`
+	AgentID   string `json:"agentId"`
+	Data      T      `json:"data"`
+	Timestamp string `json:"timestamp"`
+}
+
+// fastEvent decodes an event and its data in one pass, as its type (the
+// line's first member) says; ok false when it cannot (the line, its data
+// or its type is not what that type's events are): the caller then
+// decodes the event and then its data, which names what is wrong.
+func fastEvent(line []byte) (ev event, data func(any) error, ok bool) {
+	const head = `{"type":"`
+	typ := ""
+	if rest, found := bytes.CutPrefix(line, []byte(head)); found {
+		if i := bytes.IndexAny(rest, `"\`); i > 0 && rest[i] == '"' {
+			typ = string(rest[:i])
+		}
+	}
+	switch typ {
+	case "":
+		return ev, nil, false
+	case "tool.execution_complete":
+		ev, data, ok = decodeTyped[completeData](line)
+	case "assistant.message":
+		ev, data, ok = decodeTyped[assistantData](line)
+	case "user.message":
+		ev, data, ok = decodeTyped[userData](line)
+	case "session.start":
+		ev, data, ok = decodeTyped[startData](line)
+	case "subagent.started":
+		ev, data, ok = decodeTyped[subagentData](line)
+	case "session.usage_record":
+		ev, data, ok = decodeTyped[usageData](line)
+	default: // its data is not read
+		ev, data, ok = decodeTyped[struct{}](line)
+	}
+	return ev, data, ok && ev.Type == typ
+}
+
+func decodeTyped[T any](line []byte) (event, func(any) error, bool) {
+	var te typedEvent[T]
+	if json.Unmarshal(line, &te) != nil {
+		return event{}, nil, false
+	}
+	return event{Type: te.Type, AgentID: te.AgentID, Timestamp: te.Timestamp}, func(v any) error {
+		*v.(*T) = te.Data
+		return nil
+	}, true
+}
+
 // FailedSentUnknown is why a failed call's result as its own run sent it
 // is not known.
 const FailedSentUnknown = "Copilot stores only the short error.message of a failed call; in the call's own run it sent the model a longer sentence that is stored nowhere (after a resume it sends this message)"
 
-// read reads one events.jsonl into its main session (what FileStore
+// read reads one events.jsonl whole into its main session (what the store
 // lists) and the sessions of the subagents it ran; home is the
-// COPILOT_HOME it is under. Each process that wrote to the log is a run
-// (Message.Run): session.start begins the first, each session.resume the
-// next. Copilot writes a subagent's events (its prompt, its turns, its
-// calls) into the same log, each marked with the subagent's agentId; they
-// are its own conversation, sent in requests of their own, so they go to
-// a child session (ID the agentId, ParentID the main session) that the
-// task call names (ChildSessionID).
+// COPILOT_HOME it is under.
 func read(path, home string) (*model.Session, []*model.Session, error) {
-	main := &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home}}
-	warnf := sessions.LineWarner(&main.Warnings, path)
-	calls := map[string]*model.ToolCall{}
-	kids := map[string]*model.Session{}
-	var kidOrder []*model.Session
-	run, started, otherWire := 0, false, false
-	var last time.Time
-	err := sessions.ReadJSONL(path, func(n int, line []byte, _ bool) {
-		var ev event
-		if err := json.Unmarshal(line, &ev); err != nil {
-			warnf(n, "skipped a line that is not JSON (%v)", err)
-			return
-		}
-		ts, _ := time.Parse(time.RFC3339Nano, ev.Timestamp)
-		if !ts.IsZero() {
-			last = ts
-		}
-		bad := func(err error) bool {
-			if err != nil {
-				warnf(n, "skipped a %s event whose data is not the expected object (%v)", ev.Type, err)
-			}
-			return err != nil
-		}
-		sess := main
-		if ev.AgentID != "" {
-			if sess = kids[ev.AgentID]; sess == nil {
-				sess = &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home, ID: ev.AgentID, Created: ts}}
-				kids[ev.AgentID] = sess
-				kidOrder = append(kidOrder, sess)
-			}
-			sess.Info.Updated = ts
-		}
-		switch ev.Type {
-		case "session.start":
-			var d startData
-			if bad(json.Unmarshal(ev.Data, &d)) {
-				return
-			}
-			if !started {
-				started = true
-				main.Info.ID, main.Info.Version, main.Info.Directory = d.SessionID, d.CopilotVersion, d.Context.Cwd
-				main.Info.Created, _ = time.Parse(time.RFC3339Nano, d.StartTime)
-			}
-			run++
-		case "session.resume":
-			run++
-		case "subagent.started":
-			var d struct {
-				ToolCallID  string `json:"toolCallId"`
-				DisplayName string `json:"agentDisplayName"`
-				Description string `json:"agentDescription"`
-			}
-			if bad(json.Unmarshal(ev.Data, &d)) || ev.AgentID == "" {
-				return
-			}
-			if c := calls[d.ToolCallID]; c != nil {
-				c.ChildSessionID = ev.AgentID
-			}
-			sess.Info.Title = strings.TrimSpace(d.DisplayName + ": " + d.Description)
-		case "user.message":
-			var d userData
-			if bad(json.Unmarshal(ev.Data, &d)) {
-				return
-			}
-			text := d.TransformedContent // what was sent: <current_datetime>…</current_datetime>\n\n + the text
-			if text == "" {
-				text = d.Content
-			}
-			if sess.Info.Title == "" {
-				sess.Info.Title = sessions.FirstLine(d.Content)
-			}
-			sess.Messages = append(sess.Messages, model.Message{ID: d.MessageID, Role: model.RoleUser, Created: ts, Completed: ts, Run: run,
-				Parts: []model.Part{{ID: d.MessageID + "-text", Type: model.PartText, Text: text}}})
-		case "assistant.message":
-			var d assistantData
-			if bad(json.Unmarshal(ev.Data, &d)) {
-				return
-			}
-			m := model.Message{ID: d.MessageID, Role: model.RoleAssistant, Created: ts, Completed: ts, ModelID: d.Model, Run: run}
-			if d.ReasoningText != "" {
-				m.Parts = append(m.Parts, model.Part{ID: d.MessageID + "-reasoning", Type: model.PartReasoning, Text: d.ReasoningText})
-			}
-			if d.Content != "" {
-				m.Parts = append(m.Parts, model.Part{ID: d.MessageID + "-text", Type: model.PartText, Text: d.Content})
-			}
-			for _, r := range d.ToolRequests {
-				if _, dup := calls[r.ToolCallID]; dup {
-					warnf(n, "skipped a second request of tool call %q", r.ToolCallID)
-					continue
-				}
-				c := &model.ToolCall{CallID: r.ToolCallID, Tool: r.Name, Status: model.StatusRunning, Input: compact(r.Arguments), Title: r.IntentionSummary, Start: ts}
-				calls[r.ToolCallID] = c
-				m.Parts = append(m.Parts, model.Part{ID: r.ToolCallID, Type: model.PartTool, Tool: c})
-			}
-			sess.Messages = append(sess.Messages, m)
-		case "session.usage_record":
-			var d struct {
-				Usage struct {
-					APIEndpoint string `json:"apiEndpoint"`
-				} `json:"usage"`
-			}
-			if json.Unmarshal(ev.Data, &d) == nil && d.Usage.APIEndpoint != "" && d.Usage.APIEndpoint != "/chat/completions" && !otherWire {
-				otherWire = true
-				warnf(n, "a request went to %s: correx rebuilds only Copilot's OpenAI Chat requests, so its openai-chat wire is not what this session sent", d.Usage.APIEndpoint)
-			}
-		case "tool.execution_complete":
-			var d completeData
-			if bad(json.Unmarshal(ev.Data, &d)) {
-				return
-			}
-			c := calls[d.ToolCallID]
-			if c == nil {
-				warnf(n, "skipped the result of unknown tool call %q", d.ToolCallID)
-				return
-			}
-			complete(c, d, ts)
-		}
-	}, warnf)
+	r := newReader(path, home, nil, false)
+	r.warnf = sessions.LineWarner(&r.main.Warnings, path)
+	if err := sessions.ReadJSONL(path, func(n int, line []byte, last bool) {
+		r.Line(sessions.Line{N: n}, line, last)
+	}, r.warnf); err != nil {
+		return nil, nil, err
+	}
+	main, err := r.Session()
 	if err != nil {
 		return nil, nil, err
 	}
-	if !started {
-		return nil, nil, sessions.NotSession(path, "no session.start event: not a Copilot CLI session log")
+	return main, r.kidSessions(), nil
+}
+
+// reader reads one events.jsonl a line at a time (a sessions.LineReader)
+// into its main session and the sessions of the subagents it ran. Each
+// process that wrote to the log is a run (Message.Run): session.start
+// begins the first, each session.resume the next. Copilot writes a
+// subagent's events (its prompt, its turns, its calls) into the same log,
+// each marked with the subagent's agentId; they are its own conversation,
+// sent in requests of their own, so they go to a child session (ID the
+// agentId, ParentID the main session) that the task call names
+// (ChildSessionID).
+//
+// With elide, a main-session call whose result is over elideBytes keeps the line of its completion instead
+// (model.ToolCall.Elided), and Output reads it again. A message is stable
+// once all its calls have their result: no later line changes it (only a
+// call's completion, or the subagent.started naming the child of a call
+// still running, goes back to an earlier message).
+type reader struct {
+	path, home string
+	warnf      func(n int, format string, args ...any)
+	elide      bool
+
+	main      *model.Session
+	kids      map[string]*model.Session
+	kidOrder  []*model.Session
+	calls     map[string]*callAt
+	open      map[string]int // main-session calls without their result → message
+	run       int
+	started   bool
+	otherWire bool
+	last      time.Time
+}
+
+// callAt is where a call is, and what its completion said.
+type callAt struct {
+	sess      *model.Session
+	msg, part int
+	at        *sessions.Line // the completion's line, when its output was left out
+	truncated bool           // correx detects a truncation in its result
+}
+
+// elideBytes is the size of a result above which the lazy path leaves it
+// in the file, as opencode's outline does (opencode.OutlineElideBytes);
+// tests lower it.
+var elideBytes = 1024
+
+func newReader(path, home string, warnf func(int, string, ...any), elide bool) *reader {
+	return &reader{path: path, home: home, warnf: warnf, elide: elide,
+		main:  &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path, DataDir: home}},
+		kids:  map[string]*model.Session{},
+		calls: map[string]*callAt{}, open: map[string]int{}}
+}
+
+// call is call id's ToolCall, copied for change: the messages handed out
+// keep theirs.
+func (r *reader) call(at *callAt) *model.ToolCall {
+	m := &at.sess.Messages[at.msg]
+	m.Parts = slices.Clone(m.Parts)
+	c := *m.Parts[at.part].Tool
+	m.Parts[at.part].Tool = &c
+	return &c
+}
+
+// Line reads one event.
+func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
+	n := l.N
+	ev, data, ok := fastEvent(line)
+	if !ok {
+		if err := json.Unmarshal(line, &ev); err != nil {
+			r.warnf(n, "skipped a line that is not JSON (%v)", err)
+			return
+		}
+		data = func(v any) error { return json.Unmarshal(ev.Data, v) }
 	}
-	if main.Info.ID == "" {
-		main.Info.ID = filepath.Base(filepath.Dir(path))
+	ts, _ := time.Parse(time.RFC3339Nano, ev.Timestamp)
+	if !ts.IsZero() {
+		r.last = ts
 	}
-	main.Info.Updated = last
-	sessions.CountDetected(main)
-	for _, k := range kidOrder {
-		k.Info.ParentID, k.Info.Version, k.Info.Directory = main.Info.ID, main.Info.Version, main.Info.Directory
-		sessions.CountDetected(k)
+	bad := func(err error) bool {
+		if err != nil {
+			r.warnf(n, "skipped a %s event whose data is not the expected object (%v)", ev.Type, err)
+		}
+		return err != nil
 	}
-	return main, kidOrder, nil
+	sess := r.main
+	if ev.AgentID != "" {
+		if sess = r.kids[ev.AgentID]; sess == nil {
+			sess = &model.Session{Info: model.SessionInfo{Agent: Agent, Source: r.path, DataDir: r.home, ID: ev.AgentID, Created: ts}}
+			r.kids[ev.AgentID] = sess
+			r.kidOrder = append(r.kidOrder, sess)
+		}
+		sess.Info.Updated = ts
+	}
+	switch ev.Type {
+	case "session.start":
+		var d startData
+		if bad(data(&d)) {
+			return
+		}
+		if !r.started {
+			r.started = true
+			r.main.Info.ID, r.main.Info.Version, r.main.Info.Directory = d.SessionID, d.CopilotVersion, d.Context.Cwd
+			r.main.Info.Created, _ = time.Parse(time.RFC3339Nano, d.StartTime)
+		}
+		r.run++
+	case "session.resume":
+		r.run++
+	case "subagent.started":
+		var d subagentData
+		if bad(data(&d)) || ev.AgentID == "" {
+			return
+		}
+		if at := r.calls[d.ToolCallID]; at != nil {
+			r.call(at).ChildSessionID = ev.AgentID
+		}
+		sess.Info.Title = strings.TrimSpace(d.DisplayName + ": " + d.Description)
+	case "user.message":
+		var d userData
+		if bad(data(&d)) {
+			return
+		}
+		text := d.TransformedContent // what was sent: <current_datetime>…</current_datetime>\n\n + the text
+		if text == "" {
+			text = d.Content
+		}
+		if sess.Info.Title == "" {
+			sess.Info.Title = sessions.FirstLine(d.Content)
+		}
+		sess.Messages = append(sess.Messages, model.Message{ID: d.MessageID, Role: model.RoleUser, Created: ts, Completed: ts, Run: r.run,
+			Parts: []model.Part{{ID: d.MessageID + "-text", Type: model.PartText, Text: text}}})
+	case "assistant.message":
+		var d assistantData
+		if bad(data(&d)) {
+			return
+		}
+		m := model.Message{ID: d.MessageID, Role: model.RoleAssistant, Created: ts, Completed: ts, ModelID: d.Model, Run: r.run}
+		if d.ReasoningText != "" {
+			m.Parts = append(m.Parts, model.Part{ID: d.MessageID + "-reasoning", Type: model.PartReasoning, Text: d.ReasoningText})
+		}
+		if d.Content != "" {
+			m.Parts = append(m.Parts, model.Part{ID: d.MessageID + "-text", Type: model.PartText, Text: d.Content})
+		}
+		for _, q := range d.ToolRequests {
+			if _, dup := r.calls[q.ToolCallID]; dup {
+				r.warnf(n, "skipped a second request of tool call %q", q.ToolCallID)
+				continue
+			}
+			c := &model.ToolCall{CallID: q.ToolCallID, Tool: q.Name, Status: model.StatusRunning, Input: compact(q.Arguments), Title: q.IntentionSummary, Start: ts}
+			r.calls[q.ToolCallID] = &callAt{sess: sess, msg: len(sess.Messages), part: len(m.Parts)}
+			if sess == r.main {
+				r.open[q.ToolCallID] = len(sess.Messages)
+			}
+			m.Parts = append(m.Parts, model.Part{ID: q.ToolCallID, Type: model.PartTool, Tool: c})
+		}
+		sess.Messages = append(sess.Messages, m)
+	case "session.usage_record":
+		var d usageData
+		if data(&d) == nil && d.Usage.APIEndpoint != "" && d.Usage.APIEndpoint != "/chat/completions" && !r.otherWire {
+			r.otherWire = true
+			r.warnf(n, "a request went to %s: correx rebuilds only Copilot's OpenAI Chat requests, so its openai-chat wire is not what this session sent", d.Usage.APIEndpoint)
+		}
+	case "tool.execution_complete":
+		var d completeData
+		if bad(data(&d)) {
+			return
+		}
+		at := r.calls[d.ToolCallID]
+		if at == nil {
+			r.warnf(n, "skipped the result of unknown tool call %q", d.ToolCallID)
+			return
+		}
+		c := r.call(at)
+		complete(c, d, ts)
+		delete(r.open, d.ToolCallID)
+		at.truncated = formatters.Visible(c, nil).Truncation != nil
+		if r.elide && at.sess == r.main && d.Success && len(c.Output) > elideBytes {
+			line := l
+			at.at = &line
+			c.OutputBytes, c.Output, c.Sent, c.Elided = len(c.Output), "", nil, true
+		}
+	}
+}
+
+// Stable is how many main-session messages come before the first whose
+// calls have not all their result.
+func (r *reader) Stable() int {
+	n := len(r.main.Messages)
+	for _, m := range r.open {
+		n = min(n, m)
+	}
+	return n
+}
+
+// Session is the main session read so far.
+func (r *reader) Session() (*model.Session, error) {
+	if !r.started {
+		return nil, sessions.NotSession(r.path, "no session.start event: not a Copilot CLI session log")
+	}
+	s := *r.main
+	s.Messages = slices.Clone(r.main.Messages)
+	s.Warnings = slices.Clone(r.main.Warnings)
+	if s.Info.ID == "" {
+		s.Info.ID = filepath.Base(filepath.Dir(r.path))
+	}
+	s.Info.Updated = r.last
+	r.count(&s)
+	return &s, nil
+}
+
+// count is sessions.CountDetected with the truncations found when each
+// call completed (an elided call's output is not at hand).
+func (r *reader) count(s *model.Session) {
+	sessions.CountKnown(s, nil, func(c *model.ToolCall) (bool, bool) {
+		at := r.calls[c.CallID]
+		return at != nil && at.truncated, at != nil && c.Status != model.StatusRunning
+	})
+}
+
+// kidSessions are the subagents' sessions read so far.
+func (r *reader) kidSessions() []*model.Session {
+	var out []*model.Session
+	for _, k := range r.kidOrder {
+		c := *k
+		c.Messages = slices.Clone(k.Messages)
+		c.Info.ParentID, c.Info.Version, c.Info.Directory = cmp.Or(r.main.Info.ID, filepath.Base(filepath.Dir(r.path))), r.main.Info.Version, r.main.Info.Directory
+		sessions.CountDetected(&c)
+		out = append(out, &c)
+	}
+	return out
+}
+
+// Output is main-session call partID whole, its completion read again.
+func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error)) (*model.ToolCall, error) {
+	at := r.calls[partID]
+	if at == nil || at.sess != r.main {
+		return nil, fmt.Errorf("%w: tool call %q in %s", sessions.ErrNotFound, partID, r.path)
+	}
+	c := *at.sess.Messages[at.msg].Parts[at.part].Tool
+	if at.at == nil {
+		return &c, nil
+	}
+	line, err := read(*at.at)
+	if err != nil {
+		return nil, err
+	}
+	var ev struct {
+		Data      completeData `json:"data"`
+		Timestamp string       `json:"timestamp"`
+	}
+	if err := json.Unmarshal(line, &ev); err != nil || ev.Data.ToolCallID != partID {
+		return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, at.at.N)
+	}
+	ts, _ := time.Parse(time.RFC3339Nano, ev.Timestamp)
+	c.Elided, c.OutputBytes = false, 0
+	complete(&c, ev.Data, ts)
+	return &c, nil
 }
 
 // complete fills in a call from its tool.execution_complete event.

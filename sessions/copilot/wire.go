@@ -88,7 +88,7 @@ func conversation(s *model.Session, upto int, pl *render.Placer) ([]render.Value
 			}
 			calls = append(calls, render.Obj{kv("id", c.CallID), kv("type", "function"),
 				kv("function", render.Obj{kv("name", c.Tool), kv("arguments", string(c.Input))})})
-			if c.Sent != nil {
+			if _, ok := sentText(c); ok {
 				results = append(results, c)
 			}
 		}
@@ -100,7 +100,8 @@ func conversation(s *model.Session, upto int, pl *render.Placer) ([]render.Value
 		}
 		out = append(out, o)
 		for _, c := range results {
-			t := render.Obj{kv("role", "tool"), kv("tool_call_id", c.CallID), kv("content", c.Sent.Text)}
+			sent, _ := sentText(c)
+			t := render.Obj{kv("role", "tool"), kv("tool_call_id", c.CallID), kv("content", sent)}
 			if !live {
 				t = append(t, kv("__copilotMessageSource", messageSource(c)))
 			} else if c.SentUnknown != "" {
@@ -111,6 +112,20 @@ func conversation(s *model.Session, upto int, pl *render.Placer) ([]render.Value
 		}
 	}
 	return out, gaps
+}
+
+// sentText is the text Copilot sent for c's result; ok false when it sent
+// none (the call never finished). An outline's call whose large output was
+// left out (model.ToolCall.Elided) has no Sent: its output, as the lazy
+// wire puts it there, is what was sent.
+func sentText(c *model.ToolCall) (string, bool) {
+	switch {
+	case c.Sent != nil:
+		return c.Sent.Text, true
+	case c.Status == model.StatusCompleted:
+		return c.Output, true
+	}
+	return "", false
 }
 
 // messageSource is the "__copilotMessageSource" of an earlier run's tool

@@ -113,15 +113,25 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 	if len(files) == 0 || !isQwenFile(files[0]) {
 		return nil, false, nil
 	}
-	return &sessions.FileStore{
-		Root: path,
-		Files: func() ([]string, []string) {
-			if !dir {
-				return []string{path}, nil
-			}
-			return chatFiles(path), nil
+	list := func() ([]string, []string) {
+		if !dir {
+			return []string{path}, nil
+		}
+		return chatFiles(path), nil
+	}
+	return &sessions.LineStore{
+		FileStore: &sessions.FileStore{Root: path, Files: list, Read: read},
+		Reader: func(f string, warnf func(int, string, ...any)) sessions.LineReader {
+			return newReader(f, warnf, true)
 		},
-		Read: read,
+		// a chat is <session id>.jsonl, a subagent's agent-<its id>.jsonl
+		Guess: func(id string) []string {
+			fs, _ := list()
+			return slices.DeleteFunc(fs, func(f string) bool {
+				b := filepath.Base(f)
+				return b != id+".jsonl" && b != "agent-"+id+".jsonl"
+			})
+		},
 	}, true, nil
 }
 
@@ -218,6 +228,7 @@ type response struct {
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
 	Parts    []part          `json:"parts"`
+	text     *string         // an outline's: the call's result text (elidedStored)
 }
 
 type media struct {
@@ -234,157 +245,435 @@ func partsOf(msg json.RawMessage) ([]part, error) {
 	return m.Parts, err
 }
 
-// read reads one session file: a chat, or a subagent's transcript (its
-// own session, child of the chat's).
+// read reads one session file whole: a chat, or a subagent's transcript
+// (its own session, child of the chat's).
 func read(path string) (*model.Session, error) {
-	sess := &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path}}
-	warnf := sessions.LineWarner(&sess.Warnings, path)
-	var (
-		calls   = map[string]*model.ToolCall{}
-		cwd     string
-		qwen    bool
-		lastNew bool // the last message is an assistant line that began a response
-	)
+	var warns []string
+	r := newReader(path, sessions.LineWarner(&warns, path), false)
+	if err := sessions.ReadJSONL(path, func(n int, b []byte, last bool) { r.Line(sessions.Line{N: n}, b, last) }, r.warnf); err != nil {
+		return nil, err
+	}
+	sess, err := r.Session()
+	if err != nil {
+		return nil, err
+	}
+	sess.Warnings = append(warns, sess.Warnings...)
+	return sess, nil
+}
+
+// reader reads one session file a line at a time (a sessions.LineReader).
+// The conversation is the parentUuid chain of the file's last line; while
+// each line continues the one before (no rewind), lines are read as they
+// come. A line that continues an earlier one (a rewind) or breaks the
+// chain makes the reader keep only where each line is, and build the
+// session from the chain again, the lines read again, when it is asked.
+//
+// With elide, a call whose tool_result line holds more than elideBytes of
+// message keeps that line instead of its output (model.ToolCall.Elided),
+// and the message's Stored has a stand-in for the line (elidedMessage);
+// Output reads the line again. A message is stable once no call of it or
+// of a message before it waits for its result, and it is not the last:
+// later lines add to the last message (the rest of a response, results,
+// a compression mark). A rewind reaches back further: see Stable.
+type reader struct {
+	path  string
+	warnf func(n int, format string, args ...any)
+	elide bool
+
+	lines   []lineAt // every Qwen Code line so far
+	tip     string   // the uuid of the last line, while linear
+	linear  bool     // each line so far continues the one before
+	st      *state   // the session of the lines read so far, while linear
+	rebuilt *state   // the session rebuilt from the chain, for len(lines)
+}
+
+// lineAt is where a line is, and its place in the chain.
+type lineAt struct {
+	l            sessions.Line
+	uuid, parent string
+	data         []byte // the line, kept when read whole (no offsets)
+}
+
+// state is a session being read.
+type state struct {
+	sess    *model.Session
+	warns   []string // the reading's own warnings, after those of the lines
+	calls   map[string]*callAt
+	open    map[string]int // calls without their result → message
+	cwd     string
+	qwen    bool
+	lastNew bool // the last message is an assistant line that began a response
+}
+
+// callAt is where a call is, and what its result said.
+type callAt struct {
+	msg, part int
+	at        *sessions.Line // the result's line, when its output was left out
+	truncated bool
+}
+
+// elideBytes is the size of a tool_result's message above which the lazy
+// path leaves it in the file, as opencode's outline does
+// (opencode.OutlineElideBytes); tests lower it.
+var elideBytes = 1024
+
+func newReader(path string, warnf func(int, string, ...any), elide bool) *reader {
+	return &reader{path: path, warnf: warnf, elide: elide, linear: true, st: newState(path)}
+}
+
+func newState(path string) *state {
+	return &state{sess: &model.Session{Info: model.SessionInfo{Agent: Agent, Source: path}}, calls: map[string]*callAt{}, open: map[string]int{}}
+}
+
+// Line reads one line.
+func (r *reader) Line(l sessions.Line, b []byte, _ bool) {
+	var ln line
+	if err := decodeLine(b, &ln); err != nil {
+		r.warnf(l.N, "skipped a line that is not a JSON object (%v)", err)
+		return
+	}
+	if ln.SessionID == "" || ln.UUID == "" {
+		r.warnf(l.N, "skipped a line without uuid or sessionId: not a Qwen Code line")
+		return
+	}
+	parent := ""
+	if ln.Parent != nil {
+		parent = *ln.Parent
+	}
+	la := lineAt{l: l, uuid: ln.UUID, parent: parent}
+	if !r.elide {
+		la.data = b
+	}
+	r.lines = append(r.lines, la)
+	r.rebuilt = nil
+	if r.linear && parent != r.tip {
+		r.linear, r.st = false, nil
+	}
+	if !r.linear {
+		return
+	}
+	r.tip = ln.UUID
+	r.st.apply(l, ln, r.elide && len(ln.Message) > elideBytes)
+}
+
+// Stable is how many messages no line still to come changes, as long as
+// the lines continue each other. After a rewind it is 0: a later line may
+// continue any earlier one, and only the file's end says which lines are
+// the conversation.
+func (r *reader) Stable() int {
+	if !r.linear {
+		return 0
+	}
+	n := len(r.st.sess.Messages) - 1
+	for _, m := range r.st.open {
+		n = min(n, m)
+	}
+	return max(n, 0)
+}
+
+// state is the session the lines make: read as they came, or rebuilt
+// from the chain of the last line.
+func (r *reader) state() (*state, error) {
+	if r.linear {
+		return r.st, nil
+	}
+	if r.rebuilt != nil {
+		return r.rebuilt, nil
+	}
+	st := newState(r.path)
+	warnf := sessions.LineWarner(&st.warns, r.path)
+	for _, la := range activeBranch(r.lines, warnf) {
+		b := la.data
+		if b == nil {
+			var err error
+			if b, err = sessions.ReadLineAt(r.path, la.l); err != nil {
+				return nil, err
+			}
+		}
+		var ln line
+		if err := decodeLine(b, &ln); err != nil {
+			return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, la.l.N)
+		}
+		st.apply(la.l, ln, r.elide && len(ln.Message) > elideBytes)
+	}
+	r.rebuilt = st
+	return st, nil
+}
+
+// Session is the session read so far.
+func (r *reader) Session() (*model.Session, error) {
+	st, err := r.state()
+	if err != nil {
+		return nil, err
+	}
+	if !st.qwen {
+		return nil, sessions.NotSession(r.path, "no Qwen Code line")
+	}
+	sess := *st.sess
+	sess.Messages = slices.Clone(st.sess.Messages)
+	sess.Warnings = slices.Clone(st.warns)
+	sess.Info.Directory = st.cwd
+	sess.Info.DataDir = filepath.Join(runtimeDir(r.path), "tmp", ProjectHash(st.cwd))
+	if sess.Info.ParentID != "" {
+		subagentModel(&sess, r.path)
+	}
+	linkSubagents(&sess, r.path)
+	finish(&sess, st)
+	return &sess, nil
+}
+
+// Output is call partID whole, its result read again from its line.
+func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error)) (*model.ToolCall, error) {
+	st, err := r.state()
+	if err != nil {
+		return nil, err
+	}
+	at := st.calls[partID]
+	if at == nil {
+		return nil, fmt.Errorf("%w: tool call %q in %s", sessions.ErrNotFound, partID, r.path)
+	}
+	c := *st.sess.Messages[at.msg].Parts[at.part].Tool
+	if at.at == nil {
+		return &c, nil
+	}
+	b, err := read(*at.at)
+	if err != nil {
+		return nil, err
+	}
+	var ln line
+	var parts []part
+	if err = decodeLine(b, &ln); err == nil {
+		parts, err = partsOf(ln.Message)
+	}
+	for _, p := range parts {
+		if fr := p.FunctionResponse; fr != nil && fr.ID == partID && err == nil {
+			c.Elided, c.OutputBytes = false, 0
+			setResult(&c, fr, ln.Result)
+			return &c, nil
+		}
+	}
+	return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, at.at.N)
+}
+
+// Fill puts back, in the messages of sess, the tool_result lines their
+// Stored has stand-ins for (sessions.Filler).
+func (r *reader) Fill(sess *model.Session, read func(sessions.Line) ([]byte, error)) error {
+	st, err := r.state()
+	if err != nil {
+		return err
+	}
+	for i := range sess.Messages {
+		m := &sess.Messages[i]
+		copied := false // the reader's messages keep their Stored
+		for j, raw := range m.Stored {
+			id := elidedCall(raw)
+			if id == "" {
+				continue
+			}
+			ca := st.calls[id]
+			if ca == nil || ca.at == nil {
+				return fmt.Errorf("%s: no line of call %s", r.path, id)
+			}
+			b, err := read(*ca.at)
+			if err != nil {
+				return err
+			}
+			var ln line
+			if err := decodeLine(b, &ln); err != nil {
+				return fmt.Errorf("%s:%d: the file changed since it was read", r.path, ca.at.N)
+			}
+			if !copied {
+				m.Stored, copied = slices.Clone(m.Stored), true
+			}
+			m.Stored[j] = ln.Message
+		}
+	}
+	return nil
+}
+
+// call is the call at, copied for change: the messages handed out keep
+// theirs.
+func (st *state) call(at *callAt) *model.ToolCall {
+	m := &st.sess.Messages[at.msg]
+	m.Parts = slices.Clone(m.Parts)
+	c := *m.Parts[at.part].Tool
+	m.Parts[at.part].Tool = &c
+	return &c
+}
+
+// apply reads one line of the conversation; elide tells that its message
+// is large.
+func (st *state) apply(al sessions.Line, l line, elide bool) {
+	n := al.N
+	sess := st.sess
+	warnf := sessions.LineWarner(&st.warns, sess.Info.Source)
 	at := func(ts string) time.Time {
 		t, _ := time.Parse(time.RFC3339Nano, ts)
 		return t
 	}
-	var lines []numbered
-	err := sessions.ReadJSONL(path, func(n int, b []byte, _ bool) {
-		var l line
-		if err := json.Unmarshal(b, &l); err != nil {
-			warnf(n, "skipped a line that is not a JSON object (%v)", err)
-			return
+	st.qwen = true
+	if sess.Info.ID == "" {
+		sess.Info.ID = cmp.Or(l.AgentID, l.SessionID)
+		if l.AgentID != "" {
+			sess.Info.ParentID = l.SessionID
 		}
-		if l.SessionID == "" || l.UUID == "" {
-			warnf(n, "skipped a line without uuid or sessionId: not a Qwen Code line")
-			return
-		}
-		lines = append(lines, numbered{n, l})
-	}, warnf)
-	if err != nil {
-		return nil, err
+		sess.Info.Created = at(l.Timestamp)
 	}
-	for _, nl := range activeBranch(lines, warnf) {
-		n, l := nl.n, nl.l
-		qwen = true
-		if sess.Info.ID == "" {
-			sess.Info.ID = cmp.Or(l.AgentID, l.SessionID)
-			if l.AgentID != "" {
-				sess.Info.ParentID = l.SessionID
+	if t := at(l.Timestamp); t.After(sess.Info.Updated) {
+		sess.Info.Updated = t
+	}
+	sess.Info.Version = cmp.Or(l.Version, sess.Info.Version)
+	st.cwd = cmp.Or(l.Cwd, st.cwd)
+	if l.Type == "system" {
+		system(sess, n, l, warnf)
+		return
+	}
+	if l.Type != "user" && l.Type != "assistant" && l.Type != "tool_result" {
+		return
+	}
+	parts, err := partsOf(l.Message)
+	if err != nil {
+		warnf(n, "skipped a %s line whose message has no Gemini parts (%v)", l.Type, err)
+		return
+	}
+	msgs := &sess.Messages
+	last := func() *model.Message {
+		if len(*msgs) == 0 {
+			return nil
+		}
+		return &(*msgs)[len(*msgs)-1]
+	}
+	switch l.Type {
+	case "user":
+		m := model.Message{ID: l.UUID, Role: model.RoleUser, Created: at(l.Timestamp), Completed: at(l.Timestamp), Stored: []json.RawMessage{l.Message}}
+		for i, p := range parts {
+			if p.Text != nil && !p.Thought {
+				m.Parts = append(m.Parts, model.Part{ID: fmt.Sprintf("%s-%d", l.UUID, i), Type: model.PartText, Text: *p.Text})
 			}
-			sess.Info.Created = at(l.Timestamp)
 		}
-		if t := at(l.Timestamp); t.After(sess.Info.Updated) {
-			sess.Info.Updated = t
+		*msgs = append(*msgs, m)
+		st.lastNew = false
+	case "assistant":
+		// a subagent's response may go on in a line without usage
+		m := last()
+		if m == nil || m.Role != model.RoleAssistant || len(l.Usage) > 0 || !st.lastNew {
+			*msgs = append(*msgs, model.Message{ID: l.UUID, Role: model.RoleAssistant, Created: at(l.Timestamp), ProviderID: "openai", ModelID: l.Model})
+			m = last()
 		}
-		sess.Info.Version = cmp.Or(l.Version, sess.Info.Version)
-		cwd = cmp.Or(l.Cwd, cwd)
-		if l.Type == "system" {
-			system(sess, n, l, warnf)
-			continue
-		}
-		if l.Type != "user" && l.Type != "assistant" && l.Type != "tool_result" {
-			continue
-		}
-		parts, err := partsOf(l.Message)
-		if err != nil {
-			warnf(n, "skipped a %s line whose message has no Gemini parts (%v)", l.Type, err)
-			continue
-		}
-		msgs := &sess.Messages
-		last := func() *model.Message {
-			if len(*msgs) == 0 {
-				return nil
+		st.lastNew = len(l.Usage) > 0
+		m.Completed = at(l.Timestamp)
+		m.ModelID = cmp.Or(l.Model, m.ModelID)
+		m.Stored = append(m.Stored, l.Message)
+		for i, p := range parts {
+			id := fmt.Sprintf("%s-%d", l.UUID, i)
+			switch {
+			case p.FunctionCall != nil:
+				c := &model.ToolCall{CallID: p.FunctionCall.ID, Tool: p.FunctionCall.Name, Input: p.FunctionCall.Args, Status: model.StatusRunning, Start: at(l.Timestamp)}
+				st.calls[c.CallID] = &callAt{msg: len(*msgs) - 1, part: len(m.Parts)}
+				st.open[c.CallID] = len(*msgs) - 1
+				m.Parts = append(m.Parts, model.Part{ID: cmp.Or(c.CallID, id), Type: model.PartTool, Tool: c})
+			case p.Text != nil && p.Thought:
+				m.Parts = append(m.Parts, model.Part{ID: id, Type: model.PartReasoning, Text: *p.Text})
+			case p.Text != nil:
+				m.Parts = append(m.Parts, model.Part{ID: id, Type: model.PartText, Text: *p.Text})
 			}
-			return &(*msgs)[len(*msgs)-1]
 		}
-		switch l.Type {
-		case "user":
-			m := model.Message{ID: l.UUID, Role: model.RoleUser, Created: at(l.Timestamp), Completed: at(l.Timestamp), Stored: []json.RawMessage{l.Message}}
-			for i, p := range parts {
-				if p.Text != nil && !p.Thought {
-					m.Parts = append(m.Parts, model.Part{ID: fmt.Sprintf("%s-%d", l.UUID, i), Type: model.PartText, Text: *p.Text})
-				}
-			}
-			*msgs = append(*msgs, m)
-			lastNew = false
-		case "assistant":
-			// a subagent's response may go on in a line without usage
-			m := last()
-			if m == nil || m.Role != model.RoleAssistant || len(l.Usage) > 0 || !lastNew {
-				*msgs = append(*msgs, model.Message{ID: l.UUID, Role: model.RoleAssistant, Created: at(l.Timestamp), ProviderID: "openai", ModelID: l.Model})
-				m = last()
-			}
-			lastNew = len(l.Usage) > 0
-			m.Completed = at(l.Timestamp)
-			m.ModelID = cmp.Or(l.Model, m.ModelID)
-			m.Stored = append(m.Stored, l.Message)
-			for i, p := range parts {
-				id := fmt.Sprintf("%s-%d", l.UUID, i)
-				switch {
-				case p.FunctionCall != nil:
-					c := &model.ToolCall{CallID: p.FunctionCall.ID, Tool: p.FunctionCall.Name, Input: p.FunctionCall.Args, Status: model.StatusRunning, Start: at(l.Timestamp)}
-					calls[c.CallID] = c
-					m.Parts = append(m.Parts, model.Part{ID: cmp.Or(c.CallID, id), Type: model.PartTool, Tool: c})
-				case p.Text != nil && p.Thought:
-					m.Parts = append(m.Parts, model.Part{ID: id, Type: model.PartReasoning, Text: *p.Text})
-				case p.Text != nil:
-					m.Parts = append(m.Parts, model.Part{ID: id, Type: model.PartText, Text: *p.Text})
-				}
-			}
-		case "tool_result":
-			m := last()
-			if m == nil || m.Role != model.RoleAssistant {
-				warnf(n, "skipped a tool result with no assistant line before it")
+	case "tool_result":
+		m := last()
+		if m == nil || m.Role != model.RoleAssistant {
+			warnf(n, "skipped a tool result with no assistant line before it")
+			return
+		}
+		stored := l.Message
+		if elide = elide && elidable(parts, l.Result); elide {
+			stored = elidedStored(parts[0].FunctionResponse.ID)
+		}
+		m.Stored = append(m.Stored, stored)
+		st.lastNew = false
+		for _, p := range parts {
+			fr := p.FunctionResponse
+			if fr == nil {
 				continue
 			}
-			m.Stored = append(m.Stored, l.Message)
-			lastNew = false
-			for _, p := range parts {
-				fr := p.FunctionResponse
-				if fr == nil {
-					continue
-				}
-				c := calls[fr.ID]
-				if c == nil {
-					warnf(n, "skipped the result of an unknown call %q", fr.ID)
-					continue
-				}
-				c.End = at(l.Timestamp)
-				setResult(c, fr, l.Result)
+			ca := st.calls[fr.ID]
+			if ca == nil {
+				warnf(n, "skipped the result of an unknown call %q", fr.ID)
+				continue
+			}
+			c := st.call(ca)
+			c.End = at(l.Timestamp)
+			setResult(c, fr, l.Result)
+			delete(st.open, fr.ID)
+			ca.truncated, ca.at = formatters.Visible(c, nil).Truncation != nil, nil
+			if elide {
+				line := al
+				ca.at = &line
+				c.OutputBytes = len(c.Output) + len(c.Error)
+				c.Output, c.Error, c.Sent, c.Elided = "", "", nil, true
 			}
 		}
 	}
-	if !qwen {
-		return nil, sessions.NotSession(path, "no Qwen Code line")
-	}
-	sess.Info.Directory = cwd
-	sess.Info.DataDir = filepath.Join(runtimeDir(path), "tmp", ProjectHash(cwd))
-	if sess.Info.ParentID != "" {
-		subagentModel(sess, path)
-	}
-	linkSubagents(sess, path)
-	finish(sess)
-	return sess, nil
 }
 
-type numbered struct {
-	n int
-	l line
+// elidedStored stands, in an outline's Stored, for the tool_result line of
+// call id left in the file: the wire takes the result from the call.
+func elidedStored(id string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Role   string `json:"role"`
+		Elided string `json:"qwen_elided"`
+	}{"user", id})
+	return b
+}
+
+// elidedCall is the call whose result stands in Stored entry raw, "" for
+// a line as stored.
+func elidedCall(raw json.RawMessage) string {
+	if !bytes.Contains(raw, []byte(`"qwen_elided"`)) {
+		return ""
+	}
+	var v struct {
+		Elided string `json:"qwen_elided"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	return v.Elided
+}
+
+// elidable tells whether a tool_result's parts can be left out of an
+// outline: one function response whose response is its output (a success)
+// or its error, with no media, so that the call's Output or Error, as an
+// outline call without Sent shows it, is exactly what the model got.
+func elidable(parts []part, status *struct {
+	Status string `json:"status"`
+}) bool {
+	if len(parts) != 1 || parts[0].FunctionResponse == nil || len(parts[0].FunctionResponse.Parts) > 0 {
+		return false
+	}
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(parts[0].FunctionResponse.Response, &resp) != nil || len(resp) != 1 {
+		return false
+	}
+	var text string
+	failed := status != nil && status.Status == "error"
+	switch {
+	case resp["output"] != nil:
+		return json.Unmarshal(resp["output"], &text) == nil && !failed
+	case resp["error"] != nil:
+		return json.Unmarshal(resp["error"], &text) == nil
+	}
+	return false
 }
 
 // activeBranch is the conversation the file's last line continues: its
 // parentUuid chain back to the first line (a rewind leaves the lines it
 // undid off the chain). A chain that breaks (a parent the file lacks)
 // keeps every line, with a warning.
-func activeBranch(lines []numbered, warnf func(int, string, ...any)) []numbered {
+func activeBranch(lines []lineAt, warnf func(int, string, ...any)) []lineAt {
 	if len(lines) == 0 {
 		return nil
 	}
 	at := map[string]int{}
-	for i, nl := range lines {
-		at[nl.l.UUID] = i
+	for i, la := range lines {
+		at[la.uuid] = i
 	}
 	on := make([]bool, len(lines))
 	for i := len(lines) - 1; ; {
@@ -392,21 +681,21 @@ func activeBranch(lines []numbered, warnf func(int, string, ...any)) []numbered 
 			break // a cycle
 		}
 		on[i] = true
-		p := lines[i].l.Parent
-		if p == nil || *p == "" {
+		p := lines[i].parent
+		if p == "" {
 			break
 		}
-		j, ok := at[*p]
+		j, ok := at[p]
 		if !ok {
-			warnf(lines[i].n, "the parentUuid chain breaks here (no line %s): every line is read", *p)
+			warnf(lines[i].l.N, "the parentUuid chain breaks here (no line %s): every line is read", p)
 			return lines
 		}
 		i = j
 	}
-	var out []numbered
-	for i, nl := range lines {
+	var out []lineAt
+	for i, la := range lines {
 		if on[i] {
-			out = append(out, nl)
+			out = append(out, la)
 		}
 	}
 	return out
@@ -532,20 +821,27 @@ func linkSubagents(sess *model.Session, path string) {
 		for _, f := range files {
 			id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "agent-"), ".jsonl")
 			if r.Call.CallID != "" && strings.HasSuffix(id, "-"+r.Call.CallID) {
-				r.Call.ChildSessionID = id
+				m := &sess.Messages[r.Message] // copied: the reader's messages keep theirs
+				m.Parts = slices.Clone(m.Parts)
+				c := *m.Parts[r.Part].Tool
+				c.ChildSessionID = id
+				m.Parts[r.Part].Tool = &c
 			}
 		}
 	}
 }
 
 // finish counts the session's messages, calls, errors and truncations
+// (found when each call got its result: an elided output is not at hand)
 // and titles it with its first prompt's first line.
-func finish(sess *model.Session) {
-	sess.Info.Messages = len(sess.Messages)
+func finish(sess *model.Session, st *state) {
 	for _, m := range sess.Messages {
 		if sess.Info.Title == "" && m.Role == model.RoleUser && len(m.Parts) > 0 {
 			sess.Info.Title, _, _ = strings.Cut(strings.TrimSpace(m.Parts[0].Text), "\n")
 		}
 	}
-	sessions.CountDetected(sess)
+	sessions.CountKnown(sess, nil, func(c *model.ToolCall) (bool, bool) {
+		ca := st.calls[c.CallID]
+		return ca != nil && ca.truncated, ca != nil && c.Status != model.StatusRunning
+	})
 }

@@ -73,11 +73,27 @@ type chatCall struct {
 
 func conversation(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
 	var msgs []chatMsg
+	var calls map[string]*model.ToolCall
 	for _, m := range s.Messages[:upto] {
 		// an assistant message's stored contents: its model line(s), then
 		// the tool_result lines of its calls
 		var said, results []part
 		for _, raw := range m.Stored {
+			if id := elidedCall(raw); id != "" {
+				// an outline's result left in the file: the call's
+				// output or error is the text (elidable)
+				if calls == nil {
+					calls = map[string]*model.ToolCall{}
+					for _, r := range s.ToolCalls() {
+						calls[r.Call.CallID] = r.Call
+					}
+				}
+				if c := calls[id]; c != nil {
+					text := c.Output + c.Error
+					results = append(results, part{FunctionResponse: &response{ID: id, Name: c.Tool, text: &text}})
+				}
+				continue
+			}
 			var c struct {
 				Role string `json:"role"`
 			}
@@ -177,7 +193,11 @@ func resultContent(ps []part) []chatMsg {
 		}
 		seen[fr.ID] = true
 		t := chatMsg{role: "tool", callID: fr.ID}
-		if s := responseText(fr.Response); s != "" {
+		s := responseText(fr.Response)
+		if fr.text != nil {
+			s = *fr.text
+		}
+		if s != "" {
 			t.parts = append(t.parts, chatPart{obj: textObj(s), of: fr.ID})
 		}
 		var texts []string

@@ -8,7 +8,8 @@
 #     20 MiB, COUNT=1 RUNS=1 IDLE=6 HUGE=10 PICKER=500 SETTLE_MAX=20, the
 #     FIFTYK rows at BIGCALLS=5000 MB50=20, MANY=0; about ten minutes on
 #     a quiet machine)
-# For each agent (AGENTS, default "opencode claude-code codex gemini-cli")
+# For each agent (AGENTS, default "opencode claude-code codex gemini-cli
+# copilot qwen-code")
 # it writes a session of CALLS calls and MB MiB of tool output into a temp
 # dir and measures (one function each, below; in tmux, each key waits until
 # the TUI's CPU goes quiet, at most SETTLE_MAX s, default 60):
@@ -50,7 +51,7 @@ if [ "${QUICK:-}" = 1 ]; then
 fi
 CALLS=${1:-5000}
 MB=${2:-200}
-AGENTS=${AGENTS:-opencode claude-code codex gemini-cli}
+AGENTS=${AGENTS:-opencode claude-code codex gemini-cli copilot qwen-code}
 COUNT=${COUNT:-5}
 RUNS=${RUNS:-3}
 SCENARIOS=${SCENARIOS:-browse request panes}
@@ -233,6 +234,7 @@ provider() {
 	case $1 in
 	codex) echo openai-responses ;;
 	gemini-cli) echo gemini ;;
+	copilot | qwen-code) echo openai-chat ;;
 	*) echo anthropic ;;
 	esac
 }
@@ -243,6 +245,8 @@ transcript_file() {
 	claude-code) echo "$2/projects/-home-user-proj/$3.jsonl" ;;
 	codex) find "$2/sessions" -name '*.jsonl' | head -1 ;;
 	gemini-cli) find "$2/tmp/proj/chats" -name '*.jsonl' | head -1 ;;
+	copilot) echo "$2/session-state/$3/events.jsonl" ;;
+	qwen-code) echo "$2/projects/-home-user-proj/chats/$3.jsonl" ;;
 	esac
 }
 

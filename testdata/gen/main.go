@@ -6,7 +6,8 @@
 //
 // Flags:
 //
-//	-agent A     opencode (default), claude-code, codex or gemini-cli
+//	-agent A     opencode (default), claude-code, codex, gemini-cli,
+//	             copilot or qwen-code
 //	-out DIR     dir to write (required; best a new one: opencode.db is
 //	             replaced, other files are written over); what goes in it
 //	             depends on the agent (below)
@@ -41,6 +42,13 @@
 //   - Gemini CLI 0.61.0: DIR is a .gemini dir: DIR/projects.json,
 //     DIR/tmp/proj/chats/session-….jsonl and DIR/tmp/proj/tool-outputs/;
 //     see gemini.go.
+//   - GitHub Copilot CLI 1.0.102: DIR is a COPILOT_HOME:
+//     DIR/session-state/<session>/events.jsonl; results of 20 KB or more
+//     spilled as Copilot's shell does (it deletes the spill files when it
+//     exits: none are written); see copilot.go.
+//   - Qwen Code 0.24.4: DIR is a runtime dir (~/.qwen):
+//     DIR/projects/-home-user-proj/chats/<session>.jsonl and the spills in
+//     DIR/tmp/<project hash>/; see qwen.go.
 //
 // It prints the session id (the newest one with -sessions) on stdout and,
 // unless -quiet, a summary on stderr.
@@ -62,7 +70,7 @@ import (
 const prompt = "Please go through the whole repository: build it, read the sources, search for the call sites and fix what fails."
 
 func main() {
-	agent := flag.String("agent", "opencode", "opencode, claude-code, codex or gemini-cli")
+	agent := flag.String("agent", "opencode", "opencode, claude-code, codex, gemini-cli, copilot or qwen-code")
 	calls := flag.Int("calls", 5000, "tool calls per session")
 	mb := flag.Float64("mb", 250, "total tool output per session in MiB")
 	sessions := flag.Int("sessions", 1, "sessions in the store (opencode)")
@@ -73,7 +81,7 @@ func main() {
 	quiet := flag.Bool("quiet", false, "print only the session id")
 	flag.Parse()
 	if *out == "" || *calls < 1 || *mb <= 0 || *sessions < 1 || (*sessions > 1 && *agent != "opencode") {
-		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-agent opencode|claude-code|codex|gemini-cli] [-calls N] [-mb M] [-sessions S (opencode)] [-seed S]")
+		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-agent opencode|claude-code|codex|gemini-cli|copilot|qwen-code] [-calls N] [-mb M] [-sessions S (opencode)] [-seed S]")
 		os.Exit(2)
 	}
 	g := newGen(*seed, *out, *fixtures)
@@ -89,6 +97,10 @@ func main() {
 		err = g.codex(*calls, total)
 	case "gemini-cli":
 		err = g.gemini(*calls, total)
+	case "copilot":
+		err = g.copilot(*calls, total)
+	case "qwen-code":
+		err = g.qwen(*calls, total)
 	default:
 		err = fmt.Errorf("unknown agent %q", *agent)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -75,6 +76,12 @@ func (o *obj) set(k string, v any) *obj {
 		o.vals[k] = json.RawMessage(marshal(v))
 	}
 	return o
+}
+
+// del removes a field.
+func (o *obj) del(k string) {
+	delete(o.vals, k)
+	o.keys = slices.DeleteFunc(o.keys, func(x string) bool { return x == k })
 }
 
 // sub is a field that is an object, copied.

@@ -1,0 +1,198 @@
+package qwencode
+
+// A tool_result line carries, besides the message the model got, the
+// toolCallResult's resultDisplay: for a shell call the whole output twice
+// (output and text), megabytes that the reader never uses. decodeLine
+// checks it with a small scanner and decodes the rest of the line, as
+// encoding/json would decode the whole line.
+
+import (
+	"encoding/json"
+)
+
+// decodeLine decodes line b into l as json.Unmarshal does, without
+// decoding toolCallResult's members other than status.
+func decodeLine(b []byte, l *line) error {
+	if small, ok := withoutDisplay(b); ok && json.Unmarshal(small, l) == nil {
+		return nil
+	}
+	*l = line{}
+	return json.Unmarshal(b, l) // the error json gives, or the rare line the cut does not fit
+}
+
+// withoutDisplay is object b with each top-level toolCallResult object
+// cut down to its status members; ok false when b is not a valid object.
+func withoutDisplay(b []byte) ([]byte, bool) {
+	out := make([]byte, 0, min(len(b), 64<<10))
+	out = append(out, '{')
+	n := 0
+	add := func(out, k, v []byte) []byte {
+		if n++; n > 1 {
+			out = append(out, ',')
+		}
+		return append(append(append(out, k...), ':'), v...)
+	}
+	i := ws(b, 0)
+	end, ok := members(b, i, 1, func(k []byte, vs int) (int, bool) {
+		if string(k) != `"toolCallResult"` || b[vs] != '{' {
+			ve, ok := skipValue(b, vs, 2)
+			if ok {
+				out = add(out, k, b[vs:ve])
+			}
+			return ve, ok
+		}
+		sub := []byte{'{'}
+		m := 0
+		ve, ok := members(b, vs, 2, func(k []byte, s int) (int, bool) {
+			e, ok := skipValue(b, s, 3)
+			if ok && string(k) == `"status"` {
+				if m++; m > 1 {
+					sub = append(sub, ',')
+				}
+				sub = append(append(append(sub, k...), ':'), b[s:e]...)
+			}
+			return e, ok
+		})
+		out = add(out, k, append(sub, '}'))
+		return ve, ok
+	})
+	if !ok || ws(b, end) != len(b) {
+		return nil, false
+	}
+	return append(out, '}'), true
+}
+
+// members walks the object at b[i], depth deep: value(key, start of its
+// value) checks each member's value and says where it ends. It returns
+// the end of the object.
+func members(b []byte, i, depth int, value func(key []byte, vs int) (int, bool)) (int, bool) {
+	if i >= len(b) || b[i] != '{' || depth > maxDepth {
+		return 0, false
+	}
+	if i = ws(b, i+1); i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		ke, ok := skipString(b, i)
+		if !ok {
+			return 0, false
+		}
+		k := b[i:ke]
+		if i = ws(b, ke); i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		if i = ws(b, i+1); i >= len(b) {
+			return 0, false
+		}
+		ve, ok := value(k, i)
+		if !ok {
+			return 0, false
+		}
+		if i = ws(b, ve); i >= len(b) {
+			return 0, false
+		}
+		if b[i] == '}' {
+			return i + 1, true
+		}
+		if b[i] != ',' {
+			return 0, false
+		}
+		i = ws(b, i+1)
+	}
+}
+
+func ws(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// plain are the bytes a JSON string holds as they are.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// skipString is the end of the JSON string at b[i], checked as
+// encoding/json checks one (escapes, no control characters).
+func skipString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	for i++; ; i++ {
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) || b[i] < 0x20 {
+			return 0, false
+		}
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		if i++; i >= len(b) { // a backslash
+			return 0, false
+		}
+		switch b[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			if i+4 >= len(b) {
+				return 0, false
+			}
+			for _, h := range b[i+1 : i+5] {
+				if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+					return 0, false
+				}
+			}
+			i += 4
+		default:
+			return 0, false
+		}
+	}
+}
+
+// maxDepth is how deep skipValue goes (encoding/json's limit).
+const maxDepth = 10000
+
+// skipValue is the end of the JSON value at b[i], checked, depth deep.
+func skipValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) || depth > maxDepth {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{':
+		return members(b, i, depth, func(_ []byte, vs int) (int, bool) { return skipValue(b, vs, depth+1) })
+	case '[':
+		if i = ws(b, i+1); i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			ve, ok := skipValue(b, i, depth+1)
+			if !ok {
+				return 0, false
+			}
+			if i = ws(b, ve); i >= len(b) {
+				return 0, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = ws(b, i+1)
+		}
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i || !json.Valid(b[i:j]) {
+		return 0, false
+	}
+	return j, true
+}
