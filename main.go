@@ -586,22 +586,6 @@ func (c *cli) wire(args []string) error {
 	return nil
 }
 
-// wireNotes says, on stderr, what of the wire of --step the store does not
-// hold as sent, and when its request was rebuilt (the session may be an
-// outline: neither reads an output).
-func (c *cli) wireNotes(s *model.Session, p render.Provider) {
-	if note := render.WireNote(s, p, c.step); note != "" {
-		fmt.Fprintln(c.errOut, "correx: note:", note)
-	}
-	step := c.step
-	if step == 0 {
-		step = len(s.AssistantSteps())
-	}
-	if note := rebuiltNote(s, step); note != "" {
-		fmt.Fprintln(c.errOut, "correx: warning:", note)
-	}
-}
-
 func (c *cli) transcript(args []string) error {
 	if err := c.flags("transcript", args, "session"); err != nil {
 		return err
