@@ -157,8 +157,8 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	}
 	cut := 0
 	for cut < limit {
-		if c := data[cut]; c < utf8.RuneSelf && c != '\\' {
-			cut++ // the common unit, without a call
+		if n := asciiRun(data, cut); n > 0 {
+			cut += min(n, limit-cut) // the common units, without a call each
 			continue
 		}
 		cut += unitLen(data[cut:])
@@ -192,13 +192,13 @@ func unquoteSimple(s string) (string, bool) {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < ' ' || c == '"':
+		n := plainRun(s, i)
+		b = append(b, s[i:i+n]...)
+		if i += n; i == len(s) {
+			break
+		}
+		if s[i] != '\\' { // '"' or a control character
 			return "", false
-		case c != '\\':
-			b = append(b, c)
-			continue
 		}
 		if i++; i == len(s) {
 			return "", false
@@ -220,7 +220,7 @@ func unquoteSimple(s string) (string, bool) {
 			return "", false
 		}
 	}
-	return string(b), true
+	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is not written after
 }
 
 // unitLen is the length of the unit s starts with.
