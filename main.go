@@ -723,9 +723,13 @@ func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.S
 		return err
 	}
 	full := func(pt *model.Part) (*model.ToolCall, error) { return l.LoadOutput(ctx, id, pt.ID) }
+	outline := l.LoadOutline
+	if w, ok := l.(sessions.WholeOutliner); ok {
+		outline = w.LoadOutlineWhole // the small outputs with their page
+	}
 	steps := 0
 	for from := 0; ; {
-		p, err := l.LoadOutline(ctx, id, from, walkPage)
+		p, err := outline(ctx, id, from, walkPage)
 		if err != nil {
 			return err
 		}

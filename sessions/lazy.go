@@ -44,6 +44,16 @@ type OutputLoader interface {
 	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
 }
 
+// WholeOutliner is implemented by lazy stores that can give an outline page
+// with every output in place but those read best one at a time (the
+// largest), for readers of every output (correx calls and transcript):
+// they then read only those with LoadOutput.
+type WholeOutliner interface {
+	// LoadOutlineWhole is LoadOutline with the outputs it does not elide
+	// as LoadOutput reads them (model.ToolCall.Elided false).
+	LoadOutlineWhole(ctx context.Context, id string, from, limit int) (*OutlinePage, error)
+}
+
 // RequestLoader is implemented by stores whose outlines leave the requests
 // an agent logged in the store (model.LoggedRequest.Elided: Claude Code's
 // api-request records, whose messages are its transcript's lines).

@@ -45,14 +45,22 @@ var elideSQL = `coalesce(correx_part_elide(data),
 // and type without its overflow pages, so a small part costs one read; a
 // large one is elided by elideSQL, except that one over ?3 bytes comes as
 // NULL with its rowid, for the caller to read with blob I/O (blob.go).
+// The last column is, for LoadOutlineWhole, the whole JSON of a part that
+// would be elided, up to ?4 bytes and not read with blob I/O (its elided
+// form then comes as NULL, read only when needed: elidedRow). The + keeps SQLite off
+// the session_id index, which made every page visit every part of the
+// session (50,000 calls: 65 pages of 89,000 rows each), onto the index of
+// message_id.
 var outlinePartsSQL = `
 SELECT id, message_id, octet_length(data),
        CASE WHEN octet_length(data) > ?3 AND typeof(data) IN ('text', 'blob') THEN NULL
+            WHEN octet_length(data) > ?1 AND octet_length(data) <= ?4 AND typeof(data) IN ('text', 'blob') THEN NULL
             WHEN octet_length(data) > ?1 THEN ` + elideSQL + `
             ELSE data END,
-       octet_length(data) > ?1, rowid
+       octet_length(data) > ?1, rowid,
+       CASE WHEN octet_length(data) > ?1 AND octet_length(data) <= min(?3, ?4) AND typeof(data) IN ('text', 'blob') THEN data END
 FROM part
-WHERE session_id = ?2 AND %s
+WHERE +session_id = ?2 AND %s
 ORDER BY message_id, id`
 
 // elidedRow elides a large part row read with blob I/O into dst, as
@@ -70,13 +78,26 @@ func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, bu
 }
 
 func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
+	return s.loadOutline(ctx, id, from, limit, 0)
+}
+
+// LoadOutlineWhole is LoadOutline with the outputs of the part rows that
+// are not read with blob I/O in place, each decoded as LoadOutput decodes
+// it (sessions.WholeOutliner).
+func (s *sqliteStore) LoadOutlineWhole(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
+	return s.loadOutline(ctx, id, from, limit, blobBytes)
+}
+
+// loadOutline reads an outline page, the outputs of parts up to keep
+// bytes in place.
+func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit int, keep int64) (*sessions.OutlinePage, error) {
 	s.reopenIfWAL()
 	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
 	}
 	defer tx.Rollback()
-	p, err := s.outline(ctx, tx, id, max(from, 0), limit)
+	p, err := s.outline(ctx, tx, id, max(from, 0), limit, keep)
 	if err != nil {
 		if errors.Is(err, sessions.ErrNotFound) {
 			return nil, err
@@ -86,7 +107,7 @@ func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit in
 	return p, nil
 }
 
-func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int) (*sessions.OutlinePage, error) {
+func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int, keep int64) (*sessions.OutlinePage, error) {
 	sess, err := s.sessionRow(ctx, tx, id)
 	if err != nil {
 		return nil, err
@@ -177,9 +198,19 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				size     int
 				data     sql.RawBytes
 				big      bool
+				whole    sql.RawBytes
 			)
-			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid); err != nil {
+			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid, &whole); err != nil {
 				return 0, err
+			}
+			var full model.Part // LoadOutlineWhole's
+			fullOK := false
+			if mi, ok := index[mid]; ok && whole != nil {
+				var clean bool
+				if full, fullOK, clean = wholePart(pid, whole); clean {
+					sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, full)
+					return rowid, nil
+				}
 			}
 			if big && data == nil {
 				if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
@@ -203,6 +234,9 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 			if tc := p.Tool; tc != nil {
 				if elided {
 					tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, files, size-len(data)
+					if fullOK {
+						p.Tool = full.Tool
+					}
 				} else {
 					tc.OutputBytes = len(tc.Output)
 				}
@@ -220,9 +254,9 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 		if err != nil {
 			return nil, err
 		}
-		q := fmt.Sprintf(outlinePartsSQL, "message_id IN (SELECT value FROM json_each(?4))")
-		w, _, err := readParts(ctx, tx, q, []any{elideBytes, id, s.blobMin(), string(idList)},
-			fmt.Sprintf(outlinePartsSQL, "rowid = ?4"), []any{elideBytes, id, s.blobMin()}, mids, add)
+		q := fmt.Sprintf(outlinePartsSQL, "message_id IN (SELECT value FROM json_each(?5))")
+		w, _, err := readParts(ctx, tx, q, []any{elideBytes, id, s.blobMin(), keep, string(idList)},
+			fmt.Sprintf(outlinePartsSQL, "rowid = ?5"), []any{elideBytes, id, s.blobMin(), keep}, mids, add)
 		d.warnings = append(d.warnings, w...)
 		if err != nil {
 			return nil, err
@@ -326,13 +360,24 @@ func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 	return p.Tool, nil
 }
 
-// bigRow gives the rowid of a part row and whether it is read with blob
-// I/O.
-func (s *sqliteStore) bigRow(ctx context.Context, sessionID, partID string) (rowid int64, big bool, err error) {
-	var size int64
-	var kind string
-	err = s.c().db.QueryRowContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0), typeof(data) FROM part WHERE id = ? AND session_id = ?`, partID, sessionID).Scan(&rowid, &size, &kind)
-	return rowid, err == nil && size > s.blobMin() && (kind == "text" || kind == "blob"), err
+// partRowSQL reads part ?2 of session ?1 in one query: its rowid, whether
+// it is read with blob I/O (over ?3 bytes, TEXT or BLOB), and for a row
+// that is not, correx_part_decode(data, ?4) (NULL: neither TEXT nor BLOB).
+const partRowSQL = `
+SELECT rowid, big, CASE WHEN big THEN NULL ELSE correx_part_decode(data, ?4) END
+FROM (SELECT rowid, data, coalesce(octet_length(data), 0) > ?3 AND typeof(data) IN ('text', 'blob') AS big
+      FROM part WHERE id = ?2 AND session_id = ?1)`
+
+// readPart decodes part row slot.id of a session into slot, unless it is
+// large (big: read it with blob I/O, by rowid); decoded tells that
+// correx_part_decode decoded it (false for a value neither TEXT nor BLOB).
+func (s *sqliteStore) readPart(ctx context.Context, sessionID string, slot *partSlot) (rowid int64, big, decoded bool, err error) {
+	key := partSlotSeq.Add(1)
+	partSlots.Store(key, slot)
+	defer partSlots.Delete(key)
+	var one sql.NullInt64
+	err = s.c().queryRow(ctx, partRowSQL, sessionID, slot.id, s.blobMin(), key).Scan(&rowid, &big, &one)
+	return rowid, big, one.Valid, err
 }
 
 // decodePart decodes a part row into slot: a large one read with blob I/O,
@@ -340,36 +385,23 @@ func (s *sqliteStore) bigRow(ctx context.Context, sessionID, partID string) (row
 // it (its JSON is not copied into Go before being decoded, only what the
 // decoder keeps is).
 func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *partSlot) error {
-	rowid, big, err := s.bigRow(ctx, sessionID, slot.id)
-	if err != nil {
+	rowid, big, decoded, err := s.readPart(ctx, sessionID, slot)
+	if err != nil || decoded {
 		return err
 	}
 	if big {
-		// the row without its output and error, then those read again a
-		// piece at a time: the row and its output are never held together
-		if elided, row, ok := s.scanRow(rowid, true); ok {
-			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
-				tc := slot.p.Tool
-				var err error
-				if tc.Output, err = row.collect("output"); err == nil {
-					if tc.Error, err = row.collect("error"); err == nil {
-						return nil
-					}
-				}
-			}
-			*slot = partSlot{id: slot.id}
-		} else if data, err := s.c().blobs.read(rowid, nil); err == nil {
-			slot.decode(data)
+		if data, err := s.c().blobs.read(rowid, nil); err == nil {
+			slot.decodeBig(data)
 			return nil
 		}
 		// gone or changed since: the query below says which
-	}
-	key := partSlotSeq.Add(1)
-	partSlots.Store(key, slot)
-	defer partSlots.Delete(key)
-	var one sql.NullInt64
-	if err := s.c().db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
-		return err
+		key := partSlotSeq.Add(1)
+		partSlots.Store(key, slot)
+		defer partSlots.Delete(key)
+		var one sql.NullInt64
+		if err := s.c().db.QueryRowContext(ctx, `SELECT correx_part_decode(data, ?) FROM part WHERE id = ? AND session_id = ?`, key, slot.id, sessionID).Scan(&one); err != nil || one.Valid {
+			return err
+		}
 	}
 	// not TEXT nor BLOB: read it as database/sql converts it
 	var data []byte
@@ -378,6 +410,19 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 	}
 	slot.decode(data)
 	return nil
+}
+
+// wholePart decodes part row data as LoadOutput does: ok when it is a
+// readable tool part, clean when it also decoded without a warning (the
+// outline's elided form of it then decodes as cleanly, to the same part
+// but for its tool call).
+func wholePart(id string, data []byte) (p model.Part, ok, clean bool) {
+	slot := partSlot{id: id}
+	if slot.decodeBig(data); !slot.ok || slot.p.Tool == nil {
+		return model.Part{}, false, false
+	}
+	slot.p.Tool.OutputBytes = len(slot.p.Tool.Output)
+	return slot.p, true, len(slot.d.warnings) == 0
 }
 
 // partSlot receives what correx_part_decode decoded for one LoadOutput.

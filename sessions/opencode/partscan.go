@@ -256,6 +256,10 @@ func (p *partScanner) str() (raw string, escaped, ok bool) {
 	start := p.i
 	p.i++
 	for p.i < len(p.s) {
+		p.i += plainRun(p.s, p.i)
+		if p.i == len(p.s) {
+			break
+		}
 		c := p.s[p.i]
 		switch {
 		case c == '"':

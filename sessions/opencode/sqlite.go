@@ -55,6 +55,29 @@ type sqliteStore struct {
 type sqlConn struct {
 	db    *sql.DB
 	blobs *blobReader // nil when it could not open: queries read every row
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // queryRow's, prepared once
+}
+
+// queryRow runs q, a query run once per call read (LoadOutput), prepared
+// the first time: parsing it again each time cost as much as running it.
+func (c *sqlConn) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	c.mu.Lock()
+	st := c.stmts[q]
+	if st == nil {
+		if p, err := c.db.PrepareContext(ctx, q); err == nil {
+			if c.stmts == nil {
+				c.stmts = map[string]*sql.Stmt{}
+			}
+			st, c.stmts[q] = p, p
+		}
+	}
+	c.mu.Unlock()
+	if st == nil {
+		return c.db.QueryRowContext(ctx, q, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 func (s *sqliteStore) c() *sqlConn { return s.conn.Load() }

@@ -15,7 +15,9 @@ import (
 )
 
 func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
-	if rowid, big, err := s.bigRow(ctx, sessionID, partID); err == nil && big {
+	slot := &partSlot{id: partID}
+	rowid, big, decoded, err := s.readPart(ctx, sessionID, slot)
+	if err == nil && big {
 		if elided, row, ok := s.scanRow(rowid, false); ok {
 			slot := &partSlot{id: partID}
 			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
@@ -26,8 +28,11 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 		}
 	}
 	// a small row, or one the scanner cannot vouch for: read it whole
-	full, err := s.LoadOutput(ctx, sessionID, partID)
-	if err != nil {
+	var full *model.ToolCall
+	if err == nil && decoded && slot.ok && slot.p.Tool != nil {
+		full = slot.p.Tool
+		full.OutputBytes = len(full.Output)
+	} else if full, err = s.LoadOutput(ctx, sessionID, partID); err != nil {
 		return nil, nil, err
 	}
 	return full, func(field string, write func(string) error) error {
@@ -157,8 +162,8 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	}
 	cut := 0
 	for cut < limit {
-		if c := data[cut]; c < utf8.RuneSelf && c != '\\' {
-			cut++ // the common unit, without a call
+		if n := asciiRun(data, cut); n > 0 {
+			cut += min(n, limit-cut) // the common units, without a call each
 			continue
 		}
 		cut += unitLen(data[cut:])
@@ -192,13 +197,13 @@ func unquoteSimple(s string) (string, bool) {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < ' ' || c == '"':
+		n := plainRun(s, i)
+		b = append(b, s[i:i+n]...)
+		if i += n; i == len(s) {
+			break
+		}
+		if s[i] != '\\' { // '"' or a control character
 			return "", false
-		case c != '\\':
-			b = append(b, c)
-			continue
 		}
 		if i++; i == len(s) {
 			return "", false
@@ -220,7 +225,7 @@ func unquoteSimple(s string) (string, bool) {
 			return "", false
 		}
 	}
-	return string(b), true
+	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is not written after
 }
 
 // unitLen is the length of the unit s starts with.
@@ -250,4 +255,47 @@ func hex4(s string) rune {
 		return -1
 	}
 	return rune(n)
+}
+
+// decodeBig decodes a large part row, data: the row without its output
+// and error as the scanner gives it, then those two decoded from data
+// (never through encoding/json's decoder of the whole row); the whole row
+// through it when the scanner cannot vouch for it.
+func (t *partSlot) decodeBig(data []byte) {
+	str := unsafe.String(unsafe.SliceData(data), len(data))
+	if p, ok := scanElided(str, nil, true); ok {
+		if t.decode(p.out[1:]); t.ok && t.p.Tool != nil {
+			tc := t.p.Tool
+			var err error
+			if tc.Output, err = literal(str, p.output); err == nil {
+				if tc.Error, err = literal(str, p.errText); err == nil {
+					return
+				}
+			}
+		}
+		*t = partSlot{id: t.id}
+	}
+	t.decode(data)
+}
+
+// literal decodes the string at sp in s, as encoding/json does; "" when
+// sp is absent (zero) or null, an error for a value that is not a string.
+func literal(s string, sp span) (string, error) {
+	switch lit := s[sp.at:sp.end]; {
+	case sp.end == 0 || lit == "null":
+		return "", nil
+	case lit[0] != '"':
+		return "", fmt.Errorf("not a string")
+	default:
+		body := lit[1 : len(lit)-1]
+		if strings.IndexByte(body, '\\') < 0 && utf8.ValidString(body) {
+			return strings.Clone(body), nil
+		}
+		if out, ok := unquoteSimple(body); ok {
+			return out, nil
+		}
+		var out string
+		err := json.Unmarshal([]byte(lit), &out)
+		return out, err
+	}
 }

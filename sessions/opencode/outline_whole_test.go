@@ -1,0 +1,74 @@
+package opencode
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
+)
+
+// wholeOutline reads its outlines with LoadOutlineWhole.
+type wholeOutline struct{ *sqliteStore }
+
+func (w wholeOutline) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
+	return w.LoadOutlineWhole(ctx, id, from, limit)
+}
+
+// TestOutlineWholeEqualsOutline: on every recorded store and on rows that
+// decode with warnings or not at all, an outline read with LoadOutlineWhole
+// and its elided calls read with LoadOutput is, page by page, the outline
+// with every elided call read with LoadOutput: the same parts, calls and
+// warnings in the same order. With blob I/O from 0 bytes on, it keeps
+// nothing; else it keeps every elided row.
+func TestOutlineWholeEqualsOutline(t *testing.T) {
+	defer func(e int, b int64) { elideBytes, blobBytes = e, b }(elideBytes, blobBytes)
+	elideBytes = 16
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db := openTestDB(t, path)
+	insertSession(t, db, rootSession())
+	for _, row := range []struct{ id, data string }{
+		{"prt_02w1", `{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{},"output":12345678901234567890}}`},
+		{"prt_02w2", `{"type":"tool","tool":"bash","callID":"c2","state":{"status":7,"input":{},"output":"xxxxxxxxxxxxxxxxxxxx"}}`},
+		{"prt_02w3", `{"type":"tool","tool":"bash","callID":"c3","state":{"status":"completed" "output":"xxxxxxxxxxxxxxxxxxxx"}}`},
+		{"prt_02w4", `{"type":"text","text":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","state":{"output":"y"}}`},
+		{"prt_02w5", `{"type":"tool","tool":"read","callID":"c5","state":{"status":"completed","input":{},"output":"a\"\u00e9\ud83d\n","attachments":[{"type":"file","mime":"image/png","url":"data:image/png;base64,AAAA"}],"metadata":{"preview":"p","truncated":true}}}`},
+		{"prt_02w6", `{"type":"tool","tool":"bash","callID":"c6","state":{"status":"error","input":{},"error":"boom boom boom boom","metadata":{"output":"live","interrupted":true}}}`},
+	} {
+		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`, row.id, row.data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.Close())
+	dirs, _ := filepath.Glob("../../testdata/opencode/*/data/opencode.db")
+	kept := 0
+	for _, p := range append(dirs, path) {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		s, err := sessions.Open(p)
+		require.NoError(t, err)
+		infos, err := s.List(ctx)
+		require.NoError(t, err)
+		st := sessions.LazyFor(s, "").(*sqliteStore)
+		for _, in := range infos {
+			for _, blob := range []int64{0, 1 << 20} {
+				blobBytes = blob
+				for _, limit := range []int{0, 1, 3} {
+					want, elided := outlineAll(t, st, in.ID, limit)
+					got, stillElided := outlineAll(t, wholeOutline{st}, in.ID, limit)
+					assert.Equal(t, want, got, "%s %s limit %d blob I/O from %d", p, in.ID, limit, blob)
+					if blob == 0 {
+						assert.Equal(t, elided, stillElided, "nothing kept with blob I/O from 0 bytes")
+					}
+					kept += elided - stillElided
+				}
+			}
+		}
+		s.Close()
+	}
+	assert.Positive(t, kept, "some elided rows kept whole")
+}
