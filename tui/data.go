@@ -45,11 +45,29 @@ type sessionData struct {
 	next    int
 	details *detailCache
 	budget  int // of eagerBytes, what is left
+	// pages are a lazy session's outline pages as read, in order; only the
+	// most recently used ones keep their parts (held), the others are read
+	// again by key when one of their calls is shown (lazy.go). Nil for a
+	// session loaded whole.
+	pages []outlinePage
+	// steps counts the assistant messages
+	steps int
+	// names interns the calls' tools and statuses
+	names map[string]string
+	// maxHeld is Config.HeldPages; clock counts page uses
+	maxHeld int
+	clock   uint64
 }
 
 // callInfo is one tool call of a session.
 type callInfo struct {
+	// ref.Call is nil while the call's outline page is not held (lazy.go):
+	// row keeps what the list shows of it
 	ref model.CallRef
+	row callFacts
+	// page is the index of the call's outline page in its sessionData's
+	// pages (lazy sessions)
+	page int
 	// vis points to notShown until computed: a pointer, as most calls of
 	// a lazy session are never shown
 	vis  *model.Visible
@@ -69,12 +87,50 @@ type callInfo struct {
 	full                       *model.ToolCall
 }
 
-// call is the call as stored: whole when it is loaded (or its detail is).
-func (c callInfo) call() *model.ToolCall {
+// call is the call as stored: whole when it is loaded (or its detail is);
+// while its outline page is not held (a lazy call not ready), what the
+// list keeps of it.
+func (c *callInfo) call() *model.ToolCall {
 	if c.full != nil {
 		return c.full
 	}
-	return c.ref.Call
+	if c.ref.Call != nil {
+		return c.ref.Call
+	}
+	return &model.ToolCall{CallID: c.row.callID, Tool: c.row.tool, Status: c.row.status, ChildSessionID: c.row.child}
+}
+
+// callFacts is what the call list shows and searches of a call, kept for
+// every call of a session (a few strings, the repeated ones interned) so
+// that a lazy session's rows need none of its outline pages.
+type callFacts struct {
+	tool, callID, summary, child string
+	status                       model.ToolStatus
+	dur                          time.Duration // -1: unknown
+	flagged                      bool          // the agent's own truncation record
+}
+
+// factsOf is what the list keeps of c; names interns the tool and status.
+func factsOf(c *model.ToolCall, names map[string]string) callFacts {
+	f := callFacts{tool: intern(names, c.Tool), callID: c.CallID, summary: summary(c), child: c.ChildSessionID,
+		status: model.ToolStatus(intern(names, string(c.Status))), dur: -1}
+	if !c.Start.IsZero() && !c.End.IsZero() && !c.End.Before(c.Start) {
+		f.dur = c.End.Sub(c.Start)
+	}
+	if fl := formatters.AgentFlagged(c); fl != nil && *fl {
+		f.flagged = true
+	}
+	return f
+}
+
+func intern(names map[string]string, s string) string {
+	if n, ok := names[s]; ok {
+		return n
+	}
+	if len(names) < 1024 {
+		names[s] = s
+	}
+	return s
 }
 
 // visFor is the model-visible result under a lowering, as provider p
@@ -92,14 +148,15 @@ var notShown model.Visible
 
 // buildSessionData computes every call's model-visible result.
 func buildSessionData(sess *model.Session) *sessionData {
-	d := &sessionData{sess: sess, children: map[string]*sessionData{}}
+	d := &sessionData{sess: sess, children: map[string]*sessionData{}, names: map[string]string{}}
 	stepOf := map[int]int{}
 	for i, mi := range sess.AssistantSteps() {
 		stepOf[mi] = i + 1
+		d.steps++
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		ci := callInfo{ref: ref, step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
+		ci := callInfo{ref: ref, row: factsOf(ref.Call, d.names), step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
 		vis, native := visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
 		ci.vis, ci.visNative = &vis, native
 		d.calls = append(d.calls, ci)
@@ -269,7 +326,7 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 		return
 	}
 	for _, c := range d.calls {
-		cid := c.call().ChildSessionID
+		cid := c.row.child
 		if cid == "" || seen[cid] {
 			continue
 		}
@@ -492,7 +549,7 @@ func otherCmd(ctx context.Context, store sessions.Store, cands []model.SessionIn
 			}
 			d := buildSessionData(sess)
 			for _, c := range d.calls {
-				if c.call().Tool == tool {
+				if c.row.tool == tool {
 					return otherMsg{data: d, tool: tool}
 				}
 			}
@@ -532,8 +589,15 @@ func duration(c *model.ToolCall) string {
 	if c.Start.IsZero() || c.End.IsZero() || c.End.Before(c.Start) {
 		return ""
 	}
-	d := c.End.Sub(c.Start)
+	return durationText(c.End.Sub(c.Start))
+}
+
+// durationText is a call's duration as the list shows it ("" when
+// unknown: negative).
+func durationText(d time.Duration) string {
 	switch {
+	case d < 0:
+		return ""
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < time.Minute:

@@ -147,27 +147,27 @@ func (m *Model) swapLive(d *sessionData) {
 func (v *sessionView) Replace(d *sessionData) string {
 	old := map[string]model.ToolStatus{}
 	for _, c := range v.data.calls {
-		old[c.call().CallID] = c.call().Status
+		old[c.row.callID] = c.row.status
 	}
 	selected := ""
 	if r, ok := v.list.Selected(); ok {
-		selected = r.info().call().CallID
+		selected = r.info().row.callID
 	}
 	var added, finished []string
 	for _, c := range d.calls {
-		st, seen := old[c.call().CallID]
+		st, seen := old[c.row.callID]
 		switch {
 		case !seen:
-			added = append(added, c.call().Tool)
-		case st != c.call().Status:
-			finished = append(finished, c.call().Tool)
+			added = append(added, c.row.tool)
+		case st != c.row.status:
+			finished = append(finished, c.row.tool)
 		}
 	}
 	v.data = d
 	rows := buildRows(d, 0)
 	v.list.SetRows(rows)
 	for i, r := range rows {
-		if r.info().call().CallID == selected {
+		if r.info().row.callID == selected {
 			v.list.Select(i)
 		}
 	}
