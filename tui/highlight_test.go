@@ -55,4 +55,3 @@ func BenchmarkLexerForNewFile(b *testing.B) {
 		lexerForFile("/home/user/proj/pkg/file_" + strings.Repeat("x", i%50) + string(rune('a'+i%26)) + ".go")
 	}
 }
-
