@@ -24,7 +24,8 @@ func (r callRow) info() *callInfo { return &r.data.calls[r.idx] }
 // buildRows lists a session's calls with each loaded subagent's calls
 // nested under its task call.
 func buildRows(d *sessionData, depth int) []callRow {
-	return appendRows(nil, d, depth, 0)
+	// room for the calls to come of a lazy session still being read
+	return appendRows(make([]callRow, 0, cap(d.calls)), d, depth, 0)
 }
 
 // appendRows appends to rows those of d's calls from index from on.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -110,9 +111,22 @@ type callFacts struct {
 	flagged                      bool          // the agent's own truncation record
 }
 
+// maxSummary bounds the summary a row keeps (on a rune boundary): the
+// list shows its start, search looks into it, and a tool's input (a
+// command with a heredoc) can be any size.
+const maxSummary = 256
+
 // factsOf is what the list keeps of c; names interns the tool and status.
 func factsOf(c *model.ToolCall, names map[string]string) callFacts {
-	f := callFacts{tool: intern(names, c.Tool), callID: c.CallID, summary: summary(c), child: c.ChildSessionID,
+	sum := summary(c)
+	if len(sum) > maxSummary {
+		n := maxSummary
+		for n > 0 && !utf8.RuneStart(sum[n]) {
+			n--
+		}
+		sum = strings.Clone(sum[:n])
+	}
+	f := callFacts{tool: intern(names, c.Tool), callID: c.CallID, summary: sum, child: c.ChildSessionID,
 		status: model.ToolStatus(intern(names, string(c.Status))), dur: -1}
 	if !c.Start.IsZero() && !c.End.IsZero() && !c.End.Before(c.Start) {
 		f.dur = c.End.Sub(c.Start)

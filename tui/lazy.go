@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -68,11 +69,31 @@ type outlinePage struct {
 	used uint64 // when last used (sessionData.clock)
 }
 
-// pageFacts is what the list keeps of each call of a page, in order.
+// pageFacts is what the list keeps of each call of a page, in order; their
+// call ids and summaries share one string (one allocation a page).
 func pageFacts(s *model.Session, names map[string]string) []callFacts {
-	var out []callFacts
-	for _, r := range s.ToolCalls() {
-		out = append(out, factsOf(r.Call, names))
+	refs := s.ToolCalls()
+	out := make([]callFacts, 0, len(refs))
+	size := 0
+	for _, r := range refs {
+		f := factsOf(r.Call, names)
+		size += len(f.callID) + len(f.summary)
+		out = append(out, f)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, f := range out {
+		b.WriteString(f.callID)
+		b.WriteString(f.summary)
+	}
+	all, at := b.String(), 0
+	cut := func(n int) string {
+		at += n
+		return all[at-n : at]
+	}
+	for i := range out {
+		out[i].callID = cut(len(out[i].callID))
+		out[i].summary = cut(len(out[i].summary))
 	}
 	return out
 }
@@ -156,7 +177,9 @@ func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionDa
 func pageChildren(ctx context.Context, store sessions.Store, sess *model.Session, warns *[]string) map[string]*sessionData {
 	tmp := &sessionData{children: map[string]*sessionData{}}
 	for _, r := range sess.ToolCalls() {
-		tmp.calls = append(tmp.calls, callInfo{ref: r, row: callFacts{child: r.Call.ChildSessionID}, vis: &notShown})
+		if cid := r.Call.ChildSessionID; cid != "" {
+			tmp.calls = append(tmp.calls, callInfo{row: callFacts{child: cid}})
+		}
 	}
 	loadChildren(ctx, store, tmp, map[string]bool{sess.Info.ID: true}, 1, warns)
 	return tmp.children
@@ -183,6 +206,7 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 		d.sess.Warnings = append(d.sess.Warnings, p.Session.Warnings...)
 	}
 	pg := outlinePage{from: p.From, limit: limit, lo: old, hi: len(d.sess.Messages), call0: len(d.calls), held: true}
+	d.roomForCalls(len(facts))
 	info := &d.sess.Info
 	var kept []detailMsg
 	for mi := old; mi < len(d.sess.Messages); mi++ {
@@ -233,6 +257,22 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 	d.next = p.From + len(p.Session.Messages)
 	d.loading = p.More
 	d.dropPages()
+}
+
+// roomForCalls makes room for n more calls and, when it must grow, for
+// as many as the session will hold at the rate of calls per message read
+// so far (a session of 50,000 calls grown by append's 1.25 would allocate
+// its calls five times over).
+func (d *sessionData) roomForCalls(n int) {
+	need := len(d.calls) + n
+	if need <= cap(d.calls) {
+		return
+	}
+	want := need
+	if read := len(d.sess.Messages); read > 0 && d.sess.Info.Messages > read {
+		want = max(need, need*d.sess.Info.Messages/read*17/16)
+	}
+	d.calls = slices.Grow(d.calls, want-len(d.calls))
 }
 
 // usePage marks page i as just used.
