@@ -60,40 +60,46 @@ type sessionData struct {
 	clock   uint64
 }
 
-// callInfo is one tool call of a session.
+// callInfo is one tool call of a session (kept small: a lazy session
+// keeps one for each of its calls).
 type callInfo struct {
 	// ref.Call is nil while the call's outline page is not held (lazy.go):
 	// row keeps what the list shows of it
 	ref model.CallRef
 	row callFacts
-	// page is the index of the call's outline page in its sessionData's
-	// pages (lazy sessions)
-	page int
+	msg *model.Message
 	// vis points to notShown until computed: a pointer, as most calls of
 	// a lazy session are never shown
-	vis  *model.Visible
-	step int // 1-based assistant step whose message holds the call
-	msg  *model.Message
-	// visNative is what the native lowering sent to each provider, for the
-	// v1 calls where it differs from vis (a completed call with
-	// attachments: render.Visible); nil otherwise.
-	visNative map[render.Provider]*model.Visible
+	vis  *callDetail
+	step int32 // 1-based assistant step whose message holds the call
+	// page is the index of the call's outline page in its sessionData's
+	// pages (lazy sessions)
+	page int32
 
-	// ready tells that vis and visNative are computed; always for an
-	// eagerly loaded session, in a lazy one while the call's detail is
-	// cached (full is then the whole call when the outline elided it).
+	// ready tells that vis is computed; always for an eagerly loaded
+	// session, in a lazy one while the call's detail is cached.
 	// seen/trunc/errRes keep the list badges of a call whose detail was
-	// computed once and since dropped.
-	ready, seen, trunc, errRes bool
-	full                       *model.ToolCall
+	// computed once and since dropped. flagged is the agent's own
+	// truncation record.
+	ready, seen, trunc, errRes, flagged bool
+}
+
+// callDetail is a shown call's model-visible result, with what the native
+// lowering sent to each provider for the v1 calls where it differs
+// (native: a completed call with attachments, render.Visible; nil
+// otherwise), and the whole call when the outline elided it (full).
+type callDetail struct {
+	model.Visible
+	native map[render.Provider]*model.Visible
+	full   *model.ToolCall
 }
 
 // call is the call as stored: whole when it is loaded (or its detail is);
 // while its outline page is not held (a lazy call not ready), what the
 // list keeps of it.
 func (c *callInfo) call() *model.ToolCall {
-	if c.full != nil {
-		return c.full
+	if c.vis != nil && c.vis.full != nil {
+		return c.vis.full
 	}
 	if c.ref.Call != nil {
 		return c.ref.Call
@@ -108,13 +114,18 @@ type callFacts struct {
 	tool, callID, summary, child string
 	status                       model.ToolStatus
 	dur                          time.Duration // -1: unknown
-	flagged                      bool          // the agent's own truncation record
 }
 
 // maxSummary bounds the summary a row keeps (on a rune boundary): the
 // list shows its start, search looks into it, and a tool's input (a
 // command with a heredoc) can be any size.
 const maxSummary = 256
+
+// agentFlagged tells that the agent recorded c as truncated.
+func agentFlagged(c *model.ToolCall) bool {
+	f := formatters.AgentFlagged(c)
+	return f != nil && *f
+}
 
 // factsOf is what the list keeps of c; names interns the tool and status.
 func factsOf(c *model.ToolCall, names map[string]string) callFacts {
@@ -130,9 +141,6 @@ func factsOf(c *model.ToolCall, names map[string]string) callFacts {
 		status: model.ToolStatus(intern(names, string(c.Status))), dur: -1}
 	if !c.Start.IsZero() && !c.End.IsZero() && !c.End.Before(c.Start) {
 		f.dur = c.End.Sub(c.Start)
-	}
-	if fl := formatters.AgentFlagged(c); fl != nil && *fl {
-		f.flagged = true
 	}
 	return f
 }
@@ -150,15 +158,15 @@ func intern(names map[string]string, s string) string {
 // visFor is the model-visible result under a lowering, as provider p
 // received it.
 func (c *callInfo) visFor(l model.Lowering, p render.Provider) *model.Visible {
-	if nv := c.visNative[p]; l == model.LoweringNative && nv != nil {
+	if nv := c.vis.native[p]; l == model.LoweringNative && nv != nil {
 		return nv
 	}
-	return c.vis
+	return &c.vis.Visible
 }
 
 // notShown is the visible result of a call not computed yet (or dropped
 // since); it is never written.
-var notShown model.Visible
+var notShown callDetail
 
 // buildSessionData computes every call's model-visible result.
 func buildSessionData(sess *model.Session) *sessionData {
@@ -170,9 +178,10 @@ func buildSessionData(sess *model.Session) *sessionData {
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		ci := callInfo{ref: ref, row: factsOf(ref.Call, d.names), step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
+		ci := callInfo{ref: ref, row: factsOf(ref.Call, d.names), step: int32(stepOf[ref.Message]), msg: &sess.Messages[ref.Message],
+			ready: true, flagged: agentFlagged(ref.Call)}
 		vis, native := visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
-		ci.vis, ci.visNative = &vis, native
+		ci.vis = &callDetail{Visible: vis, native: native}
 		d.calls = append(d.calls, ci)
 	}
 	return d

@@ -222,7 +222,8 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 				continue
 			}
 			idx := len(d.calls)
-			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, page: len(d.pages), step: step, msg: m, vis: &notShown}
+			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, page: int32(len(d.pages)), step: int32(step), msg: m,
+				vis: &notShown, flagged: agentFlagged(c)}
 			if k := idx - pg.call0; k < len(facts) {
 				ci.row = facts[k]
 			} else {
@@ -240,7 +241,7 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 			if c.Status == model.StatusError {
 				info.Errors++
 			}
-			if ci.row.flagged {
+			if ci.flagged {
 				info.Truncated++
 			}
 		}
@@ -483,7 +484,7 @@ func (d *sessionData) setDetail(msg detailMsg) {
 		if msg.page == nil {
 			return
 		}
-		if !d.holdPage(ci.page, msg.page) {
+		if !d.holdPage(int(ci.page), msg.page) {
 			msg.err = errSessionChanged
 		}
 	}
@@ -491,7 +492,7 @@ func (d *sessionData) setDetail(msg detailMsg) {
 		msg.vis = model.Visible{Text: "(could not read the call's output: " + msg.err.Error() + ")", Why: "read error"}
 		msg.visNative, msg.full = nil, nil
 	}
-	ci.vis, ci.visNative, ci.full, ci.ready = &msg.vis, msg.visNative, msg.full, true
+	ci.vis, ci.ready = &callDetail{msg.vis, msg.visNative, msg.full}, true
 	ci.seen, ci.trunc, ci.errRes = true, msg.vis.Truncation != nil, msg.vis.Result.Type == model.ResultError
 	if d.details == nil {
 		return
@@ -511,7 +512,7 @@ func (d *sessionData) setDetail(msg detailMsg) {
 // dropDetail forgets call i's visible result (its list badges stay).
 func (d *sessionData) dropDetail(i int) {
 	e := &d.calls[i]
-	e.vis, e.visNative, e.full, e.ready = &notShown, nil, nil, false
+	e.vis, e.ready = &notShown, false
 }
 
 // touch marks call idx (and its page) as just shown.
@@ -520,7 +521,7 @@ func (d *sessionData) touch(idx int) {
 		d.details.touch(idx)
 	}
 	if d.pages != nil {
-		d.usePage(d.calls[idx].page)
+		d.usePage(int(d.calls[idx].page))
 	}
 }
 
@@ -582,7 +583,7 @@ func (c *callInfo) truncated() (detected, flagged bool) {
 	case c.seen:
 		return c.trunc, false
 	}
-	return false, c.row.flagged
+	return false, c.flagged
 }
 
 // errResult tells that the model was shown an error result.

@@ -155,7 +155,7 @@ func requestStep(ci *callInfo, s *model.Session) int {
 	}
 	for i := ci.ref.Message + 1; i < len(s.Messages); i++ {
 		if s.Messages[i].Role == model.RoleAssistant {
-			return ci.step + 1
+			return int(ci.step) + 1
 		}
 	}
 	return 0
