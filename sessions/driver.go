@@ -149,6 +149,12 @@ func (s *FileStore) Close() error { return nil }
 // List reads every file; a file that cannot be read, or holds a session
 // another file holds too, is skipped with a warning.
 func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	return s.list(ctx, s.Read, s.Read)
+}
+
+// list is List with read giving each file's session (its Info at least)
+// and whole giving it whole, for Same.
+func (s *FileStore) list(ctx context.Context, read, whole func(string) (*model.Session, error)) ([]model.SessionInfo, error) {
 	files, warnings := s.Files()
 	byID := map[string]string{}
 	at := map[string]int{} // session id -> its index in infos
@@ -158,7 +164,7 @@ func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		sess, err := s.Read(f)
+		sess, err := read(f)
 		if err != nil {
 			warnings = append(warnings, skipped(err))
 			problems = append(problems, err)
@@ -167,7 +173,7 @@ func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 		if prev, dup := byID[sess.Info.ID]; dup {
 			keep, drop, warn := prev, f, true
 			if s.Same != nil {
-				keep, drop, warn = s.choose(prev, f, sess)
+				keep, drop, warn = s.choose(prev, f, whole)
 			}
 			if warn {
 				warnings = append(warnings, fmt.Sprintf("skipped %s: session %s is also in %s", drop, sess.Info.ID, keep))
@@ -187,10 +193,14 @@ func (s *FileStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	return infos, noSessionRead(len(infos), problems)
 }
 
-// choose is Same for the file kept so far (read again: List keeps only
-// infos) and other, another file of its session, read as sess.
-func (s *FileStore) choose(kept, other string, sess *model.Session) (keep, drop string, warn bool) {
-	prev, err := s.Read(kept)
+// choose is Same for the file kept so far and other, another file of its
+// session, both read again with whole (List keeps only infos).
+func (s *FileStore) choose(kept, other string, whole func(string) (*model.Session, error)) (keep, drop string, warn bool) {
+	prev, err := whole(kept)
+	if err != nil {
+		return kept, other, true
+	}
+	sess, err := whole(other)
 	if err != nil {
 		return kept, other, true
 	}

@@ -1,0 +1,178 @@
+package sessions
+
+// The lazy path's reading of JSON Lines session files (Claude Code, Codex
+// CLI, Gemini CLI, Copilot CLI, Qwen Code): a file is scanned once, a line
+// at a time, remembering where each line starts, and later scans read only
+// what the agent appended since. A record is read again by its offset when
+// it is shown, so what is held does not grow with the file's outputs.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Line is where one non-blank line of a JSON Lines file is: its number
+// (1-based, as warnings name it), its first byte and its length without
+// the newline and surrounding blanks.
+type Line struct {
+	N   int
+	Off int64
+	Len int
+}
+
+// LineIndex is the lines of one JSON Lines file scanned so far. It is safe
+// for concurrent use; Scan calls are serialized.
+type LineIndex struct {
+	path string
+
+	mu      sync.Mutex
+	lines   []Line
+	end     int64  // the scan's end: after the last complete line
+	n       int    // lines (blank ones too) before end
+	head    []byte // the file's first bytes at the last scan
+	tail    []byte // the bytes just before end at the last scan
+	partial bool   // the last scan ended in a line without its newline
+}
+
+// NewLineIndex is an index of path with nothing scanned yet.
+func NewLineIndex(path string) *LineIndex { return &LineIndex{path: path} }
+
+// Path is the indexed file.
+func (x *LineIndex) Path() string { return x.path }
+
+// checkBytes is how much of the file's head and of the bytes before the
+// scan's end are compared to tell an append from a rewrite.
+const checkBytes = 4096
+
+// Scan reads what the file holds past the last scan and calls fn for each
+// new non-blank line (the slice is fn's to keep; last is true for a final
+// line without its newline, perhaps still being written) until fn returns
+// false: the next Scan goes on after that line. When the file
+// no longer starts with what was scanned (rewritten, truncated, or the last
+// scan ended inside an unfinished line), it is scanned again from its
+// start and reset is true: fn has then been called for every line, and
+// the caller must drop what it built from the earlier scans first (it is
+// told before the first line through onReset, when not nil). A line over
+// 64 MiB is skipped and named through warnf.
+func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, data []byte, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	f, fi, err := openRegular(x.path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if x.end > 0 && !x.appended(f, fi.Size()) {
+		x.lines, x.end, x.n, x.head, x.tail, x.partial = nil, 0, 0, nil, nil, false
+		reset = true
+		if onReset != nil {
+			onReset()
+		}
+	}
+	if fi.Size() == x.end {
+		return reset, nil
+	}
+	if _, err := f.Seek(x.end, io.SeekStart); err != nil {
+		return reset, fileErr(x.path, err)
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	off := x.end
+	for {
+		if err := ctx.Err(); err != nil {
+			return reset, err
+		}
+		data, size, rerr := nextLine(r)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return reset, fileErr(x.path, rerr)
+		}
+		if size == 0 {
+			break
+		}
+		eof := rerr != nil
+		x.n++
+		if size > maxLineBytes {
+			warnf(x.n, "skipped a line of more than %s", sizeText(int64(maxLineBytes)))
+		} else if t := bytes.TrimSpace(data); len(t) > 0 {
+			l := Line{N: x.n, Off: off + int64(bytes.Index(data, t[:1])), Len: len(t)}
+			x.lines = append(x.lines, l)
+			more := fn(l, t, eof && data[len(data)-1] != '\n')
+			if !more && !eof {
+				off += int64(size)
+				x.partial = false
+				break
+			}
+		}
+		off += int64(size)
+		if eof {
+			x.partial = size > 0 && (data == nil || data[len(data)-1] != '\n')
+			break
+		}
+	}
+	x.end = off
+	x.head = readSpan(f, 0, min(checkBytes, x.end))
+	x.tail = readSpan(f, max(0, x.end-checkBytes), x.end)
+	return reset, nil
+}
+
+// appended tells whether the open file still holds what the last scan
+// read, unchanged, so that scanning on from its end is enough.
+func (x *LineIndex) appended(f *os.File, size int64) bool {
+	if x.partial || size < x.end {
+		return false
+	}
+	return bytes.Equal(readSpan(f, 0, int64(len(x.head))), x.head) &&
+		bytes.Equal(readSpan(f, x.end-int64(len(x.tail)), x.end), x.tail)
+}
+
+// readSpan reads bytes [from, to) of f; nil when it cannot.
+func readSpan(f *os.File, from, to int64) []byte {
+	if to <= from {
+		return []byte{}
+	}
+	b := make([]byte, to-from)
+	if _, err := f.ReadAt(b, from); err != nil {
+		return nil
+	}
+	return b
+}
+
+// Lines is a copy of the lines scanned so far.
+func (x *LineIndex) Lines() []Line {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]Line(nil), x.lines...)
+}
+
+// Read reads line l of the file again. It fails, naming the file, when the
+// file no longer holds a line there.
+func (x *LineIndex) Read(l Line) ([]byte, error) { return ReadLineAt(x.path, l) }
+
+// ReadLineAt reads line l of the regular file path: the l.Len bytes at
+// l.Off, which must not hold a newline. Lines are at most 64 MiB.
+func ReadLineAt(path string, l Line) ([]byte, error) {
+	if l.Len < 0 || l.Len > maxLineBytes || l.Off < 0 {
+		return nil, fmt.Errorf("%s:%d: no such line", path, l.N)
+	}
+	f, _, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, l.Len)
+	if _, err := f.ReadAt(b, l.Off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s:%d: the file is shorter than when it was read", path, l.N)
+		}
+		return nil, fileErr(path, err)
+	}
+	if bytes.IndexByte(b, '\n') >= 0 {
+		return nil, fmt.Errorf("%s:%d: the file changed since it was read", path, l.N)
+	}
+	return b, nil
+}

@@ -1,0 +1,88 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type scanned struct {
+	lines  []string
+	resets int
+}
+
+func (s *scanned) scan(t *testing.T, x *LineIndex) bool {
+	t.Helper()
+	reset, err := x.Scan(context.Background(), func() { s.lines = nil; s.resets++ }, func(l Line, data []byte, last bool) bool {
+		again, err := x.Read(l)
+		require.NoError(t, err)
+		assert.Equal(t, string(data), string(again), "line %d read again by its offset", l.N)
+		s.lines = append(s.lines, string(data))
+		return true
+	}, func(n int, format string, args ...any) { t.Errorf("line %d: "+format, append([]any{n}, args...)...) })
+	require.NoError(t, err)
+	return reset
+}
+
+func TestLineIndexScansOnlyWhatWasAppended(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n\n  {\"b\":2}  \n"), 0o644))
+	x, s := NewLineIndex(p), &scanned{}
+	assert.False(t, s.scan(t, x))
+	assert.Equal(t, []string{`{"a":1}`, `{"b":2}`}, s.lines)
+	assert.Equal(t, []Line{{N: 1, Off: 0, Len: 7}, {N: 3, Off: 11, Len: 7}}, x.Lines())
+
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("{\"c\":3}\n{\"d\":")
+	require.NoError(t, err)
+	assert.False(t, s.scan(t, x), "an append is scanned on")
+	assert.Equal(t, []string{`{"a":1}`, `{"b":2}`, `{"c":3}`, `{"d":`}, s.lines)
+
+	_, err = f.WriteString("4}\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.True(t, s.scan(t, x), "a scan that ended inside a line starts again")
+	assert.Equal(t, []string{`{"a":1}`, `{"b":2}`, `{"c":3}`, `{"d":4}`}, s.lines)
+	assert.False(t, s.scan(t, x))
+	assert.Equal(t, 1, s.resets)
+
+	require.NoError(t, os.WriteFile(p, []byte("{\"A\":1}\n{\"b\":2}\n{\"c\":3}\n{\"d\":4}\n"), 0o644))
+	assert.True(t, s.scan(t, x), "a rewrite of the same size is seen")
+	assert.Equal(t, `{"A":1}`, s.lines[0])
+	require.NoError(t, os.WriteFile(p, []byte("{\"z\":1}\n"), 0o644))
+	assert.True(t, s.scan(t, x), "a shorter file is scanned again")
+	assert.Equal(t, []string{`{"z":1}`}, s.lines)
+}
+
+func TestReadLineAtNamesAChangedFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n"), 0o644))
+	_, err := ReadLineAt(p, Line{N: 2, Off: 4, Len: 8})
+	assert.ErrorContains(t, err, p+":2: the file")
+	_, err = ReadLineAt(p, Line{N: 1, Off: 0, Len: maxLineBytes + 1})
+	assert.ErrorContains(t, err, p+":1: no such line")
+}
+
+func TestLineIndexStopsWhereToldAndGoesOn(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("1\n2\n3\n"), 0o644))
+	x := NewLineIndex(p)
+	var got []string
+	scan := func(stopAt string) {
+		_, err := x.Scan(context.Background(), nil, func(l Line, data []byte, last bool) bool {
+			got = append(got, string(data))
+			return string(data) != stopAt
+		}, nil)
+		require.NoError(t, err)
+	}
+	scan("1")
+	assert.Equal(t, []string{"1"}, got)
+	scan("")
+	assert.Equal(t, []string{"1", "2", "3"}, got)
+	assert.Equal(t, 3, x.Lines()[2].N)
+}

@@ -1,0 +1,332 @@
+package sessions
+
+// LineStore is the lazy path (lazy.go) for agents that keep one JSON Lines
+// file per session: their driver gives a LineReader, fed the file a line
+// at a time (jsonl.go), and the store pages the session it builds, reads a
+// call's output again by the offset of its line, and scans only what was
+// appended since the last read.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"correx/model"
+)
+
+// LineReader is an agent's reader of one JSON Lines session file.
+type LineReader interface {
+	// Line reads line l of the file, data its bytes (the reader may keep
+	// them); last is true for a final line without its newline.
+	Line(l Line, data []byte, last bool)
+	// Stable is how many messages the lines read so far make that no
+	// line still to come can change; it is called after every line, so
+	// it must be cheap.
+	Stable() int
+	// Session is the session the lines read so far make, the caller's to
+	// change, its large outputs left out (model.ToolCall.Elided and
+	// OutputBytes, as sessions.OutlineLoader says). It fails when the
+	// file is not a session of the agent.
+	Session() (*model.Session, error)
+	// Output is call partID whole, as a Load of the file gives it, its
+	// output read again from its lines through read.
+	Output(partID string, read func(Line) ([]byte, error)) (*model.ToolCall, error)
+}
+
+// LineStore is a FileStore whose JSON Lines files are read lazily.
+type LineStore struct {
+	*FileStore
+	// Reader starts reading session file path, warnings through warnf
+	// (each "path:n: …"); nil for a file to read whole with Read (a
+	// legacy one that is not JSON Lines).
+	Reader func(path string, warnf func(n int, format string, args ...any)) LineReader
+	// Guess, when set, names the files that may hold session id (by their
+	// names), so that a session is opened without listing the store.
+	Guess func(id string) []string
+
+	mu    sync.Mutex
+	infos map[string]lineInfo // by path: the last read's info
+	open  []*lineFile         // most recently used first, at most keepOpen
+}
+
+// keepOpen is how many session files a LineStore keeps read: the one on
+// screen and one more (a subagent's, or the other side of a compare).
+const keepOpen = 3
+
+type lineInfo struct {
+	stat string // StatPrint when read
+	info model.SessionInfo
+}
+
+// lineFile is a session file read so far.
+type lineFile struct {
+	mu     sync.Mutex
+	path   string
+	index  *LineIndex
+	reader LineReader
+	warns  []string
+	stat   string // StatPrint at the last scan that reached the end
+	eof    bool   // the last scan reached the file's end
+	sess   *model.Session
+	dirty  bool // lines were read since sess was built
+}
+
+// file is the open lineFile of path, or a new one.
+func (s *LineStore) file(path string) *lineFile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.open {
+		if f.path == path {
+			s.open = slices.Insert(slices.Delete(s.open, i, i+1), 0, f)
+			return f
+		}
+	}
+	f := &lineFile{path: path, index: NewLineIndex(path)}
+	f.reset(s.Reader)
+	s.open = slices.Insert(s.open, 0, f)
+	if len(s.open) > keepOpen {
+		s.open = s.open[:keepOpen]
+	}
+	return f
+}
+
+func (f *lineFile) reset(newReader func(string, func(int, string, ...any)) LineReader) {
+	f.warns = nil
+	f.reader = newReader(f.path, lineWarner(&f.warns, f.path))
+	f.sess, f.dirty, f.eof = nil, true, false
+}
+
+// scan reads on until the reader holds want stable messages (want < 0:
+// to the file's end). Call with f.mu held.
+func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
+	if f.eof {
+		if st, ok := StatPrint(f.path, time.Now(), false); ok && st == f.stat {
+			return nil // nothing appended
+		}
+	}
+	stat, _ := StatPrint(f.path, time.Now(), false)
+	reached := true
+	_, err := f.index.Scan(ctx, func() { f.reset(s.Reader) }, func(l Line, data []byte, last bool) bool {
+		f.reader.Line(l, data, last)
+		f.dirty = true
+		if want >= 0 && f.reader.Stable() >= want {
+			reached = false
+			return false
+		}
+		return true
+	}, lineWarner(&f.warns, f.path))
+	if err != nil {
+		return err
+	}
+	f.eof = reached
+	if reached {
+		f.stat = stat // "" when the file was written just now: read again
+	}
+	return nil
+}
+
+// session is the session read so far (the caller's to change). Call with
+// f.mu held.
+func (f *lineFile) session() (*model.Session, error) {
+	if f.dirty || f.sess == nil {
+		sess, err := f.reader.Session()
+		if err != nil {
+			return nil, err
+		}
+		sess.Warnings = append(slices.Clip(f.warns), sess.Warnings...)
+		f.sess, f.dirty = sess, false
+	}
+	c := *f.sess
+	c.Messages = slices.Clone(f.sess.Messages)
+	c.Warnings = slices.Clone(f.sess.Warnings)
+	return &c, nil
+}
+
+// read reads file path whole: its session, outputs included when full.
+func (s *LineStore) read(ctx context.Context, path string, full bool) (*model.Session, error) {
+	if s.Reader == nil || s.Reader(path, func(int, string, ...any) {}) == nil {
+		return s.FileStore.Read(path)
+	}
+	f := s.file(path)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.scan(ctx, s, -1); err != nil {
+		return nil, err
+	}
+	sess, err := f.session()
+	if err != nil || !full {
+		return sess, err
+	}
+	for _, r := range sess.ToolCalls() {
+		if !r.Call.Elided {
+			continue
+		}
+		part := &sess.Messages[r.Message].Parts[r.Part]
+		tc, err := f.reader.Output(part.ID, f.index.Read)
+		if err != nil {
+			return nil, err
+		}
+		msg := &sess.Messages[r.Message]
+		msg.Parts = slices.Clone(msg.Parts)
+		msg.Parts[r.Part].Tool = tc
+	}
+	return sess, nil
+}
+
+// List lists the files as FileStore does; a JSON Lines file not changed
+// since it was last read is not read again, and one read is scanned on
+// from where it was.
+func (s *LineStore) List(ctx context.Context) ([]model.SessionInfo, error) {
+	read := func(path string) (*model.Session, error) {
+		stat, statOK := StatPrint(path, time.Now(), false)
+		s.mu.Lock()
+		c, ok := s.infos[path]
+		s.mu.Unlock()
+		if ok && statOK && c.stat == stat {
+			return &model.Session{Info: c.info}, nil
+		}
+		sess, err := s.read(ctx, path, false)
+		if err != nil {
+			return nil, err
+		}
+		if statOK {
+			s.mu.Lock()
+			if s.infos == nil {
+				s.infos = map[string]lineInfo{}
+			}
+			s.infos[path] = lineInfo{stat, sess.Info}
+			s.mu.Unlock()
+		}
+		return sess, nil
+	}
+	return s.FileStore.list(ctx, read, func(path string) (*model.Session, error) { return s.read(ctx, path, false) })
+}
+
+// fileOf is the file of session id: by the last List, else by Guess (the
+// first guessed file whose session is id), else by listing again.
+func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
+	s.FileStore.mu.Lock()
+	f, ok := s.FileStore.files[id]
+	s.FileStore.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	if s.Guess != nil && s.Reader != nil {
+		for _, path := range s.Guess(id) {
+			if !isFile(path) || s.Reader(path, func(int, string, ...any) {}) == nil {
+				continue
+			}
+			lf := s.file(path)
+			lf.mu.Lock()
+			err := lf.scan(ctx, s, 1)
+			var sess *model.Session
+			if err == nil {
+				sess, err = lf.session()
+			}
+			lf.mu.Unlock()
+			if err == nil && sess.Info.ID == id {
+				return path, nil
+			}
+		}
+	}
+	return s.FileStore.fileOf(ctx, id, s.Root, s.List)
+}
+
+func (s *LineStore) Load(ctx context.Context, id string) (*model.Session, error) {
+	path, err := s.fileOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.read(ctx, path, true)
+	if err != nil {
+		return nil, err
+	}
+	sess.Warnings = append(Warnings(s), sess.Warnings...)
+	return sess, nil
+}
+
+// lazyFile is the open file of session id when it is read lazily; nil
+// when it is read whole (LoadOutline then gives it whole).
+func (s *LineStore) lazyFile(ctx context.Context, id string) (*lineFile, error) {
+	path, err := s.fileOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.Reader == nil || s.Reader(path, func(int, string, ...any) {}) == nil {
+		return nil, nil
+	}
+	return s.file(path), nil
+}
+
+// LoadOutline implements OutlineLoader: the first from+limit stable
+// messages are read, and no more of the file.
+func (s *LineStore) LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error) {
+	f, err := s.lazyFile(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		sess, err := s.Load(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return &OutlinePage{Session: sess}, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	want := -1
+	if limit > 0 {
+		want = from + limit
+	}
+	if err := f.scan(ctx, s, want); err != nil {
+		return nil, err
+	}
+	sess, err := f.session()
+	if err != nil {
+		return nil, err
+	}
+	if sess.Info.ID != id {
+		return nil, fmt.Errorf("%s holds session %s, not %s", f.path, sess.Info.ID, id)
+	}
+	end := len(sess.Messages)
+	if !f.eof {
+		end = min(end, f.reader.Stable())
+	}
+	if limit > 0 {
+		end = min(end, from+limit)
+	}
+	from = min(from, end)
+	if from == 0 {
+		sess.Warnings = append(Warnings(s), sess.Warnings...)
+	} else {
+		sess.Warnings = nil
+	}
+	more := !f.eof || end < len(sess.Messages)
+	sess.Messages = sess.Messages[from:end]
+	return &OutlinePage{Session: sess, From: from, More: more}, nil
+}
+
+// LoadOutput implements OutputLoader.
+func (s *LineStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
+	f, err := s.lazyFile(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		sess, err := s.Load(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range sess.ToolCalls() {
+			if sess.Messages[r.Message].Parts[r.Part].ID == partID {
+				return r.Call, nil
+			}
+		}
+		return nil, fmt.Errorf("%w: tool part %q of session %s", ErrNotFound, partID, sessionID)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reader.Output(partID, f.index.Read)
+}
