@@ -260,9 +260,9 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 	d.dropPages()
 }
 
-// roomForCalls makes room for n more calls and, when it must grow, for
-// as many as the session will hold at the rate of calls per message read
-// so far (a session of 50,000 calls grown by append's 1.25 would allocate
+// roomForCalls makes room for n more calls and, when it must grow after
+// the first page, for as many as the session will hold at the rate of
+// calls per message read so far (a session of 50,000 calls grown by append's 1.25 would allocate
 // its calls five times over).
 func (d *sessionData) roomForCalls(n int) {
 	need := len(d.calls) + n
@@ -270,7 +270,8 @@ func (d *sessionData) roomForCalls(n int) {
 		return
 	}
 	want := need
-	if read := len(d.sess.Messages); read > 0 && d.sess.Info.Messages > read {
+	// not on the first page: a first frame allocates only what it shows
+	if read := len(d.sess.Messages); len(d.pages) > 0 && d.sess.Info.Messages > read {
 		want = max(need, need*d.sess.Info.Messages/read*17/16)
 	}
 	d.calls = slices.Grow(d.calls, want-len(d.calls))
