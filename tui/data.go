@@ -145,11 +145,13 @@ func factsOf(c *model.ToolCall, names map[string]string) callFacts {
 	return f
 }
 
+// intern returns s, or the equal string of names (nil: none), where it
+// puts s (up to 1,024 of them).
 func intern(names map[string]string, s string) string {
 	if n, ok := names[s]; ok {
 		return n
 	}
-	if len(names) < 1024 {
+	if names != nil && len(names) < 1024 {
 		names[s] = s
 	}
 	return s

@@ -227,7 +227,7 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 			if k := idx - pg.call0; k < len(facts) {
 				ci.row = facts[k]
 			} else {
-				ci.row = factsOf(c, d.names)
+				ci.row = factsOf(c, nil) // (d.names is the page commands')
 			}
 			if dm, ok := pre[c]; ok {
 				ci.seen, ci.trunc, ci.errRes = true, dm.vis.Truncation != nil, dm.vis.Result.Type == model.ResultError
