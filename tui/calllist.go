@@ -24,14 +24,15 @@ func (r callRow) info() *callInfo { return &r.data.calls[r.idx] }
 // buildRows lists a session's calls with each loaded subagent's calls
 // nested under its task call.
 func buildRows(d *sessionData, depth int) []callRow {
-	return appendRows(nil, d, depth, 0)
+	// room for the calls to come of a lazy session still being read
+	return appendRows(make([]callRow, 0, cap(d.calls)), d, depth, 0)
 }
 
 // appendRows appends to rows those of d's calls from index from on.
 func appendRows(rows []callRow, d *sessionData, depth, from int) []callRow {
 	for i := from; i < len(d.calls); i++ {
 		r := callRow{data: d, idx: i, depth: depth}
-		if cid := d.calls[i].call().ChildSessionID; cid != "" {
+		if cid := d.calls[i].row.child; cid != "" {
 			r.child = d.children[cid]
 		}
 		rows = append(rows, r)
@@ -100,16 +101,18 @@ func (l *callList) search(q string, d int, from int) int {
 	n := len(l.rows)
 	for k := 1; k <= n; k++ {
 		i := ((from+d*k)%n + n) % n
-		c := l.rows[i].info().call()
-		if strings.Contains(asciiLower(c.Tool+" "+summary(c)+" "+c.CallID), q) {
+		f := &l.rows[i].info().row
+		if strings.Contains(asciiLower(f.tool+" "+f.summary+" "+f.callID), q) {
 			return i
 		}
 	}
 	return -1
 }
 
-func statusGlyph(st *Styles, c *model.ToolCall) string {
-	switch c.Status {
+func statusGlyph(st *Styles, c *model.ToolCall) string { return statusMark(st, c.Status) }
+
+func statusMark(st *Styles, s model.ToolStatus) string {
+	switch s {
 	case model.StatusCompleted:
 		return st.StatusOK.Render("✓")
 	case model.StatusError:
@@ -124,7 +127,7 @@ func (l *callList) row(i int) string {
 	st := l.st
 	r := l.rows[i]
 	ci := r.info()
-	c := ci.call()
+	c := &ci.row
 	w := l.width
 	indent := ""
 	if r.depth > 0 {
@@ -140,18 +143,18 @@ func (l *callList) row(i int) string {
 	case flagged:
 		badges = append(badges, st.Muted.Render("✂"))
 	}
-	if c.Status == model.StatusError || ci.errResult() {
+	if c.status == model.StatusError || ci.errResult() {
 		badges = append(badges, st.ErrBadge.Render("err"))
 	}
 	right := strings.Join(badges, " ")
-	if d := duration(c); d != "" {
+	if d := durationText(c.dur); d != "" {
 		if right != "" {
 			right += " "
 		}
 		right += st.Duration.Render(fmt.Sprintf("%6s", d))
 	}
-	left := indent + statusGlyph(st, c) + " " + st.Bold.Render(inertString(c.Tool, st.Inert)) + " " +
-		st.Muted.Render(inertString(summary(c), st.Inert))
+	left := indent + statusMark(st, c.status) + " " + st.Bold.Render(inertString(c.tool, st.Inert)) + " " +
+		st.Muted.Render(inertString(c.summary, st.Inert))
 	rw := ansi.StringWidth(right)
 	var s string
 	if rw+8 > w {

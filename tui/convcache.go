@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+
 	tea "charm.land/bubbletea/v2"
 
 	"correx/sessions"
@@ -89,10 +91,23 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 		if !c.pending[k] && (k.whole || !c.pending[wholeKey(k)]) {
 			c.pending[k] = true
 			var l sessions.Lazy
+			snap, fill := *k.sess, (func(context.Context) error)(nil)
 			if v.data.sess == k.sess {
 				l = v.data.lazy
+				snap, fill = v.data.outlineSnapshot(k.step)
 			}
-			cmds = append(cmds, convCmd(v.ctx, a.cfg, k, *k.sess, l, capsFor(k.data, k.inputs)))
+			cmd := convCmd(v.ctx, a.cfg, k, snap, l, capsFor(k.data, k.inputs))
+			if fill != nil {
+				// the outline's pages not held are read first
+				next, ctx := cmd, v.ctx
+				cmd = func() tea.Msg {
+					if err := fill(ctx); err != nil {
+						return convMsg{key: k, res: convResult{err: err}}
+					}
+					return next()
+				}
+			}
+			cmds = append(cmds, cmd)
 		}
 	}
 	return cmds

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -45,63 +46,144 @@ type sessionData struct {
 	next    int
 	details *detailCache
 	budget  int // of eagerBytes, what is left
+	// pages are a lazy session's outline pages as read, in order; only the
+	// most recently used ones keep their parts (held), the others are read
+	// again by key when one of their calls is shown (lazy.go). Nil for a
+	// session loaded whole.
+	pages []outlinePage
+	// steps counts the assistant messages
+	steps int
+	// names interns the calls' tools and statuses
+	names map[string]string
+	// maxHeld is Config.HeldPages; clock counts page uses
+	maxHeld int
+	clock   uint64
 }
 
-// callInfo is one tool call of a session.
+// callInfo is one tool call of a session (kept small: a lazy session
+// keeps one for each of its calls).
 type callInfo struct {
+	// ref.Call is nil while the call's outline page is not held (lazy.go):
+	// row keeps what the list shows of it
 	ref model.CallRef
+	row callFacts
+	msg *model.Message
 	// vis points to notShown until computed: a pointer, as most calls of
 	// a lazy session are never shown
-	vis  *model.Visible
-	step int // 1-based assistant step whose message holds the call
-	msg  *model.Message
-	// visNative is what the native lowering sent to each provider, for the
-	// v1 calls where it differs from vis (a completed call with
-	// attachments: render.Visible); nil otherwise.
-	visNative map[render.Provider]*model.Visible
+	vis  *callDetail
+	step int32 // 1-based assistant step whose message holds the call
+	// page is the index of the call's outline page in its sessionData's
+	// pages (lazy sessions)
+	page int32
 
-	// ready tells that vis and visNative are computed; always for an
-	// eagerly loaded session, in a lazy one while the call's detail is
-	// cached (full is then the whole call when the outline elided it).
+	// ready tells that vis is computed; always for an eagerly loaded
+	// session, in a lazy one while the call's detail is cached.
 	// seen/trunc/errRes keep the list badges of a call whose detail was
-	// computed once and since dropped.
-	ready, seen, trunc, errRes bool
-	full                       *model.ToolCall
+	// computed once and since dropped. flagged is the agent's own
+	// truncation record.
+	ready, seen, trunc, errRes, flagged bool
 }
 
-// call is the call as stored: whole when it is loaded (or its detail is).
-func (c callInfo) call() *model.ToolCall {
-	if c.full != nil {
-		return c.full
+// callDetail is a shown call's model-visible result, with what the native
+// lowering sent to each provider for the v1 calls where it differs
+// (native: a completed call with attachments, render.Visible; nil
+// otherwise), and the whole call when the outline elided it (full).
+type callDetail struct {
+	model.Visible
+	native map[render.Provider]*model.Visible
+	full   *model.ToolCall
+}
+
+// call is the call as stored: whole when it is loaded (or its detail is);
+// while its outline page is not held (a lazy call not ready), what the
+// list keeps of it.
+func (c *callInfo) call() *model.ToolCall {
+	if c.vis != nil && c.vis.full != nil {
+		return c.vis.full
 	}
-	return c.ref.Call
+	if c.ref.Call != nil {
+		return c.ref.Call
+	}
+	return &model.ToolCall{CallID: c.row.callID, Tool: c.row.tool, Status: c.row.status, ChildSessionID: c.row.child}
+}
+
+// callFacts is what the call list shows and searches of a call, kept for
+// every call of a session (a few strings, the repeated ones interned) so
+// that a lazy session's rows need none of its outline pages.
+type callFacts struct {
+	tool, callID, summary, child string
+	status                       model.ToolStatus
+	dur                          time.Duration // -1: unknown
+}
+
+// maxSummary bounds the summary a row keeps (on a rune boundary): the
+// list shows its start, search looks into it, and a tool's input (a
+// command with a heredoc) can be any size.
+const maxSummary = 256
+
+// agentFlagged tells that the agent recorded c as truncated.
+func agentFlagged(c *model.ToolCall) bool {
+	f := formatters.AgentFlagged(c)
+	return f != nil && *f
+}
+
+// factsOf is what the list keeps of c; names interns the tool and status.
+func factsOf(c *model.ToolCall, names map[string]string) callFacts {
+	sum := summary(c)
+	if len(sum) > maxSummary {
+		n := maxSummary
+		for n > 0 && !utf8.RuneStart(sum[n]) {
+			n--
+		}
+		sum = strings.Clone(sum[:n])
+	}
+	f := callFacts{tool: intern(names, c.Tool), callID: c.CallID, summary: sum, child: c.ChildSessionID,
+		status: model.ToolStatus(intern(names, string(c.Status))), dur: -1}
+	if !c.Start.IsZero() && !c.End.IsZero() && !c.End.Before(c.Start) {
+		f.dur = c.End.Sub(c.Start)
+	}
+	return f
+}
+
+// intern returns s, or the equal string of names (nil: none), where it
+// puts s (up to 1,024 of them).
+func intern(names map[string]string, s string) string {
+	if n, ok := names[s]; ok {
+		return n
+	}
+	if names != nil && len(names) < 1024 {
+		names[s] = s
+	}
+	return s
 }
 
 // visFor is the model-visible result under a lowering, as provider p
 // received it.
 func (c *callInfo) visFor(l model.Lowering, p render.Provider) *model.Visible {
-	if nv := c.visNative[p]; l == model.LoweringNative && nv != nil {
+	if nv := c.vis.native[p]; l == model.LoweringNative && nv != nil {
 		return nv
 	}
-	return c.vis
+	return &c.vis.Visible
 }
 
 // notShown is the visible result of a call not computed yet (or dropped
 // since); it is never written.
-var notShown model.Visible
+var notShown callDetail
 
 // buildSessionData computes every call's model-visible result.
 func buildSessionData(sess *model.Session) *sessionData {
-	d := &sessionData{sess: sess, children: map[string]*sessionData{}}
+	d := &sessionData{sess: sess, children: map[string]*sessionData{}, names: map[string]string{}}
 	stepOf := map[int]int{}
 	for i, mi := range sess.AssistantSteps() {
 		stepOf[mi] = i + 1
+		d.steps++
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		ci := callInfo{ref: ref, step: stepOf[ref.Message], msg: &sess.Messages[ref.Message], ready: true}
+		ci := callInfo{ref: ref, row: factsOf(ref.Call, d.names), step: int32(stepOf[ref.Message]), msg: &sess.Messages[ref.Message],
+			ready: true, flagged: agentFlagged(ref.Call)}
 		vis, native := visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
-		ci.vis, ci.visNative = &vis, native
+		ci.vis = &callDetail{Visible: vis, native: native}
 		d.calls = append(d.calls, ci)
 	}
 	return d
@@ -273,7 +355,7 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 		return
 	}
 	for _, c := range d.calls {
-		cid := c.call().ChildSessionID
+		cid := c.row.child
 		if cid == "" || seen[cid] {
 			continue
 		}
@@ -510,7 +592,7 @@ func otherCmd(ctx context.Context, store sessions.Store, cands []model.SessionIn
 			}
 			d := buildSessionData(sess)
 			for _, c := range d.calls {
-				if c.call().Tool == tool {
+				if c.row.tool == tool {
 					return otherMsg{data: d, tool: tool}
 				}
 			}
@@ -550,8 +632,15 @@ func duration(c *model.ToolCall) string {
 	if c.Start.IsZero() || c.End.IsZero() || c.End.Before(c.Start) {
 		return ""
 	}
-	d := c.End.Sub(c.Start)
+	return durationText(c.End.Sub(c.Start))
+}
+
+// durationText is a call's duration as the list shows it ("" when
+// unknown: negative).
+func durationText(d time.Duration) string {
 	switch {
+	case d < 0:
+		return ""
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < time.Minute:

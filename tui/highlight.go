@@ -2,6 +2,8 @@ package tui
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"charm.land/lipgloss/v2"
@@ -35,10 +37,19 @@ func lexerByName(name string) chroma.Lexer {
 	return l
 }
 
-// lexerForFile returns a memoised lexer for a file name, or nil.
+// lexerForFile returns a memoised lexer for a file name, or nil. Most of
+// chroma's file globs are "*" and a literal starting with "." ("*.go"),
+// which match a name by its part from its first dot on: a name no other
+// glob matches gets the lexer of "x" and that part, memoised by the part,
+// so a session reading many files of one language matches once (chroma's
+// Match tries every glob of every lexer).
 func lexerForFile(path string) chroma.Lexer {
 	base := filepath.Base(path)
-	if v, ok := lexerCache.Load("f:" + base); ok {
+	key := "f:" + base
+	if dot := strings.IndexByte(base, '.'); dot >= 0 && !otherGlobMatches(base) && !otherGlobMatches("x"+base[dot:]) {
+		base, key = "x"+base[dot:], "e:"+base[dot:]
+	}
+	if v, ok := lexerCache.Load(key); ok {
 		if l, ok := v.(chroma.Lexer); ok {
 			return l
 		}
@@ -46,11 +57,42 @@ func lexerForFile(path string) chroma.Lexer {
 	}
 	l := lexers.Match(base)
 	if l == nil || l.Config().Name == "plaintext" {
-		lexerCache.Store("f:"+base, lexerNone{})
+		lexerCache.Store(key, lexerNone{})
 		return nil
 	}
-	lexerCache.Store("f:"+base, l)
+	lexerCache.Store(key, l)
 	return l
+}
+
+// otherGlobs are chroma's file globs (primary and alias) that are not "*"
+// and a literal starting with "." (chroma also tries each with a backup
+// suffix, "~" or ".bak": literals too, so such a glob stays one).
+var otherGlobs = sync.OnceValue(func() []string {
+	var out []string
+	for _, l := range lexers.GlobalLexerRegistry.Lexers {
+		cfg := l.Config()
+		for _, g := range append(slices.Clone(cfg.Filenames), cfg.AliasFilenames...) {
+			lit, ok := strings.CutPrefix(g, "*")
+			if !ok || !strings.HasPrefix(lit, ".") || strings.ContainsAny(lit, `*?[\`) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+})
+
+// otherGlobMatches tells whether one of otherGlobs matches name, or one
+// with a suffix (a name with a backup suffix matches only with it).
+func otherGlobMatches(name string) bool {
+	for _, g := range otherGlobs() {
+		if ok, _ := filepath.Match(g, name); ok {
+			return true
+		}
+		if ok, _ := filepath.Match(g+"*", name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // syntaxSpans tokenises one line and returns a span per styled token.

@@ -3,11 +3,13 @@ package tui
 import (
 	"container/list"
 	"context"
+	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -19,7 +21,11 @@ import (
 // appended. A call's model-visible result (and its whole output, when the
 // outline left it out) is computed in a Cmd when the call is shown, and
 // kept for the most recently shown calls only, so what stays in memory
-// does not grow with the session's output.
+// does not grow with the session's output. Only the most recently used
+// pages keep their parts (Config.HeldPages): for every call the session
+// keeps its message and what its list row shows (callFacts), and a page
+// dropped is read again, by the key the store keeps of where it starts,
+// when one of its calls is shown or a conversation is rendered.
 
 const (
 	// maxDetailBytes bounds the outputs and visible texts kept for shown
@@ -44,11 +50,52 @@ const (
 type pageMsg struct {
 	data     *sessionData
 	page     *sessions.OutlinePage
+	limit    int // the page was read as LoadOutline(page.From, limit)
+	facts    []callFacts
 	children map[string]*sessionData
 	pre      map[*model.ToolCall]detailMsg
 	used     int
 	warns    []string
 	err      error
+}
+
+// outlinePage is one outline page of a lazy session as read.
+type outlinePage struct {
+	from, limit int // LoadOutline(from, limit) reads it again
+	lo, hi      int // its messages in sess.Messages
+	call0, n    int // its calls in calls
+	// held: its messages have their parts and its calls their ref.Call
+	held bool
+	used uint64 // when last used (sessionData.clock)
+}
+
+// pageFacts is what the list keeps of each call of a page, in order; their
+// call ids and summaries share one string (one allocation a page).
+func pageFacts(s *model.Session, names map[string]string) []callFacts {
+	refs := s.ToolCalls()
+	out := make([]callFacts, 0, len(refs))
+	size := 0
+	for _, r := range refs {
+		f := factsOf(r.Call, names)
+		size += len(f.callID) + len(f.summary)
+		out = append(out, f)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, f := range out {
+		b.WriteString(f.callID)
+		b.WriteString(f.summary)
+	}
+	all, at := b.String(), 0
+	cut := func(n int) string {
+		at += n
+		return all[at-n : at]
+	}
+	for i := range out {
+		out[i].callID = cut(len(out[i].callID))
+		out[i].summary = cut(len(out[i].summary))
+	}
+	return out
 }
 
 // preDetails computes the visible results of a page's calls whose output
@@ -85,6 +132,7 @@ type detailKey struct {
 
 type detailMsg struct {
 	key       detailKey
+	page      []model.Message // the call's outline page, read again
 	full      *model.ToolCall // the whole call when the outline elided it
 	vis       model.Visible
 	visNative map[render.Provider]*model.Visible
@@ -97,18 +145,20 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 	if err != nil {
 		return loadedMsg{id: id, err: err}
 	}
-	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes}
+	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
+		names: map[string]string{}, maxHeld: cfg.HeldPages}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
 	pre, used := preDetails(ctx, l, p.Session, firstPageEager)
 	d.budget -= used
-	d.addPage(p, children, pre)
+	d.addPage(p, cfg.FirstPage, pageFacts(p.Session, d.names), children, pre, true)
 	return loadedMsg{id: id, data: d, warns: warns}
 }
 
 // pageCmd reads the outline page of d's session that follows what d holds.
+// Its names are d's: the pages of a session are read one after another.
 func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionData) tea.Cmd {
-	l, id, from, budget := d.lazy, d.sess.Info.ID, d.next, d.budget
+	l, id, from, budget, names := d.lazy, d.sess.Info.ID, d.next, d.budget, d.names
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
@@ -119,7 +169,7 @@ func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionDa
 		var warns []string
 		children := pageChildren(ctx, store, p.Session, &warns)
 		pre, used := preDetails(ctx, l, p.Session, budget)
-		return pageMsg{data: d, page: p, children: children, pre: pre, used: used, warns: warns}
+		return pageMsg{data: d, page: p, limit: cfg.Page, facts: pageFacts(p.Session, names), children: children, pre: pre, used: used, warns: warns}
 	}
 }
 
@@ -127,15 +177,20 @@ func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionDa
 func pageChildren(ctx context.Context, store sessions.Store, sess *model.Session, warns *[]string) map[string]*sessionData {
 	tmp := &sessionData{children: map[string]*sessionData{}}
 	for _, r := range sess.ToolCalls() {
-		tmp.calls = append(tmp.calls, callInfo{ref: r, vis: &notShown})
+		if cid := r.Call.ChildSessionID; cid != "" {
+			tmp.calls = append(tmp.calls, callInfo{row: callFacts{child: cid}})
+		}
 	}
 	loadChildren(ctx, store, tmp, map[string]bool{sess.Info.ID: true}, 1, warns)
 	return tmp.children
 }
 
-// addPage appends an outline page: its messages, their calls (without
-// their visible results) and the subagent sessions loaded for them.
-func (d *sessionData) addPage(p *sessions.OutlinePage, children map[string]*sessionData, pre map[*model.ToolCall]detailMsg) {
+// addPage appends an outline page read as LoadOutline(p.From, limit): its
+// messages, their calls (facts: what the list keeps of each) and the
+// subagent sessions loaded for them. The visible results computed with
+// the page (pre) are kept, as shown calls' are, with keep (the first
+// page); else only their list badges are.
+func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFacts, children map[string]*sessionData, pre map[*model.ToolCall]detailMsg, keep bool) {
 	old := 0
 	if d.sess == nil {
 		s := p.Session
@@ -150,66 +205,244 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, children map[string]*sess
 		d.sess.Messages = append(d.sess.Messages, p.Session.Messages...)
 		d.sess.Warnings = append(d.sess.Warnings, p.Session.Warnings...)
 	}
-	steps := countAssistant(d.sess.Messages[:old])
+	pg := outlinePage{from: p.From, limit: limit, lo: old, hi: len(d.sess.Messages), call0: len(d.calls), held: true}
+	d.roomForCalls(len(facts))
 	info := &d.sess.Info
+	var kept []detailMsg
 	for mi := old; mi < len(d.sess.Messages); mi++ {
 		m := &d.sess.Messages[mi]
 		step := 0
 		if m.Role == model.RoleAssistant {
-			steps++
-			step = steps
+			d.steps++
+			step = d.steps
 		}
 		for pi := range m.Parts {
 			c := m.Parts[pi].Tool
 			if c == nil {
 				continue
 			}
-			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, step: step, msg: m, vis: &notShown}
+			idx := len(d.calls)
+			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, page: int32(len(d.pages)), step: int32(step), msg: m,
+				vis: &notShown, flagged: agentFlagged(c)}
+			if k := idx - pg.call0; k < len(facts) {
+				ci.row = facts[k]
+			} else {
+				ci.row = factsOf(c, nil) // (d.names is the page commands')
+			}
 			if dm, ok := pre[c]; ok {
-				ci.vis, ci.visNative, ci.full, ci.ready = &dm.vis, dm.visNative, dm.full, true
 				ci.seen, ci.trunc, ci.errRes = true, dm.vis.Truncation != nil, dm.vis.Result.Type == model.ResultError
+				if keep {
+					dm.key = detailKey{d, idx}
+					kept = append(kept, dm)
+				}
 			}
 			d.calls = append(d.calls, ci)
 			info.ToolCalls++
 			if c.Status == model.StatusError {
 				info.Errors++
 			}
-			if f := formatters.AgentFlagged(c); f != nil && *f {
+			if ci.flagged {
 				info.Truncated++
 			}
 		}
+	}
+	pg.n = len(d.calls) - pg.call0
+	d.pages = append(d.pages, pg)
+	d.usePage(len(d.pages) - 1)
+	for _, dm := range kept {
+		d.setDetail(dm)
 	}
 	for id, c := range children {
 		d.children[id] = c
 	}
 	d.next = p.From + len(p.Session.Messages)
 	d.loading = p.More
+	d.dropPages()
 }
 
-func countAssistant(msgs []model.Message) int {
-	n := 0
-	for i := range msgs {
-		if msgs[i].Role == model.RoleAssistant {
-			n++
+// roomForCalls makes room for n more calls and, when it must grow after
+// the first page, for as many as the session will hold at the rate of
+// calls per message read so far (a session of 50,000 calls grown by append's 1.25 would allocate
+// its calls five times over).
+func (d *sessionData) roomForCalls(n int) {
+	need := len(d.calls) + n
+	if need <= cap(d.calls) {
+		return
+	}
+	want := need
+	// not on the first page: a first frame allocates only what it shows
+	if read := len(d.sess.Messages); len(d.pages) > 0 && d.sess.Info.Messages > read {
+		want = max(need, need*d.sess.Info.Messages/read*17/16)
+	}
+	d.calls = slices.Grow(d.calls, want-len(d.calls))
+}
+
+// usePage marks page i as just used.
+func (d *sessionData) usePage(i int) {
+	d.clock++
+	d.pages[i].used = d.clock
+}
+
+// dropPages drops the parts of the least recently used pages beyond
+// maxHeld (and the details of their calls, which refer to them).
+func (d *sessionData) dropPages() {
+	if d.maxHeld <= 0 {
+		return
+	}
+	held := 0
+	for i := range d.pages {
+		if d.pages[i].held {
+			held++
 		}
 	}
-	return n
+	for ; held > d.maxHeld; held-- {
+		lru := -1
+		for i := range d.pages {
+			if d.pages[i].held && (lru < 0 || d.pages[i].used < d.pages[lru].used) {
+				lru = i
+			}
+		}
+		pg := &d.pages[lru]
+		pg.held = false
+		for mi := pg.lo; mi < pg.hi; mi++ {
+			d.sess.Messages[mi].Parts = nil
+		}
+		for i := pg.call0; i < pg.call0+pg.n; i++ {
+			d.calls[i].ref.Call = nil
+			d.dropDetail(i)
+			d.details.remove(i)
+		}
+	}
 }
 
+// holdPage puts back the parts of page i, read again as msgs; false when
+// they are not the messages the page held (the session changed since).
+func (d *sessionData) holdPage(i int, msgs []model.Message) bool {
+	pg := &d.pages[i]
+	if pg.held {
+		return true
+	}
+	if len(msgs) != pg.hi-pg.lo {
+		return false
+	}
+	var calls []*model.ToolCall
+	for k := range msgs {
+		if msgs[k].ID != d.sess.Messages[pg.lo+k].ID {
+			return false
+		}
+		for pi := range msgs[k].Parts {
+			if c := msgs[k].Parts[pi].Tool; c != nil {
+				calls = append(calls, c)
+			}
+		}
+	}
+	if len(calls) != pg.n {
+		return false
+	}
+	for k := range msgs {
+		d.sess.Messages[pg.lo+k].Parts = msgs[k].Parts
+	}
+	for k, c := range calls {
+		d.calls[pg.call0+k].ref.Call = c
+	}
+	pg.held = true
+	d.usePage(i)
+	d.dropPages()
+	return true
+}
+
+// readPage reads page pg of session id again: its messages.
+func readPage(ctx context.Context, l sessions.Lazy, id string, pg outlinePage) ([]model.Message, error) {
+	p, err := l.LoadOutline(ctx, id, pg.from, pg.limit)
+	if err != nil {
+		return nil, err
+	}
+	return p.Session.Messages, nil
+}
+
+// outlineSnapshot is d's session to render a conversation up to step from
+// (0: the last), copied in Update, and fill, which reads into it the parts
+// of the pages not held (nil when all are): run it in the Cmd.
+func (d *sessionData) outlineSnapshot(step int) (model.Session, func(context.Context) error) {
+	snap := *d.sess
+	last := len(snap.Messages) - 1
+	if step > 0 {
+		for mi, n := 0, 0; mi < len(snap.Messages); mi++ {
+			if snap.Messages[mi].Role == model.RoleAssistant {
+				if n++; n == step {
+					last = mi
+					break
+				}
+			}
+		}
+	}
+	var holes []outlinePage
+	for _, pg := range d.pages {
+		if !pg.held && pg.lo <= last {
+			holes = append(holes, pg)
+		}
+	}
+	if len(holes) == 0 {
+		return snap, nil
+	}
+	snap.Messages = slices.Clone(snap.Messages)
+	l, id := d.lazy, snap.Info.ID
+	return snap, func(ctx context.Context) error {
+		for _, pg := range holes {
+			msgs, err := readPage(ctx, l, id, pg)
+			if err != nil {
+				return err
+			}
+			if len(msgs) != pg.hi-pg.lo {
+				return errSessionChanged
+			}
+			for k := range msgs {
+				if msgs[k].ID != snap.Messages[pg.lo+k].ID {
+					return errSessionChanged
+				}
+				snap.Messages[pg.lo+k].Parts = msgs[k].Parts
+			}
+		}
+		return nil
+	}
+}
+
+var errSessionChanged = errors.New("the session changed since it was read (it is read again when live follow sees the change)")
+
 // detailCmd computes the visible result of call idx of d, reading the
-// whole call first when the outline elided its output.
+// call's outline page again first when it is not held, and the whole call
+// when the outline elided its output.
 func detailCmd(ctx context.Context, d *sessionData, idx int) tea.Cmd {
 	ci := &d.calls[idx]
 	c, l := ci.ref.Call, d.lazy
 	info := d.sess.Info
-	partID := d.sess.Messages[ci.ref.Message].Parts[ci.ref.Part].ID
+	var partID string
+	if c != nil {
+		partID = d.sess.Messages[ci.ref.Message].Parts[ci.ref.Part].ID
+	}
+	var pg outlinePage
+	if d.pages != nil {
+		pg = d.pages[ci.page]
+	}
 	carrier := render.CarrierModel(d.sess, ci.ref.Message, "")
 	k := detailKey{d, idx}
 	return func() tea.Msg {
 		msg := detailMsg{key: k}
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if c == nil {
+			msgs, err := readPage(ctx, l, info.ID, pg)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			msg.page = msgs
+			if c, partID = pageCall(msgs, idx-pg.call0); c == nil {
+				msg.err = errSessionChanged
+				return msg
+			}
+		}
 		if c.Elided {
-			ctx, cancel := context.WithTimeout(ctx, time.Minute)
-			defer cancel()
 			full, err := l.LoadOutput(ctx, info.ID, partID)
 			if err != nil {
 				msg.err = err
@@ -223,18 +456,48 @@ func detailCmd(ctx context.Context, d *sessionData, idx int) tea.Cmd {
 	}
 }
 
-// setDetail stores a computed detail, dropping the least recently shown
-// ones beyond the cache's bounds.
+// pageCall is the k-th call of a page's messages, with its part's id.
+func pageCall(msgs []model.Message, k int) (*model.ToolCall, string) {
+	for mi := range msgs {
+		for _, p := range msgs[mi].Parts {
+			if p.Tool == nil {
+				continue
+			}
+			if k == 0 {
+				return p.Tool, p.ID
+			}
+			k--
+		}
+	}
+	return nil, ""
+}
+
+// setDetail stores a computed detail, holding again the call's page when
+// the detail brings it, and dropping the least recently shown details
+// beyond the cache's bounds. A detail of a call whose page was dropped
+// meanwhile is not kept: the call is read again when shown.
 func (d *sessionData) setDetail(msg detailMsg) {
 	if msg.key.idx >= len(d.calls) {
 		return
 	}
 	ci := &d.calls[msg.key.idx]
+	if d.pages != nil && !d.pages[ci.page].held && msg.err == nil {
+		if msg.page == nil {
+			return
+		}
+		if !d.holdPage(int(ci.page), msg.page) {
+			msg.err = errSessionChanged
+		}
+	}
 	if msg.err != nil {
 		msg.vis = model.Visible{Text: "(could not read the call's output: " + msg.err.Error() + ")", Why: "read error"}
+		msg.visNative, msg.full = nil, nil
 	}
-	ci.vis, ci.visNative, ci.full, ci.ready = &msg.vis, msg.visNative, msg.full, true
+	ci.vis, ci.ready = &callDetail{msg.vis, msg.visNative, msg.full}, true
 	ci.seen, ci.trunc, ci.errRes = true, msg.vis.Truncation != nil, msg.vis.Result.Type == model.ResultError
+	if d.details == nil {
+		return
+	}
 	size := len(msg.vis.Text)
 	for _, nv := range msg.visNative {
 		size += len(nv.Text)
@@ -243,15 +506,23 @@ func (d *sessionData) setDetail(msg detailMsg) {
 		size += len(msg.full.Output) + len(msg.full.Error)
 	}
 	for _, i := range d.details.add(msg.key.idx, size) {
-		e := &d.calls[i]
-		e.vis, e.visNative, e.full, e.ready = &notShown, nil, nil, false
+		d.dropDetail(i)
 	}
 }
 
-// touch marks call idx as just shown.
+// dropDetail forgets call i's visible result (its list badges stay).
+func (d *sessionData) dropDetail(i int) {
+	e := &d.calls[i]
+	e.vis, e.ready = &notShown, false
+}
+
+// touch marks call idx (and its page) as just shown.
 func (d *sessionData) touch(idx int) {
 	if d.details != nil {
 		d.details.touch(idx)
+	}
+	if d.pages != nil {
+		d.usePage(int(d.calls[idx].page))
 	}
 }
 
@@ -271,6 +542,15 @@ func newDetailCache() *detailCache {
 func (c *detailCache) touch(idx int) {
 	if e, ok := c.at[idx]; ok {
 		c.order.MoveToFront(e)
+	}
+}
+
+// remove forgets idx.
+func (c *detailCache) remove(idx int) {
+	if e, ok := c.at[idx]; ok {
+		c.bytes -= e.Value.(detailEntry).size
+		c.order.Remove(e)
+		delete(c.at, idx)
 	}
 }
 
@@ -304,8 +584,7 @@ func (c *callInfo) truncated() (detected, flagged bool) {
 	case c.seen:
 		return c.trunc, false
 	}
-	f := formatters.AgentFlagged(c.ref.Call)
-	return false, f != nil && *f
+	return false, c.flagged
 }
 
 // errResult tells that the model was shown an error result.
@@ -332,7 +611,7 @@ func (m *Model) addPage(msg pageMsg) tea.Cmd {
 	}
 	d.budget -= msg.used
 	had := len(d.calls)
-	d.addPage(msg.page, msg.children, msg.pre)
+	d.addPage(msg.page, msg.limit, msg.facts, msg.children, msg.pre, false)
 	m.addWarnings(msg.warns...)
 	m.addWarnings(msg.page.Session.Warnings...)
 	for _, v := range m.stack {

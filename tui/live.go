@@ -90,7 +90,12 @@ func liveCmd(ctx context.Context, cfg Config, store sessions.Store, id string, p
 	}
 }
 
+// changed tells that a listed session a differs from b as listed before
+// (when b's counts are not known, by its update time).
 func changed(a, b model.SessionInfo) bool {
+	if b.Uncounted {
+		return !a.Updated.Equal(b.Updated)
+	}
 	return !a.Updated.Equal(b.Updated) || a.Messages != b.Messages || a.ToolCalls != b.ToolCalls ||
 		a.Errors != b.Errors || a.Truncated != b.Truncated
 }
@@ -107,8 +112,14 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 		m.checking = true
 		id, prev := "", model.SessionInfo{}
 		if len(m.stack) > 0 {
-			id = m.stack[0].data.sess.Info.ID
-			prev, _ = m.picker.Info(id)
+			open := m.stack[0].data.sess.Info
+			id = open.ID
+			var listed bool
+			if prev, listed = m.picker.Info(id); !listed || prev.Uncounted {
+				// not counted yet (the list after a large session): the
+				// open session is as loaded unless its update time moved
+				prev, prev.Uncounted = open, true
+			}
 		}
 		return liveCmd(m.ctx, m.cfg, m.store, id, prev, msg.fp)
 	case liveMsg:
@@ -147,27 +158,27 @@ func (m *Model) swapLive(d *sessionData) {
 func (v *sessionView) Replace(d *sessionData) string {
 	old := map[string]model.ToolStatus{}
 	for _, c := range v.data.calls {
-		old[c.call().CallID] = c.call().Status
+		old[c.row.callID] = c.row.status
 	}
 	selected := ""
 	if r, ok := v.list.Selected(); ok {
-		selected = r.info().call().CallID
+		selected = r.info().row.callID
 	}
 	var added, finished []string
 	for _, c := range d.calls {
-		st, seen := old[c.call().CallID]
+		st, seen := old[c.row.callID]
 		switch {
 		case !seen:
-			added = append(added, c.call().Tool)
-		case st != c.call().Status:
-			finished = append(finished, c.call().Tool)
+			added = append(added, c.row.tool)
+		case st != c.row.status:
+			finished = append(finished, c.row.tool)
 		}
 	}
 	v.data = d
 	rows := buildRows(d, 0)
 	v.list.SetRows(rows)
 	for i, r := range rows {
-		if r.info().call().CallID == selected {
+		if r.info().row.callID == selected {
 			v.list.Select(i)
 		}
 	}

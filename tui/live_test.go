@@ -203,3 +203,45 @@ func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 	require.True(t, res.unchanged)
 	require.Equal(t, lists+3, cs.lists)
 }
+
+// The first live check of a session opened before its store's counted
+// list is in (the list after a large session, or only the quick list)
+// reloads it only when its update time moved: the session loaded is not
+// read a second time beside itself.
+func TestLiveBeforeTheCountedList(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.LiveEvery = time.Millisecond
+	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
+	require.NoError(t, err)
+	dbPath := filepath.Join(t.TempDir(), "opencode.db")
+	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
+	db, err := sql.Open("sqlite", dbPath)
+	require.NoError(t, err)
+	defer db.Close()
+	var root string
+	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
+	st, err := sessions.Open(dbPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: root, Live: true, Config: &cfg}, 120, 30)
+	loaded := h.m.current().data
+	for _, quick := range []bool{false, true} {
+		if quick { // the quick list: the session listed without its counts
+			in, ok := h.m.picker.Info(root)
+			require.True(t, ok)
+			in.Uncounted, in.Messages, in.ToolCalls = true, 0, 0
+			h.m.picker.SetSessions([]model.SessionInfo{in}, nil)
+		} else {
+			h.m.picker.SetSessions(nil, nil) // not listed yet
+		}
+		res, _ := liveCheck(t, h, liveTickMsg{})
+		require.Nil(t, res.data, "quick %t: not reloaded", quick)
+		require.Same(t, loaded, h.m.current().data)
+	}
+	// its update time moved: reloaded
+	h.m.picker.SetSessions(nil, nil)
+	_, err = db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
+	require.NoError(t, err)
+	res, _ := liveCheck(t, h, liveTickMsg{})
+	require.NotNil(t, res.data)
+}

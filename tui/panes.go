@@ -61,7 +61,7 @@ var callPane = paneDef{name: "Call", short: "Call", load: func(v *sessionView, s
 		return
 	}
 	text := callJSON(s.ci.call())
-	v.headers[s.p] = v.callHeader(s.ci, s.sess)
+	v.headers[s.p] = v.callHeader(s.ci, s.r.data)
 	v.views[s.p].SetContent(text, lexerByName("json"), nil, false)
 	v.raw[s.p], v.loaded[s.p] = text, key
 }}

@@ -489,7 +489,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	o := v.other
 	var oi *callInfo
 	for i := range o.calls {
-		if o.calls[i].call().Tool == ci.call().Tool {
+		if o.calls[i].row.tool == ci.row.tool {
 			oi = &o.calls[i]
 			break
 		}

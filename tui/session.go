@@ -145,16 +145,20 @@ func (v *sessionView) layoutPane() {
 	}
 }
 
-// stepsCount is the number of assistant steps of the row's session.
-func stepsCount(s *model.Session) int { return len(s.AssistantSteps()) }
-
 // requestStep is the step whose request carried the call's result, or 0
-// when the session ends before another request was made.
+// when the session ends before another request was made (no assistant
+// message follows the call's: looked for from there, not counted over the
+// session).
 func requestStep(ci *callInfo, s *model.Session) int {
-	if ci.step == 0 || ci.step+1 > stepsCount(s) {
+	if ci.step == 0 {
 		return 0
 	}
-	return ci.step + 1
+	for i := ci.ref.Message + 1; i < len(s.Messages); i++ {
+		if s.Messages[i].Role == model.RoleAssistant {
+			return int(ci.step) + 1
+		}
+	}
+	return 0
 }
 
 func rowKey(r callRow) string { return fmt.Sprintf("%p/%d", r.data, r.idx) }
@@ -223,12 +227,12 @@ func rawOrString(raw json.RawMessage) render.Value {
 	return string(raw)
 }
 
-func (v *sessionView) callHeader(ci *callInfo, s *model.Session) []string {
+func (v *sessionView) callHeader(ci *callInfo, d *sessionData) []string {
 	st := v.st
 	c := ci.call()
 	parts := []string{st.Badge.Render(inertString(c.Tool, st.Inert)), statusGlyph(st, c) + " " + string(c.Status)}
 	if ci.step > 0 {
-		parts = append(parts, fmt.Sprintf("step %d of %d", ci.step, stepsCount(s)))
+		parts = append(parts, fmt.Sprintf("step %d of %d", ci.step, d.steps))
 	}
 	if d := duration(c); d != "" {
 		parts = append(parts, d)

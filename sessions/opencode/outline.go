@@ -292,24 +292,35 @@ type pageKey struct {
 	valid   bool
 }
 
+// maxCursors bounds the page ends kept per session (a page of 256
+// messages each: sessions of 4M messages).
+const maxCursors = 1 << 14
+
 // pageCursor is the key after which message index from of session id
-// starts, when the page read last ended there.
+// starts, when a page read before ended there: every page of a session
+// read once (a viewer reads them in order, then again any it dropped)
+// starts from its key.
 func (s *sqliteStore) pageCursor(id string, from int) (pageKey, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k, ok := s.cursors[id]
-	return k, ok && from > 0 && k.next == from && k.valid
+	k, ok := s.cursors[id][from]
+	return k, ok && from > 0 && k.valid
 }
 
-// setPageCursor records where a page of session id ended (one per
-// session, of the sessions read last).
+// setPageCursor records where a page of session id ended (for the 64
+// sessions read last).
 func (s *sqliteStore) setPageCursor(id string, k pageKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cursors == nil || len(s.cursors) >= 64 {
-		s.cursors = map[string]pageKey{}
+	if s.cursors == nil || len(s.cursors) >= 64 && s.cursors[id] == nil {
+		s.cursors = map[string]map[int]pageKey{}
 	}
-	s.cursors[id] = k
+	ends := s.cursors[id]
+	if ends == nil || len(ends) >= maxCursors {
+		ends = map[int]pageKey{}
+		s.cursors[id] = ends
+	}
+	ends[k.next] = k
 }
 
 // countOrphans adds to orphans, per message id, the part rows of session

@@ -43,12 +43,12 @@ type sqliteStore struct {
 	conn    atomic.Pointer[sqlConn]
 
 	mu           sync.Mutex
-	openWarnings []string           // from the open: an immutable fallback
-	waitingWAL   bool               // opened immutable for want of -wal/-shm
-	walNote      string             // while waitingWAL: what that open does not see, if anything
-	listWarnings []string           // from the last List: rows it could not read
-	retired      []*sqlConn         // pools replaced by a reopen, closed by Close
-	cursors      map[string]pageKey // where the last outline page of a session ended
+	openWarnings []string                   // from the open: an immutable fallback
+	waitingWAL   bool                       // opened immutable for want of -wal/-shm
+	walNote      string                     // while waitingWAL: what that open does not see, if anything
+	listWarnings []string                   // from the last List: rows it could not read
+	retired      []*sqlConn                 // pools replaced by a reopen, closed by Close
+	cursors      map[string]map[int]pageKey // where the outline pages of a session ended, by next index
 }
 
 // sqlConn is one open of the database: the pool and the blob reader.

@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"correx/internal/fixtures"
+	"correx/sessions"
+)
+
+// TestHeldPagesShowWhatAllPagesShow: a lazy session whose outline pages
+// are dropped but for one (HeldPages 1, pages of 2 messages) and read again
+// by key when a call is shown shows every call's list row and every pane,
+// on every call, exactly as the same session with all its pages held;
+// over every fixture whose store reads lazily.
+func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
+	paged := 0
+	for _, f := range fixtures.All(t) {
+		st, err := sessions.Open(f.Source)
+		require.NoError(t, err)
+		infos, err := st.List(t.Context())
+		require.NoError(t, err)
+		for _, in := range infos {
+			if in.ParentID != "" || in.ToolCalls == 0 || sessions.LazyFor(st, in.ID) == nil {
+				continue
+			}
+			where := f.ID() + " " + in.ID
+			open := func(held int) (*harness, *sessionView) {
+				cfg := DefaultConfig()
+				cfg.FirstPage, cfg.Page, cfg.HeldPages = 1, 2, held
+				h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: in.ID, Config: &cfg}, 140, 40)
+				v := h.m.current()
+				require.NotNil(t, v, where)
+				h.key("l")
+				return h, v
+			}
+			hw, whole := open(0)
+			hp, part := open(1)
+			require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
+			if len(part.data.pages) > 1 {
+				paged++
+			}
+			for _, pane := range []string{"1", "2", "3", "5", "6", "4"} {
+				hw.key(pane)
+				hp.key(pane)
+				for i := range whole.list.rows {
+					if pane == "4" && i != len(whole.list.rows)-1 {
+						continue // the whole request: the last call's
+					}
+					whole.list.Select(i)
+					part.list.Select(i)
+					hw.send(nil)
+					hp.send(nil)
+					at := where + " pane " + pane + " call " + whole.list.rows[i].info().row.callID
+					require.Equal(t, whole.list.row(i), part.list.row(i), at)
+					require.True(t, part.list.rows[i].info().ready, at)
+					require.Equal(t, whole.headers[whole.pane], part.headers[part.pane], at)
+					require.Equal(t, whole.raw[whole.pane], part.raw[part.pane], at)
+					held := 0
+					for _, pg := range part.data.pages {
+						if pg.held {
+							held++
+						}
+					}
+					require.LessOrEqual(t, held, 1, at)
+				}
+			}
+		}
+		st.Close()
+	}
+	require.Positive(t, paged, "some fixture session has several outline pages")
+}
