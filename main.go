@@ -536,6 +536,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.wireNotes(page.Session, p)
 		if err := lc.WriteIndent(ctx, out, lc.Value); err != nil {
 			return err
 		}
@@ -552,16 +553,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
-		if note := render.WireNote(s, p, c.step); note != "" {
-			fmt.Fprintln(c.errOut, "correx: note:", note)
-		}
-		step := c.step
-		if step == 0 {
-			step = len(s.AssistantSteps())
-		}
-		if note := rebuiltNote(s, step); note != "" {
-			fmt.Fprintln(c.errOut, "correx: warning:", note)
-		}
+		c.wireNotes(s, p)
 		if err := render.WriteIndent(out, conv); err != nil {
 			return err
 		}
@@ -577,6 +569,20 @@ func (c *cli) wire(args []string) error {
 		fmt.Fprintf(c.errOut, "correx: wire: what is printed may be incomplete or not what the provider received: see the %d warning(s) above\n", n)
 	}
 	return nil
+}
+
+// wireNotes says what the wire of --step of s on p does not hold as sent.
+func (c *cli) wireNotes(s *model.Session, p render.Provider) {
+	if note := render.WireNote(s, p, c.step); note != "" {
+		fmt.Fprintln(c.errOut, "correx: note:", note)
+	}
+	step := c.step
+	if step == 0 {
+		step = len(s.AssistantSteps())
+	}
+	if note := rebuiltNote(s, step); note != "" {
+		fmt.Fprintln(c.errOut, "correx: warning:", note)
+	}
 }
 
 func (c *cli) transcript(args []string) error {
