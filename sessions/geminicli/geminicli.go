@@ -139,10 +139,11 @@ func (e *gcEntry) put(v gcVersion) {
 	e.versions = append(e.versions, v)
 }
 
-// resolve is v's record as Stored holds it (compact, as json.Marshal
-// writes it), read through read when Stored keeps only its place; nil
-// when the file no longer holds it.
-func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error)) json.RawMessage {
+// resolve is v's record, read through read when Stored keeps only its
+// place (as the file holds it; with asStored, compact as Stored holds a
+// record inline: json.Marshal escapes <, > and &); nil when the file no
+// longer holds it.
+func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error), asStored bool) json.RawMessage {
 	if v.Line == nil {
 		return v.Record
 	}
@@ -150,22 +151,21 @@ func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error)) json.RawMes
 	if err != nil {
 		return nil
 	}
-	stored := func(raw json.RawMessage) json.RawMessage {
-		b, _ := json.Marshal(raw)
-		return b
+	if v.At != nil {
+		var set struct {
+			Set struct {
+				Messages []json.RawMessage `json:"messages"`
+			} `json:"$set"`
+		}
+		if json.Unmarshal(b, &set) != nil || *v.At >= len(set.Set.Messages) {
+			return nil
+		}
+		b = set.Set.Messages[*v.At]
 	}
-	if v.At == nil {
-		return stored(b)
+	if asStored {
+		b, _ = json.Marshal(json.RawMessage(b))
 	}
-	var set struct {
-		Set struct {
-			Messages []json.RawMessage `json:"messages"`
-		} `json:"$set"`
-	}
-	if json.Unmarshal(b, &set) != nil || *v.At >= len(set.Set.Messages) {
-		return nil
-	}
-	return stored(set.Set.Messages[*v.At])
+	return b
 }
 
 // gcReader reads one chat file a line at a time (sessions.LineReader), or
@@ -191,6 +191,10 @@ type gcReader struct {
 	// last Session built the messages (stale when dirty)
 	callAt map[string]gcVersion
 	dirty  bool
+	last   struct { // the record Output read last
+		v     gcVersion
+		calls []gcToolCall
+	}
 }
 
 func newGCReader(path string, warnf func(n int, format string, args ...any)) *gcReader {
@@ -247,7 +251,7 @@ func (r *gcReader) touch(ts string) {
 func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, l *sessions.Line, at int) *gcEntry {
 	if rec == nil {
 		rec = &gcRecord{}
-		if json.Unmarshal(raw, rec) != nil {
+		if json.Unmarshal(withoutDisplays(raw), rec) != nil {
 			rec.ID = ""
 		}
 	}
@@ -323,7 +327,11 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 	r.dirty = true
 	n := l.N
 	var top gcLine
-	err := json.Unmarshal(b, &top)
+	err := json.Unmarshal(withoutDisplays(b), &top)
+	if err != nil { // as the line itself says it
+		top = gcLine{}
+		err = json.Unmarshal(b, &top)
+	}
 	var te *json.UnmarshalTypeError
 	if err != nil && (!errors.As(err, &te) || te.Field == "") {
 		r.warnf(n, "skipped a line that is not a JSON object (%v)", err)
@@ -460,17 +468,31 @@ func (r *gcReader) Output(partID string, read func(sessions.Line) ([]byte, error
 	if !ok {
 		return nil, fmt.Errorf("%w: tool part %q in %s", sessions.ErrNotFound, partID, r.path)
 	}
-	raw := v.resolve(read)
-	var rec gcRecord
-	if raw == nil || json.Unmarshal(raw, &rec) != nil {
-		return nil, fmt.Errorf("%s: the record of call %s is no longer where it was read", r.path, partID)
+	// a record's calls are read one after the other: its last reading is
+	// kept
+	if !sameRecord(r.last.v, v) || r.last.calls == nil {
+		var rec struct {
+			ToolCalls []gcToolCall `json:"toolCalls"`
+		}
+		raw := v.resolve(read, false)
+		if raw == nil || json.Unmarshal(withoutDisplays(raw), &rec) != nil {
+			return nil, fmt.Errorf("%s: the record of call %s is no longer where it was read", r.path, partID)
+		}
+		r.last.v, r.last.calls = v, rec.ToolCalls
 	}
-	for _, tc := range rec.ToolCalls {
+	for _, tc := range r.last.calls {
 		if tc.ID == partID {
+			tc.Args = sessions.CompactJSON(tc.Args)
 			return geminiToolCall(tc), nil
 		}
 	}
 	return nil, fmt.Errorf("%s: the record of call %s no longer holds it", r.path, partID)
+}
+
+// sameRecord says whether a and b are the record at one place of the file.
+func sameRecord(a, b gcVersion) bool {
+	return a.Line != nil && b.Line != nil && *a.Line == *b.Line &&
+		(a.At == nil && b.At == nil || a.At != nil && b.At != nil && *a.At == *b.At)
 }
 
 // ReadChat reads one chat file whole (JSONL, or the legacy single JSON).

@@ -108,8 +108,8 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 		// it loaded (convertSessionToClientHistory of the records as the
 		// file stood when it began)
 		for _, sm := range s.Messages {
-			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.resolve(read)) {
-				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.resolve(read)).Content)})
+			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.resolve(read, true)) {
+				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.resolve(read, true)).Content)})
 				break
 			}
 		}
@@ -118,7 +118,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 				continue
 			}
 			if v, ok := gcPick(it.stored, run-1); ok {
-				hist = append(hist, gcConvert(gcRecOf(v.resolve(read)))...)
+				hist = append(hist, gcConvert(gcRecOf(v.resolve(read, true)))...)
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 			if !inRewrite {
 				hist, inRewrite = nil, true
 			}
-			r := gcRecOf(v.resolve(read))
+			r := gcRecOf(v.resolve(read, true))
 			role := "user"
 			if r.Type == "gemini" {
 				role = "model"
@@ -143,7 +143,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 		if !ok || v.Run != run || run > 1 && v.Set {
 			continue // an earlier run's record, or a resume's rewrite
 		}
-		r := gcRecOf(v.resolve(read))
+		r := gcRecOf(v.resolve(read, true))
 		switch {
 		case r.Type == "user":
 			hist = append(hist, gcContent{role: "user", parts: gcParts(r.Content)})
