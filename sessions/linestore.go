@@ -46,9 +46,10 @@ type LineStore struct {
 	// names), so that a session is opened without listing the store.
 	Guess func(id string) []string
 
-	mu    sync.Mutex
-	infos map[string]lineInfo // by path: the last read's info
-	open  []*lineFile         // most recently used first, at most keepOpen
+	mu      sync.Mutex
+	infos   map[string]lineInfo // by path: the last read's info
+	open    []*lineFile         // most recently used first, at most keepOpen
+	guessed map[string]string   // session id -> the file Guess found it in
 }
 
 // keepOpen is how many session files a LineStore keeps read: the one on
@@ -213,6 +214,12 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 	if ok {
 		return f, nil
 	}
+	s.mu.Lock()
+	f, ok = s.guessed[id]
+	s.mu.Unlock()
+	if ok {
+		return f, nil
+	}
 	if s.Guess != nil && s.Reader != nil {
 		for _, path := range s.Guess(id) {
 			if !isFile(path) || s.Reader(path, func(int, string, ...any) {}) == nil {
@@ -227,6 +234,13 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 			}
 			lf.mu.Unlock()
 			if err == nil && sess.Info.ID == id {
+				// once: every LoadOutput asks
+				s.mu.Lock()
+				if s.guessed == nil {
+					s.guessed = map[string]string{}
+				}
+				s.guessed[id] = path
+				s.mu.Unlock()
 				return path, nil
 			}
 		}
