@@ -35,6 +35,7 @@ package geminicli
 // resumed file itself in the same minute and a stub beside it in another.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -140,9 +141,10 @@ func (e *gcEntry) put(v gcVersion) {
 }
 
 // resolve is v's record, read through read when Stored keeps only its
-// place (as the file holds it; with asStored, compact as Stored holds a
-// record inline: json.Marshal escapes <, > and &); nil when the file no
-// longer holds it.
+// place (as the file holds it; with asStored, for the wire, compact as
+// Stored holds a record inline: json.Marshal escapes <, > and &, and
+// without its calls' resultDisplay); nil when the file no longer holds
+// it.
 func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error), asStored bool) json.RawMessage {
 	if v.Line == nil {
 		return v.Record
@@ -163,7 +165,8 @@ func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error), asStored bo
 		b = set.Set.Messages[*v.At]
 	}
 	if asStored {
-		b, _ = json.Marshal(json.RawMessage(b))
+		// the wire reads no resultDisplay
+		b, _ = json.Marshal(json.RawMessage(withoutDisplays(b)))
 	}
 	return b
 }
@@ -695,6 +698,11 @@ func geminiMessage(e *gcEntry) (model.Message, gcVersion, bool) {
 
 // geminiTexts are the non-thought texts of a PartListUnion.
 func geminiTexts(content json.RawMessage) []string {
+	// a list without a "text" key (function responses) has none: only a
+	// key or a string that is exactly text has those bytes
+	if len(content) > 0 && content[0] == '[' && !bytes.Contains(content, []byte(`"text"`)) {
+		return nil
+	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
 		if s == "" {
