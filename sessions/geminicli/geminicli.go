@@ -785,6 +785,10 @@ func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
 	for _, p := range parts {
 		switch {
 		case p.FunctionResponse != nil && v.Type == "":
+			if t, ok := soleString(p.FunctionResponse.Response); ok {
+				v = t
+				break
+			}
 			var resp map[string]json.RawMessage
 			_ = json.Unmarshal(p.FunctionResponse.Response, &resp)
 			var s string
@@ -811,6 +815,28 @@ func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
 		v = model.ToolResultValue{Type: model.ResultContent, Content: append(items, extra...)}
 	}
 	return v, true
+}
+
+// soleString is a response {"output":S} or {"error":S} as Gemini CLI
+// writes it (compact), decoded without decoding it as a map first; ok
+// false for any other response.
+func soleString(resp json.RawMessage) (model.ToolResultValue, bool) {
+	for _, k := range []struct {
+		key string
+		typ model.ResultType
+	}{{`{"output":"`, model.ResultText}, {`{"error":"`, model.ResultError}} {
+		if !bytes.HasPrefix(resp, []byte(k.key)) {
+			continue
+		}
+		from := len(k.key) - 1
+		end := stringEnd(resp, from)
+		var s string
+		if end < 0 || string(resp[end:]) != "}" || json.Unmarshal(resp[from:end], &s) != nil {
+			return model.ToolResultValue{}, false
+		}
+		return model.ToolResultValue{Type: k.typ, Text: s}, true
+	}
+	return model.ToolResultValue{}, false
 }
 
 // geminiProjectDir is <tmp>/<project> of a chat file (spills are in its
