@@ -91,3 +91,70 @@ func TestFixtureSpillsInside(t *testing.T) {
 		require.Positive(t, byAgent[a], "no %s fixture has a spill", a.Name())
 	}
 }
+
+// TestLazyOutlineEqualsLoad: for every session of every fixture a store
+// reads lazily (sessions.Lazy), the outline's pages, of any size, with
+// every elided call read again by LoadOutput, are the messages Load gives.
+func TestLazyOutlineEqualsLoad(t *testing.T) {
+	ctx := context.Background()
+	lazy, elided := map[string]int{}, map[string]int{}
+	for _, f := range fixtures.All(t) {
+		st, infos := listFixture(t, f)
+		for _, info := range infos {
+			l := sessions.LazyFor(st, info.ID)
+			if l == nil {
+				continue
+			}
+			whole, err := st.Load(ctx, info.ID)
+			require.NoError(t, err, f.ID())
+			want := outlineFields(whole.Messages)
+			for _, size := range []int{1, 2, 7, 0} {
+				var got []model.Message
+				for more := true; more; {
+					p, err := l.LoadOutline(ctx, info.ID, len(got), size)
+					require.NoError(t, err, "%s: session %s, page size %d", f.ID(), info.ID, size)
+					require.Equal(t, len(got), p.From, "%s: page start", f.ID())
+					if size > 0 && (p.More || p.From > 0) { // a session that cannot be paged comes whole
+						require.LessOrEqual(t, len(p.Session.Messages), size, "%s: page size", f.ID())
+					}
+					require.True(t, len(p.Session.Messages) > 0 || !p.More, "%s: an empty page with more to come", f.ID())
+					for _, m := range p.Session.Messages {
+						m.Parts = append([]model.Part(nil), m.Parts...)
+						for i, pt := range m.Parts {
+							if pt.Tool != nil && pt.Tool.Elided {
+								elided[f.Agent]++
+								tc, err := l.LoadOutput(ctx, info.ID, pt.ID)
+								require.NoError(t, err, "%s: LoadOutput %s", f.ID(), pt.ID)
+								m.Parts[i].Tool = tc
+							}
+						}
+						got = append(got, m)
+					}
+					more = p.More
+				}
+				require.Equal(t, want, outlineFields(got), "%s: session %s, pages of %d messages", f.ID(), info.ID, size)
+			}
+			lazy[f.Agent]++
+		}
+	}
+	t.Logf("lazy sessions checked, by agent: %v; elided calls read again (over the four page sizes): %v", lazy, elided)
+	require.NotZero(t, elided["opencode"], "opencode's store is lazy")
+}
+
+// outlineFields are msgs without what only an outline sets
+// (model.ToolCall.OutputBytes), as copies.
+func outlineFields(msgs []model.Message) []model.Message {
+	out := make([]model.Message, len(msgs))
+	for i, m := range msgs {
+		m.Parts = append([]model.Part(nil), m.Parts...)
+		for j, pt := range m.Parts {
+			if pt.Tool != nil {
+				tc := *pt.Tool
+				tc.OutputBytes = 0
+				m.Parts[j].Tool = &tc
+			}
+		}
+		out[i] = m
+	}
+	return out
+}

@@ -377,8 +377,8 @@ func TestPipelineFolds(t *testing.T) {
 }
 
 // The picker shows a quick list (sessions.ListQuick) with its counts
-// pending until the counted list replaces it; a quick list arriving after
-// the counted one is dropped.
+// pending, asks for the counted list only then, and the counted list
+// replaces it; a quick list arriving after the counted one is dropped.
 func TestPickerQuickListThenCounts(t *testing.T) {
 	s := newFakeStore(t)
 	counted := s.infos
@@ -392,12 +392,14 @@ func TestPickerQuickListThenCounts(t *testing.T) {
 	m.picker.now = m.now
 	h := &harness{t: t, m: m}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 24})
-	h.send(listedMsg{infos: quick, quick: true})
+	nm, cmd := h.m.Update(listedMsg{infos: quick, quick: true})
+	h.m = nm.(Model)
 	out := h.plain()
 	require.Contains(t, out, "counting calls…")
 	require.Contains(t, out, "…")
 	require.Contains(t, out, counted[0].Title)
-	h.send(listedMsg{infos: counted})
+	require.NotNil(t, cmd, "the quick list asks for the counted one")
+	h.run(cmd)
 	out = h.plain()
 	require.NotContains(t, out, "counting calls…")
 	require.NotContains(t, out, " … ")

@@ -226,17 +226,18 @@ func listCmd(ctx context.Context, store sessions.Store) tea.Cmd {
 }
 
 // quickListCmd lists the store without counts when it can
-// (sessions.ListQuick), for the picker's first screen; nil when it cannot.
+// (sessions.ListQuick), for the picker's first screen, and asks for the
+// counted list then; it lists with counts when it cannot.
 func quickListCmd(ctx context.Context, store sessions.Store) tea.Cmd {
 	if store == nil {
-		return nil
+		return listCmd(ctx, store)
 	}
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		qctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		infos, ok, err := sessions.ListQuick(ctx, store)
+		infos, ok, err := sessions.ListQuick(qctx, store)
 		if !ok || err != nil {
-			return nil // the full list says what is wrong
+			return listCmd(ctx, store)() // the full list says what is wrong
 		}
 		return listedMsg{infos: infos, quick: true}
 	}

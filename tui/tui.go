@@ -141,7 +141,7 @@ func New(opts Options) Model {
 // Init asks for the background colour, lists the sessions and opens the
 // session named in the options.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, quickListCmd(m.ctx, m.store), m.spin.Tick}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.spin.Tick}
 	if m.opts.Live {
 		cmds = append(cmds, liveTick(m.cfg.LiveEvery))
 	}
@@ -152,7 +152,7 @@ func (m Model) Init() tea.Cmd {
 		m.listAfterLoad = true
 		cmds = append(cmds, loadCmd(m.ctx, m.cfg, m.store, m.opts.SessionID))
 	} else {
-		cmds = append(cmds, listCmd(m.ctx, m.store))
+		cmds = append(cmds, quickListCmd(m.ctx, m.store))
 	}
 	return tea.Batch(cmds...)
 }
@@ -236,7 +236,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case listedMsg:
 		if msg.quick {
+			// the counted list only now: on two cores, counting beside
+			// the quick list delays the first screen
 			m.picker.SetQuick(msg.infos)
+			cmds = append(cmds, listCmd(m.ctx, m.store))
 			break
 		}
 		m.picker.SetSessions(msg.infos, msg.err)
@@ -247,7 +250,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		if m.listAfterLoad {
 			m.listAfterLoad = false
-			cmds = append(cmds, listCmd(m.ctx, m.store))
+			cmds = append(cmds, quickListCmd(m.ctx, m.store))
 		}
 		later = append(later, m.loaded(msg))
 	case pageMsg:

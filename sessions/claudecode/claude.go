@@ -91,8 +91,8 @@ func openClaudeDir(dir string) (s sessions.Store, ok bool, problem error) {
 // line looks like Claude Code's, directly or one level down; problem is
 // the first such file that could not be read.
 func hasClaudeTranscripts(dir string) (found bool, problem error) {
-	for _, pat := range []string{"*.jsonl", "*/*.jsonl"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pat))
+	top, subs := jsonlNames(dir)
+	for _, files := range [][]string{top, subs} {
 		for _, f := range files {
 			ok, err := looksClaude(f)
 			if ok {
@@ -102,6 +102,37 @@ func hasClaudeTranscripts(dir string) (found bool, problem error) {
 		}
 	}
 	return false, problem
+}
+
+// jsonlNames are the *.jsonl names in dir and in its subdirectories, each
+// sorted. Names are read unsorted and matched by suffix, not with Glob:
+// another agent's folder beside them (opencode's tool-output/) can hold
+// tens of thousands of files, and every store open comes here.
+func jsonlNames(dir string) (top, subs []string) {
+	names := func(d string) []string {
+		f, err := os.Open(d)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		all, _ := f.Readdirnames(-1)
+		var out []string
+		for _, n := range all {
+			if strings.HasSuffix(n, ".jsonl") {
+				out = append(out, filepath.Join(d, n))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	top = names(dir)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
+			subs = append(subs, names(filepath.Join(dir, e.Name()))...)
+		}
+	}
+	return top, subs
 }
 
 // looksClaude says whether a record in the first 4 KiB of a file is Claude
