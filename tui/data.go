@@ -348,7 +348,7 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		release()
 		return convMsg{key: k, res: convResult{err: err}}
 	}
-	res := convResult{lazy: true}
+	res := convResult{lazy: true, note: render.WireNote(outline, k.p, k.step)}
 	if lc.Value == nil {
 		release()
 		return convMsg{key: k, res: res}
