@@ -148,13 +148,20 @@ var (
 // when the result is exactly that text, "" when it shows neither (a
 // compacted call, one that never finished). ok is false when oc is to be
 // read whole: the outline vouches for every input of the result but those
-// two, save the attachments and an interrupted call's live output.
+// two, save the attachments and an interrupted call's live output; a
+// Sent text result that is the output is the output.
 func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok bool) {
 	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
 		return "", false
 	}
 	ph := *oc
 	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
+	if s := oc.Sent; s != nil && s.Type == model.ResultText && s.JSON == nil && s.Text == oc.Output {
+		// a result sent as the output text (Codex) stands for the output
+		sent := *s
+		sent.Text = outputMark
+		ph.Sent = &sent
+	}
 	// the result before any lowering: the one a lowering rewrites
 	// (attachments) is never exactly the output, so it is read whole
 	r := formatters.Visible(&ph, nil).Result

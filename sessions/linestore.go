@@ -48,8 +48,8 @@ type LineStore struct {
 
 	mu      sync.Mutex
 	infos   map[string]lineInfo // by path: the last read's info
+	guessed map[string]string   // session id -> the guessed file found to hold it
 	open    []*lineFile         // most recently used first, at most keepOpen
-	guessed map[string]string   // session id -> the file Guess found it in
 }
 
 // keepOpen is how many session files a LineStore keeps read: the one on
@@ -217,8 +217,8 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 	s.mu.Lock()
 	f, ok = s.guessed[id]
 	s.mu.Unlock()
-	if ok {
-		return f, nil
+	if ok && isFile(f) {
+		return f, nil // a file that no longer holds id fails the read
 	}
 	if s.Guess != nil && s.Reader != nil {
 		for _, path := range s.Guess(id) {
@@ -234,7 +234,6 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 			}
 			lf.mu.Unlock()
 			if err == nil && sess.Info.ID == id {
-				// once: every LoadOutput asks
 				s.mu.Lock()
 				if s.guessed == nil {
 					s.guessed = map[string]string{}

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -89,185 +88,45 @@ type codexItem struct {
 	Output    json.RawMessage `json:"output"`
 	Action    json.RawMessage `json:"action"`
 	Status    string          `json:"status"`
+
+	// as readItem found it
+	compact     bool // no whitespace outside strings
+	rolloutOnly bool // a rolloutOnly member
+	outputs     int  // output members
+	members     []member
+}
+
+// member is where a member of a response item is in the payload: its key
+// from key, its value from val to end.
+type member struct {
+	key, val, end int
+	plain         bool // a key json.Marshal writes as it is
+	drop          bool // a rolloutOnly member
+	output        bool
 }
 
 // rolloutOnly are fields of rollout items that are never sent.
 var rolloutOnly = []string{"internal_chat_message_metadata_passthrough"}
 
-// ReadRollout reads one rollout into a session. Prompt messages
-// (user, developer) are user messages; the items of one model response
-// (reasoning, assistant text, calls) and the outputs of its calls make
-// one assistant message, whose Stored holds those items in rollout order.
+// ReadRollout reads one rollout into a session, outputs included (the
+// lazy path is Open's store: reader.go). Prompt messages (user, developer)
+// are user messages; the items of one model response (reasoning, assistant
+// text, calls) and the outputs of its calls make one assistant message,
+// whose Stored holds those items in rollout order.
 func ReadRollout(path, dataDir string) (*model.Session, error) {
-	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentCodex, Source: path, DataDir: dataDir}}
-	warnf := sessions.LineWarner(&sess.Warnings, path)
-	var (
-		cur      *model.Message // the open assistant step
-		open     = map[string]bool{}
-		calls    = map[string]*model.ToolCall{}
-		owner    = map[string]int{} // call id -> message index
-		curModel string
-		lastTS   time.Time
-		meta     bool
-		seq      int
-		failed   = map[string]bool{} // call ids Codex's own items record as failed
-	)
-	closeStep := func() {
-		if cur != nil {
-			sess.Messages = append(sess.Messages, *cur)
-			cur = nil
-		}
-		clear(open)
-	}
-	stepDone := false
+	var warns []string
+	r := newReader(path, dataDir, sessions.LineWarner(&warns, path), false)
 	err := sessions.ReadJSONL(path, func(n int, line []byte, _ bool) {
-		var env struct {
-			Timestamp string          `json:"timestamp"`
-			Type      string          `json:"type"`
-			Payload   json.RawMessage `json:"payload"`
-		}
-		if err := json.Unmarshal(line, &env); err != nil {
-			warnf(n, "skipped a line that is not JSON (%v)", err)
-			return
-		}
-		ts := sessions.ParseTime(env.Timestamp)
-		if !ts.IsZero() {
-			lastTS = ts
-		}
-		switch env.Type {
-		case "session_meta":
-			if meta {
-				return
-			}
-			var m struct {
-				ID         string          `json:"id"`
-				Timestamp  string          `json:"timestamp"`
-				Cwd        string          `json:"cwd"`
-				CLIVersion string          `json:"cli_version"`
-				Source     json.RawMessage `json:"source"`
-			}
-			if err := json.Unmarshal(env.Payload, &m); err != nil || m.ID == "" {
-				warnf(n, "skipped a session_meta line without id")
-				return
-			}
-			meta = true
-			sess.Info.ID, sess.Info.Directory, sess.Info.Version = m.ID, m.Cwd, m.CLIVersion
-			sess.Info.Created = sessions.ParseTime(m.Timestamp)
-			var src struct {
-				Subagent struct {
-					ThreadSpawn struct {
-						ParentThreadID string `json:"parent_thread_id"`
-					} `json:"thread_spawn"`
-				} `json:"subagent"`
-			}
-			if json.Unmarshal(m.Source, &src) == nil {
-				sess.Info.ParentID = src.Subagent.ThreadSpawn.ParentThreadID
-			}
-		case "turn_context":
-			var m struct {
-				Model string `json:"model"`
-			}
-			if json.Unmarshal(env.Payload, &m) == nil && m.Model != "" {
-				curModel = m.Model
-			}
-		case "event_msg":
-			var m struct {
-				Type string `json:"type"`
-			}
-			_ = json.Unmarshal(env.Payload, &m)
-			if m.Type == "token_count" && cur != nil && len(open) == 0 {
-				stepDone = true // the model response is complete
-			}
-			if id, ok := codexFailedItem(env.Payload, m.Type); ok {
-				failed[id] = true
-			}
-		case "response_item":
-			var it codexItem
-			if err := json.Unmarshal(env.Payload, &it); err != nil {
-				warnf(n, "skipped a response item that is not an object (%v)", err)
-				return
-			}
-			raw := withoutKeys(env.Payload, rolloutOnly)
-			seq++
-			switch {
-			case it.Type == "ghost_snapshot":
-				return // a git snapshot for undo, never sent
-			case it.Type == "message" && it.Role != "assistant":
-				closeStep()
-				stepDone = false
-				m := model.Message{ID: cmp.Or(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleUser, Created: ts, Completed: ts,
-					Stored: []json.RawMessage{raw}}
-				m.Parts = codexUserParts(it, seq)
-				sess.Messages = append(sess.Messages, m)
-			case strings.HasSuffix(it.Type, "_output"):
-				call := calls[it.CallID]
-				if call == nil {
-					warnf(n, "output for unknown call %q kept with the step before it", it.CallID)
-				}
-				if cur == nil {
-					// an output after its step was closed: attach to the owner
-					if i, ok := owner[it.CallID]; ok {
-						sess.Messages[i].Stored = append(sess.Messages[i].Stored, raw)
-					} else if len(sess.Messages) > 0 {
-						sess.Messages[len(sess.Messages)-1].Stored = append(sess.Messages[len(sess.Messages)-1].Stored, raw)
-					}
-				} else {
-					cur.Stored = append(cur.Stored, raw)
-					cur.Completed = ts
-				}
-				if call != nil {
-					sent := codexSent(it.Output)
-					call.Sent = &sent
-					call.Status = model.StatusCompleted
-					call.Output = formatters.ResultText(sent)
-					call.End = ts
-					call.ChildSessionID = codexSpawned(call)
-				}
-				delete(open, it.CallID)
-				if cur != nil && len(open) == 0 {
-					stepDone = true
-				}
-			default: // a model output item: reasoning, text, a call, ...
-				if cur == nil || stepDone {
-					closeStep()
-					stepDone = false
-					cur = &model.Message{ID: cmp.Or(it.ID, fmt.Sprintf("item-%d", seq)), Role: model.RoleAssistant, Created: ts,
-						ProviderID: "openai", ModelID: curModel}
-				}
-				cur.Stored = append(cur.Stored, raw)
-				cur.Completed = ts
-				if p, ok := codexModelPart(it, seq, ts); ok {
-					if p.Tool != nil && p.Tool.CallID != "" {
-						open[p.Tool.CallID] = true
-						calls[p.Tool.CallID] = p.Tool
-					}
-					cur.Parts = append(cur.Parts, p)
-					if p.Tool != nil {
-						// cur is appended when the step closes, at this index
-						owner[p.Tool.CallID] = len(sess.Messages)
-					}
-				} else {
-					warnf(n, "response item of type %q kept for the wire but not shown", it.Type)
-				}
-			}
-		}
-	}, warnf)
+		r.Line(sessions.Line{N: n}, line, false)
+	}, r.warnf)
 	if err != nil {
 		return nil, err
 	}
-	closeStep()
-	// an item_completed can come before or after its call's output (a
-	// process polled with write_stdin ends later)
-	for id := range failed {
-		if c := calls[id]; c != nil && c.Status == model.StatusCompleted {
-			c.Status, c.Error = model.StatusError, c.Output
-		}
+	sess, err := r.Session()
+	if err != nil {
+		return nil, err
 	}
-	if !meta {
-		return nil, sessions.NotSession(path, "no session_meta line: not a Codex rollout")
-	}
-	sess.Info.Updated = lastTS
-	sessions.FinishInfo(sess, nil) // Codex keeps no spill file
+	sess.Warnings = warns
 	return sess, nil
 }
 
@@ -422,51 +281,4 @@ func codexFailedItem(payload json.RawMessage, typ string) (string, bool) {
 		return "", false
 	}
 	return m.Item.ID, true
-}
-
-// withoutKeys returns a JSON object without the given top-level keys, the
-// others kept byte for byte in their order.
-func withoutKeys(raw json.RawMessage, drop []string) json.RawMessage {
-	has := false
-	for _, k := range drop {
-		has = has || bytes.Contains(raw, []byte(`"`+k+`"`))
-	}
-	if !has {
-		return sessions.CompactJSON(raw)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return raw
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return raw
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return raw
-		}
-		k := kt.(string)
-		skip := false
-		for _, d := range drop {
-			skip = skip || k == d
-		}
-		if skip {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(sessions.CompactJSON(v))
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }

@@ -58,16 +58,49 @@ func Open(path string, dir bool) (sessions.Store, bool, error) {
 	if !dir {
 		dataDir = filepath.Dir(path)
 	}
-	return &sessions.FileStore{
-		Root: path,
-		Files: func() ([]string, []string) {
-			if !dir {
-				return []string{path}, nil
-			}
-			return rollouts(roots)
+	st := &sessions.LineStore{
+		FileStore: &sessions.FileStore{
+			Root: path,
+			Files: func() ([]string, []string) {
+				if !dir {
+					return []string{path}, nil
+				}
+				return rollouts(roots)
+			},
+			Read: func(f string) (*model.Session, error) { return ReadRollout(f, dataDir) },
 		},
-		Read: func(f string) (*model.Session, error) { return ReadRollout(f, dataDir) },
-	}, true, nil
+		Reader: func(f string, warnf func(int, string, ...any)) sessions.LineReader {
+			if strings.HasSuffix(f, ".zst") {
+				return nil
+			}
+			return newReader(f, dataDir, warnf, true)
+		},
+		Guess: func(id string) []string {
+			if !dir {
+				return []string{path}
+			}
+			return guessRollouts(roots, id)
+		},
+	}
+	return st, true, nil
+}
+
+// guessRollouts are the rollouts under roots that may hold session id: a
+// rollout's name ends in its session's id (rollout-<time>-<id>.jsonl), in
+// sessions/YYYY/MM/DD/ or, archived, in archived_sessions/.
+func guessRollouts(roots []string, id string) []string {
+	if id == "" || strings.ContainsAny(id, `*?[\/`) {
+		return nil
+	}
+	literal := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	var files []string
+	for _, root := range roots {
+		for _, pattern := range []string{"rollout-*-" + id + ".jsonl", "*/*/*/rollout-*-" + id + ".jsonl"} {
+			found, _ := filepath.Glob(filepath.Join(literal.Replace(root), pattern))
+			files = append(files, found...)
+		}
+	}
+	return files
 }
 
 // isRolloutDir says whether dir is a CODEX_HOME's sessions/ or

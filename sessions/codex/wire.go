@@ -4,6 +4,7 @@ package codex
 // the stored response items.
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -25,9 +26,18 @@ func init() {
 // rollout order. Codex 0.171.0 sends its history items exactly as the
 // rollout holds them (the loader drops the rollout-only fields); the base
 // instructions message is not in the rollout, and is a developer item.
+//
+// An output item the outline left in the rollout (reader.go) is sent with
+// its call's output text.
 func Input(s *model.Session, upto int, pl *render.Placer) []render.Value {
 	out := []render.Value{}
+	calls := map[string]*model.ToolCall{}
 	for _, sm := range s.Messages[:upto] {
+		for _, p := range sm.Parts {
+			if p.Tool != nil {
+				calls[p.Tool.CallID] = p.Tool
+			}
+		}
 		for _, it := range sm.Stored {
 			var head struct {
 				Role   string `json:"role"`
@@ -43,8 +53,27 @@ func Input(s *model.Session, upto int, pl *render.Placer) []render.Value {
 			} else {
 				pl.Call(head.CallID, len(out), -1)
 			}
-			out = append(out, it)
+			out = append(out, filled(it, calls[head.CallID]))
 		}
 	}
 	return out
+}
+
+// filled is stored item it, its elided output (elidedOutput) the output
+// text of call.
+func filled(it json.RawMessage, call *model.ToolCall) render.Value {
+	if call == nil || !bytes.Contains(it, elidedOutput) {
+		return it
+	}
+	var o render.Obj
+	if !eachMember(it, func(k string, v json.RawMessage) {
+		if k == "output" && bytes.Equal(v, elidedOutput) {
+			o = append(o, render.KV(k, call.Output))
+			return
+		}
+		o = append(o, render.KV(k, v))
+	}) {
+		return it
+	}
+	return o
 }

@@ -10,7 +10,9 @@ package main
 // a token_count. Outputs over 10000 tokens are truncated in the model's
 // text as Codex does (a warning, "... N bytes omitted ..." past its 1 MiB
 // buffer, and head and tail of 20000 bytes around "…N tokens
-// truncated…"); Codex keeps no spill file.
+// truncated…"); the item_completed event holds the output whole up to 64
+// KiB (aggregated_output), else its head and tail around a note, which is
+// why a rollout holds far less than -mb; Codex keeps no spill file.
 
 import (
 	"encoding/json"
@@ -25,6 +27,8 @@ const (
 	codexBuffer  = 1 << 20 // the head and tail it keeps of an output
 	codexEdge    = 20000   // bytes kept on each side of a token truncation
 	codexEvent   = 65536   // aggregated_output of the item_completed event
+	// codexPersisted is where the event's aggregated_output is cut
+	codexPersisted = "\n... command output truncated for persistence ...\n"
 )
 
 // codexTemplates are the recorded lines the rollout is cloned from, by
@@ -212,7 +216,10 @@ func (g *gen) codex(calls int, total int64) error {
 			}
 			agg := body
 			if len(agg) > codexEvent {
-				agg = agg[:codexEvent/2] + agg[len(agg)-codexEvent/2:]
+				// as 0.171.0 persists it (the fixture's seq 1 195000):
+				// head and tail around its note, 65536 bytes in all
+				keep := (codexEvent - len(codexPersisted)) / 2
+				agg = agg[:keep] + codexPersisted + agg[len(agg)-keep:]
 			}
 			w.put(t.lines["event_msg/item_completed/CommandExecution"], func(p *obj) {
 				p.edit("item", func(it *obj) {
