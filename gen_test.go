@@ -20,8 +20,9 @@ import (
 // outside ./...) from rotting: a small session of every agent it writes
 // loads with every call and its result, without a warning, with at least
 // one truncated call whose spill file (when the agent keeps one) is found;
-// Claude Code's steps have their logged requests, not rebuilt ones; and
-// the same flags write the same bytes.
+// Claude Code's steps have their logged requests, not rebuilt ones; the
+// same flags write the same bytes; and -huge makes the last call's full
+// output that big (or truncated from an unknown size, as Codex says).
 func TestGeneratedSessionsLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the generator")
@@ -99,6 +100,7 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 			if a, b := treeHash(t, out), treeHash(t, again); a != b {
 				t.Error("the same flags wrote different bytes")
 			}
+			hugeLast(t, gen, filepath.Join(dir, agent+"-huge"), agent)
 		})
 	}
 	t.Run("opencode sessions", func(t *testing.T) {
@@ -114,6 +116,34 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 			t.Fatalf("%d sessions, %v; want 30", len(infos), err)
 		}
 	})
+}
+
+// hugeLast checks that -huge 1 makes the last call's full output 1 MiB.
+func hugeLast(t *testing.T, gen func(*testing.T, string, ...string) string, out, agent string) {
+	id := gen(t, out, "-agent", agent, "-calls", "10", "-mb", "0.1", "-huge", "1")
+	st, err := sessions.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := sess.ToolCalls()
+	c := refs[len(refs)-1].Call
+	text := c.Output
+	if c.Sent != nil {
+		text = formatters.ResultText(*c.Sent)
+	}
+	full := len(text)
+	tr := formatters.Detect(c.Tool, text, c.Metadata, sessions.SpillsFor(sess.Info))
+	if tr != nil && tr.FullBytes != nil {
+		full = max(full, *tr.FullBytes)
+	}
+	if full < 1<<20 && (tr == nil || tr.FullBytes != nil) {
+		t.Errorf("-huge 1: the last call (%s) has %d bytes, truncation %+v", c.Tool, full, tr)
+	}
 }
 
 // treeHash hashes the paths and contents of the files under dir.

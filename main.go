@@ -352,6 +352,21 @@ type showJSON struct {
 	SpillProblem string `json:"spill_problem,omitempty"`
 }
 
+// wireNotes prints what correx says of the request of --step on p
+// beside its JSON (render.WireNote), and why it was rebuilt.
+func (c *cli) wireNotes(s *model.Session, p render.Provider) {
+	if note := render.WireNote(s, p, c.step); note != "" {
+		fmt.Fprintln(c.errOut, "correx: note:", note)
+	}
+	step := c.step
+	if step == 0 {
+		step = len(s.AssistantSteps())
+	}
+	if note := rebuiltNote(s, step); note != "" {
+		fmt.Fprintln(c.errOut, "correx: warning:", note)
+	}
+}
+
 // rebuiltNote says why the request of step was rebuilt from the
 // transcript, "" when it is as the agent logged it (or logs none).
 func rebuiltNote(s *model.Session, step int) string {

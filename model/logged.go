@@ -23,6 +23,10 @@ type LoggedRequest struct {
 	// messages could not all be found) and Rebuilt says why, naming the
 	// file and line. Such a request is not known to be as sent.
 	Rebuilt string
+	// Elided is set by outline loads (sessions.OutlineLoader), which leave
+	// Messages, Cache and Missing in the store: the whole request is read
+	// with sessions.RequestLoader. Provider and Rebuilt are kept.
+	Elided bool
 }
 
 // RebuiltLabel is what correx shows for a request rebuilt from the

@@ -32,6 +32,12 @@ type OutputLoader interface {
 	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
 }
 
+// RequestLoader reads a logged request an outline left in the store
+// (sessions.RequestLoader).
+type RequestLoader interface {
+	LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error)
+}
+
 // LazyConversation is a conversation whose large results are read as it is
 // written.
 type LazyConversation struct {
@@ -90,6 +96,27 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 	}
 	cp := *s
 	cp.Messages = append([]model.Message(nil), s.Messages...)
+	if steps := s.AssistantSteps(); len(steps) > 0 && step <= len(steps) {
+		at := steps[len(steps)-1]
+		if step > 0 {
+			at = steps[step-1]
+		}
+		if req := cp.Messages[at].Request; req != nil {
+			// a logged request is all Render reads of the session
+			if req.Elided {
+				rl, ok := c.l.(RequestLoader)
+				if !ok {
+					return nil, fmt.Errorf("session %s: the store cannot read the logged request of message %d", s.Info.ID, at)
+				}
+				full, err := rl.LoadRequest(ctx, s.Info.ID, at)
+				if err != nil {
+					return nil, err
+				}
+				cp.Messages[at].Request = full
+			}
+			return &cp, nil
+		}
+	}
 	for mi := 0; mi <= last && mi < len(cp.Messages); mi++ {
 		msg := &cp.Messages[mi]
 		copied := false

@@ -94,7 +94,8 @@ func TestFixtureSpillsInside(t *testing.T) {
 
 // TestLazyOutlineEqualsLoad: for every session of every fixture a store
 // reads lazily (sessions.Lazy), the outline's pages, of any size, with
-// every elided call read again by LoadOutput, are the messages Load gives.
+// every elided call read again by LoadOutput (and elided logged request
+// by LoadRequest), are the messages Load gives.
 func TestLazyOutlineEqualsLoad(t *testing.T) {
 	ctx := context.Background()
 	lazy, elided := map[string]int{}, map[string]int{}
@@ -119,6 +120,13 @@ func TestLazyOutlineEqualsLoad(t *testing.T) {
 					}
 					require.True(t, len(p.Session.Messages) > 0 || !p.More, "%s: an empty page with more to come", f.ID())
 					for _, m := range p.Session.Messages {
+						if m.Request != nil && m.Request.Elided { // a logged request left in the store
+							rl, ok := l.(sessions.RequestLoader)
+							require.True(t, ok, "%s: an elided request, and no RequestLoader", f.ID())
+							req, err := rl.LoadRequest(ctx, info.ID, len(got))
+							require.NoError(t, err, "%s: LoadRequest %d", f.ID(), len(got))
+							m.Request = req
+						}
 						m.Parts = append([]model.Part(nil), m.Parts...)
 						for i, pt := range m.Parts {
 							if pt.Tool != nil && pt.Tool.Elided {

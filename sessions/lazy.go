@@ -44,6 +44,15 @@ type OutputLoader interface {
 	LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error)
 }
 
+// RequestLoader is implemented by stores whose outlines leave the requests
+// an agent logged in the store (model.LoggedRequest.Elided: Claude Code's
+// api-request records, whose messages are its transcript's lines).
+type RequestLoader interface {
+	// LoadRequest reads the logged request of message index msg (an
+	// assistant step) of session sessionID whole.
+	LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error)
+}
+
 // Lazy is a store that offers both parts of the lazy path.
 type Lazy interface {
 	OutlineLoader

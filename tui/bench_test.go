@@ -3,6 +3,8 @@ package tui
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -333,4 +335,160 @@ func BenchmarkPanes(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPaneKeys: a key pressed in the Request (4), Compare (5) or
+// Pipeline (6) pane of the session's last call, everything it waited for
+// in, to the next frame (the Cmd the key gives, a provider's
+// conversation, starts after the frame, outside the timer): the scroll keys
+// j, G and f (page down) in the focused pane, after g outside the timer;
+// p and P (the provider, Compare's other side) from the call list.
+func BenchmarkPaneKeys(b *testing.B) {
+	runOn(b, func(b *testing.B, dir string) {
+		id := biggestSession(b, dir)
+		settled := func(m Model) bool {
+			v := m.current()
+			return v != nil && len(v.need) == 0 && v.needDetail == nil && !m.busy()
+		}
+		for _, pane := range []struct{ name, key string }{{"request", "4"}, {"compare", "5"}, {"pipeline", "6"}} {
+			d, s := openDriver(b, dir, id)
+			d.until(settled)
+			d.finish(true) // every page read
+			d.key("G")     // the last call
+			d.key(pane.key)
+			d.until(settled)
+			for _, k := range []struct {
+				name, key, reset string
+				pane             bool
+			}{{"j", "j", "g", true}, {"G", "G", "g", true}, {"pgdn", "f", "g", true}, {"p", "p", "", false}, {"P", "P", "", false}} {
+				b.Run(pane.name+"/"+k.name, func(b *testing.B) {
+					v := d.h.m.current()
+					if k.pane && v.focus != focusPane {
+						d.key("l")
+					} else if !k.pane && v.focus == focusPane {
+						d.key("esc")
+					}
+					d.until(settled)
+					if k.pane != (v.focus == focusPane) {
+						b.Fatal("cannot move the focus")
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						b.StopTimer()
+						if k.reset != "" {
+							d.key(k.reset)
+						}
+						d.until(settled)
+						b.StartTimer()
+						nm, cmd := d.h.m.Update(keyMsg(k.key))
+						d.h.m = nm.(Model)
+						if d.h.m.View().Content == "" {
+							b.Fatal("empty frame")
+						}
+						b.StopTimer()
+						d.start(cmd)
+						b.StartTimer()
+					}
+					b.StopTimer()
+					d.until(settled)
+				})
+			}
+			d.finish(false)
+			s.Close()
+		}
+	})
+}
+
+// BenchmarkHugeOutput: the call with the largest output of the session in
+// the store named by CORREX_BENCH_HUGE (one huge output: go run
+// ./testdata/gen -calls 20 -mb 47 -out DIR, shown whole; with -agent
+// claude-code it is spilled) shown in Model sees (2), Wire (3), Request
+// (4), Pipeline (6) and the spill viewer (o), from a freshly opened
+// session to everything in: peak-MB is the largest heap seen meanwhile
+// (sampled every millisecond), live-MB the heap kept after. The runtime's
+// soft memory limit is main's.
+func BenchmarkHugeOutput(b *testing.B) {
+	dir := os.Getenv("CORREX_BENCH_HUGE")
+	if dir == "" {
+		b.Skip("CORREX_BENCH_HUGE is unset: generate a store with `go run ./testdata/gen -calls 20 -mb 47 -out DIR`")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(24 << 20))
+	id := biggestSession(b, dir)
+	settled := func(m Model) bool {
+		v := m.current()
+		return v != nil && len(v.need) == 0 && v.needDetail == nil && !m.busy() && (m.spill == nil || !m.spill.loading)
+	}
+	for _, view := range []struct{ name, key string }{{"sees", "2"}, {"wire", "3"}, {"request", "4"}, {"pipeline", "6"}, {"spill", "o"}} {
+		b.Run(view.name, func(b *testing.B) {
+			var d *benchDriver
+			var peak uint64
+			for b.Loop() {
+				b.StopTimer()
+				var s sessions.Store
+				d, s = openDriver(b, dir, id)
+				d.until(settled)
+				d.finish(true)
+				v := d.h.m.current()
+				big, size := 0, int64(-1)
+				for i, r := range v.list.rows {
+					ci := r.info()
+					n := int64(max(ci.call().OutputBytes, len(ci.call().Output)))
+					if view.key == "o" { // the largest spill file
+						v.list.Select(i) // its result read
+						d.h.send(nil)
+						d.until(settled)
+						n = -1
+						if t := ci.vis.Truncation; t != nil && t.SpillPath != "" && t.FullBytes != nil {
+							n = int64(*t.FullBytes)
+						}
+					}
+					if n > size {
+						big, size = i, n
+					}
+				}
+				if view.key == "o" && size < 0 {
+					b.Skip("no output of the session has a spill file")
+				}
+				d.key("1") // a small pane while the list moves
+				v.list.Select(big)
+				d.h.send(nil)
+				d.until(settled)
+				runtime.GC()
+				stop := samplePeak(&peak)
+				b.StartTimer()
+				d.key(view.key)
+				d.until(func(m Model) bool { return settled(m) && (view.key != "o" || m.spill != nil) })
+				b.StopTimer()
+				stop()
+				d.finish(true)
+				liveHeap(b, d.h)
+				s.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+		})
+	}
+}
+
+// samplePeak records in peak the largest heap (objects' bytes) seen until
+// stop is called.
+func samplePeak(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

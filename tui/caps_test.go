@@ -52,13 +52,14 @@ func TestInputsHeaderAndOverride(t *testing.T) {
 	require.Contains(t, h.plain(), "inputs: text-only · from ~/.config/opencode/opencode.jsonc")
 }
 
-// requestJSON is the JSON of the conversation the Wire pane shows, under
-// the current override.
+// requestJSON is the JSON the Wire pane shows of the selected call's
+// request, under the current override.
 func requestJSON(t *testing.T, h *harness) string {
 	v := h.m.current()
+	r, _ := v.list.Selected()
 	for k, res := range h.m.convs.convs {
-		if k.sess == v.data.sess && k.p == v.provider && k.inputs == h.m.inputs && res.json != "" {
-			return res.json
+		if k.sess == v.data.sess && k.p == v.provider && k.inputs == h.m.inputs && res.rendered {
+			return res.excerpts[r.info().call().CallID].wire
 		}
 	}
 	t.Fatal("no rendered conversation under the current override")

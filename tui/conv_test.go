@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,7 +86,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 				want, err := render.MarshalIndent(val)
 				require.NoError(t, err)
 				for _, mem := range []int64{0, 1 << 30} {
-					res := spooled(t, ctx, convKey{p: prov, step: step}, p.Session, l, mem)
+					res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, mem)
 					require.NoError(t, res.err)
 					got := res.json
 					if res.file != nil {
@@ -103,11 +104,24 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
 					require.Equal(t, int64(len(want)), res.size)
 				}
-				res := spooled(t, ctx, convKey{p: prov, step: step}, p.Session, l, 1<<30)
+				res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 1<<30)
 				ids := stepCallIDs(full, step)
 				wantEx := excerpts(val, r.Places, ids, render.MarshalIndent)
+				items := val.([]render.Value)
+				pick := func(idx []int) string {
+					var vs []render.Value
+					for _, j := range idx {
+						vs = append(vs, items[j])
+					}
+					b, err := render.MarshalIndent(vs)
+					require.NoError(t, err)
+					return string(b)
+				}
 				for _, id := range ids {
 					require.True(t, wantEx[id].wireOK && wantEx[id].resultOK, "%s %s: call %s not in the request of step %d", dir, prov, id, step)
+					// an excerpt is the JSON of its items, written once each
+					require.Equal(t, pick(r.Places[id].Items()), wantEx[id].wire)
+					require.Equal(t, pick(r.Places[id].ResultItems()), strings.Join(wantEx[id].result, ""))
 					require.Equal(t, wantEx[id], res.excerpts[id], "%s %s call %s", dir, prov, id)
 					excerpted++
 				}
@@ -120,4 +134,33 @@ func TestLazyConversationSpooled(t *testing.T) {
 	// whole one is ready as soon (then either may come): over every
 	// fixture, some do
 	require.NotZero(t, spooledEarly, "no conversation came first as its first lines")
+}
+
+// TestOnlyRequestWritesTheJSON: Wire, Compare and Pipeline are shown from
+// the excerpts alone, and the whole conversation's JSON is written only
+// for Request (for a lazy session's conversation, that is reading every
+// output of the session).
+func TestOnlyRequestWritesTheJSON(t *testing.T) {
+	for _, dir := range fixtureFlavours(t) {
+		h := openFixture(t, dir, 160, 40)
+		v := h.m.current()
+		v.list.Select(len(v.list.rows) - 1)
+		h.send(nil)
+		written := func() (n int) {
+			for k, res := range h.m.convs.convs {
+				if k.whole || res.json != "" || res.file != nil {
+					n++
+				}
+			}
+			return n
+		}
+		for _, pane := range []string{"3", "5", "6"} {
+			h.key(pane)
+			require.Zero(t, written(), "%s: pane %s had the whole JSON written", dir, pane)
+		}
+		h.key("4")
+		require.NotZero(t, written(), "%s: Request has no JSON", dir)
+		h.key("3") // a whole conversation serves Wire too
+		require.Contains(t, h.plain(), "request of step", dir)
+	}
 }

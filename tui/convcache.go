@@ -58,6 +58,9 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 	v.refresh(func(k convKey) (convResult, bool) {
 		r, ok := c.convs[k]
+		if !ok && !k.whole { // a whole one has the excerpts too
+			r, ok = c.convs[wholeKey(k)]
+		}
 		return r, ok
 	})
 	var cmds []tea.Cmd
@@ -83,7 +86,7 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 			}
 			continue
 		}
-		if !c.pending[k] {
+		if !c.pending[k] && (k.whole || !c.pending[wholeKey(k)]) {
 			c.pending[k] = true
 			var l sessions.Lazy
 			if v.data.sess == k.sess {
@@ -93,6 +96,12 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 		}
 	}
 	return cmds
+}
+
+// wholeKey is k for the whole conversation's JSON.
+func wholeKey(k convKey) convKey {
+	k.whole = true
+	return k
 }
 
 // evict drops the oldest conversations beyond maxConvs, and the oldest

@@ -171,6 +171,9 @@ type convKey struct {
 	step   int
 	low    model.Lowering     // "" for agents that build their own requests
 	inputs model.CapsOverride // the I override of the models' inputs
+	// whole: the JSON of the whole conversation is wanted (Request),
+	// not only the excerpts of the step's calls (Wire, Compare, Pipeline)
+	whole bool
 }
 
 type convResult struct {
@@ -289,7 +292,8 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 }
 
 // convCmd renders a conversation from snap, a copy of k.sess taken in
-// Update. A lazy session (l set) is rendered from its outline, its large
+// Update, and the excerpts of the step's calls; with k.whole, its JSON
+// too. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
 func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
@@ -304,15 +308,10 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
 			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.MarshalIndent)
-			// measured, then written straight into the string the pane
-			// keeps, allocated once at its size
-			var n byteCounter
-			var b strings.Builder
-			if err := render.WriteIndent(&n, val); err != nil {
-				res.err = err
-			} else if b.Grow(int(n)); render.WriteIndent(&b, val) == nil {
-				res.json = b.String()
+			if !k.whole {
+				return convMsg{key: k, res: res}
 			}
+			res.json, res.err = indentString(val)
 			res.size = int64(len(res.json))
 		}
 		return convMsg{key: k, res: res}
@@ -357,6 +356,10 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
 		return lc.MarshalIndent(ctx, v)
 	})
+	if !k.whole {
+		release()
+		return convMsg{key: k, res: res}
+	}
 	f, err := createSpool()
 	if err != nil {
 		release()
@@ -464,6 +467,20 @@ func (lw *lineIndexWriter) Write(p []byte) (int, error) {
 		onPast()
 	}
 	return n, err
+}
+
+// indentString is render.MarshalIndent(v) as a string: measured, then
+// written straight into the string, allocated once at its size (a huge
+// text is not copied as a buffer grows, nor again into the string).
+func indentString(v render.Value) (string, error) {
+	var n byteCounter
+	if err := render.WriteIndent(&n, v); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(int(n))
+	err := render.WriteIndent(&b, v)
+	return b.String(), err
 }
 
 // byteCounter is an io.Writer that counts what it is given.

@@ -103,7 +103,7 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 	key += fmt.Sprintf("/%s/%t", v.a.inputs, s.r.data.caps != nil)
 	ready = step == 0
 	if step > 0 {
-		k := convKey{sess: s.sess, data: s.r.data, p: v.provider, step: step, low: s.low, inputs: v.a.inputs}
+		k := convKey{sess: s.sess, data: s.r.data, p: v.provider, step: step, low: s.low, inputs: v.a.inputs, whole: perSession}
 		if res, ready = s.conv(k); !ready {
 			v.need = append(v.need, k)
 		}
@@ -135,8 +135,12 @@ var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessio
 	if v.loaded[s.p] == key {
 		return
 	}
+	// the text it replaces is let go first: with a huge output, two
+	// would be held while the new one is composed
+	v.views[s.p].SetContent("", nil, nil, false)
+	v.raw[s.p] = ""
 	p, head := v.pipelineContent(s.ci, s.sess, s.low, step, res, ready)
-	text := p.b.String()
+	text := p.String()
 	v.stages = v.stages[:0]
 	for l := range p.heads {
 		v.stages = append(v.stages, l)

@@ -29,9 +29,12 @@ import (
 // control characters inert); only the heading and note lines are ours.
 
 // pipeText is the composed pane text and which of its lines are headings
-// and notes.
+// and notes. The text is kept in pieces, each body one of its own, and
+// joined once at its size (String): a huge output is copied once, not
+// again each time a builder grows.
 type pipeText struct {
-	b     strings.Builder
+	parts []string
+	n     int // bytes in parts
 	line  int
 	heads map[int]bool
 	notes map[int]bool
@@ -53,9 +56,16 @@ func oneLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
+func (p *pipeText) write(s string) {
+	p.parts = append(p.parts, s)
+	p.n += len(s)
+}
+
+// String is the whole text.
+func (p *pipeText) String() string { return strings.Join(p.parts, "") }
+
 func (p *pipeText) writeLine(s string) {
-	p.b.WriteString(oneLine(s))
-	p.b.WriteByte('\n')
+	p.write(oneLine(s) + "\n")
 	p.line++
 }
 
@@ -72,14 +82,21 @@ func (p *pipeText) note(s string) {
 	p.writeLine("→ " + s)
 }
 
-// body writes a stage's text exactly, and returns where it starts; a
-// text without a final newline is ended by one (the label said so).
-func (p *pipeText) body(text string) int {
-	off, first := p.b.Len(), p.line
-	p.b.WriteString(text)
-	p.line += strings.Count(text, "\n")
-	if !strings.HasSuffix(text, "\n") {
-		p.b.WriteByte('\n')
+// body writes a stage's text (given in pieces, joined) exactly, and
+// returns where it starts; a text without a final newline is ended by one
+// (the label said so).
+func (p *pipeText) body(text ...string) int {
+	off, first := p.n, p.line
+	last := ""
+	for _, t := range text {
+		p.write(t)
+		p.line += strings.Count(t, "\n")
+		if t != "" {
+			last = t
+		}
+	}
+	if !strings.HasSuffix(last, "\n") {
+		p.write("\n")
 		p.line++
 	}
 	if p.line-first > foldOver {
@@ -101,7 +118,7 @@ func textLabel(label, text string) string {
 func (p *pipeText) textBlock(label, text string) int {
 	if text == "" {
 		p.writeLine(label + ": (empty)")
-		return p.b.Len()
+		return p.n
 	}
 	p.writeLine(textLabel(label, text))
 	return p.body(text)
@@ -413,8 +430,8 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 
 	p.head(4, "ToolResultValue")
 	p.note(valueNote(c, vis))
-	if b, err := render.MarshalIndent(resultValue(vis.Result)); err == nil {
-		p.body(string(b))
+	if s, err := indentString(resultValue(vis.Result)); err == nil {
+		p.body(s)
 	}
 
 	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSentFor(ci, sess, v.provider)+loweringWord(low))
@@ -435,7 +452,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		}
 		p.note(wireNote(v.provider, vis, c, low, e.media))
 		p.writeLine(fmt.Sprintf("request of step %d:", step))
-		p.body(e.result)
+		p.body(e.result...)
 	}
 
 	head := []string{v.providerLabel(ci, sess, low, step)}
@@ -517,7 +534,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			b.WriteString("(not available for this provider)\n")
 		default:
 			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {
-				b.WriteString(e.result)
+				b.WriteString(strings.Join(e.result, ""))
 			} else {
 				b.WriteString("(" + notPlaced(e) + ")\n")
 			}

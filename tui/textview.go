@@ -37,9 +37,9 @@ type textView struct {
 	// file, when set, holds the text instead of text and lines: only the
 	// lines on screen are read from it.
 	file   *fileLines
-	lines  []string
-	starts []int // byte offset of each line in text
-	trail  bool  // text ends with a newline
+	starts []int // byte offset of each line in text (a line is not
+	// held apart: an output of a million lines costs its offsets only)
+	trail bool // text ends with a newline
 	// syntax styles one line (chroma, one line at a time); nil for none.
 	syntax func(line string) []span
 	marks  []model.Span
@@ -203,7 +203,7 @@ func (v *textView) SetContentSyntax(text string, syntax func(string) []span, mar
 	v.text, v.syntax, v.marks, v.file = text, syntax, marks, nil
 	v.folds, v.rows = nil, nil
 	v.trail = strings.HasSuffix(text, "\n")
-	v.lines, v.starts = splitLines(text)
+	v.starts = lineStarts(text)
 	v.cache = map[int]string{}
 	v.cancelSearch()
 	if !keep {
@@ -251,7 +251,18 @@ func (v *textView) count() int {
 	if v.file != nil {
 		return len(v.file.starts)
 	}
-	return len(v.lines)
+	return len(v.starts)
+}
+
+// line is line i of the text in memory (not a copy).
+func (v *textView) line(i int) string {
+	end := len(v.text)
+	if i+1 < len(v.starts) {
+		end = v.starts[i+1] - 1
+	} else if v.trail {
+		end--
+	}
+	return v.text[v.starts[i]:end]
 }
 
 // lineLen is the length in bytes of line i.
@@ -259,7 +270,7 @@ func (v *textView) lineLen(i int) int {
 	if v.file != nil {
 		return int(v.file.lineLen(i))
 	}
-	return len(v.lines[i])
+	return len(v.line(i))
 }
 
 // linePrefix is at most the first n bytes of line i.
@@ -267,7 +278,7 @@ func (v *textView) linePrefix(i, n int) string {
 	if v.file != nil {
 		return v.file.prefix(i, n)
 	}
-	l := v.lines[i]
+	l := v.line(i)
 	return l[:min(n, len(l))]
 }
 
@@ -447,6 +458,23 @@ func (fl *fileLines) search(q string, fold bool, limit int, stop *atomic.Bool) (
 	}
 }
 
+// lineStarts are where the lines of text start (splitLines' starts).
+func lineStarts(text string) []int {
+	if text == "" {
+		return nil
+	}
+	body := strings.TrimSuffix(text, "\n")
+	starts := make([]int, 0, strings.Count(body, "\n")+1)
+	for off := 0; ; {
+		starts = append(starts, off)
+		j := strings.IndexByte(body[off:], '\n')
+		if j < 0 {
+			return starts
+		}
+		off += j + 1
+	}
+}
+
 // splitLines splits text at \n; a final newline does not start a line.
 func splitLines(text string) ([]string, []int) {
 	if text == "" {
@@ -560,7 +588,8 @@ func (v *textView) search(q string, jump bool) tea.Cmd {
 	}
 	var ms []match
 lines:
-	for i, l := range v.lines {
+	for i := range v.starts {
+		l := v.line(i)
 		if fold {
 			l = asciiLower(l)
 		}

@@ -26,8 +26,9 @@ type excerpt struct {
 	wireOK bool
 	// result: the items that carry the call's result (not the call
 	// itself), and the synthetic user message with its media when there is
-	// one (media)
-	result          string
+	// one (media), as the pieces of their JSON (those of items in wire are
+	// its substrings: a large result is held once)
+	result          []string
 	media, resultOK bool
 	// unsent: the call is in the conversation and no result was sent for
 	// it (a v2 call that never settled)
@@ -42,25 +43,63 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 	if !isList {
 		return out
 	}
+	// each item is written once, as the one item of a list (the item's
+	// text is the same in any list: "[\n  ITEM\n]"), so that a large
+	// result is read and encoded once for the wire and the result excerpts
+	item := map[int]string{}
+	itemJSON := func(j int) (string, bool) {
+		if s, ok := item[j]; ok {
+			return s, true
+		}
+		b, err := indent([]render.Value{items[j]})
+		if err != nil || len(b) < len("[\n  \n]") {
+			return "", false
+		}
+		s := string(b[len("[\n  ") : len(b)-len("\n]")])
+		item[j] = s
+		return s, true
+	}
+	// the items' texts as pieces of a list: "[\n  A,\n  B\n]"
+	list := func(idx []int) ([]string, bool) {
+		parts := []string{"[\n  "}
+		for k, j := range idx {
+			if j >= len(items) {
+				return nil, false
+			}
+			s, ok := itemJSON(j)
+			if !ok {
+				return nil, false
+			}
+			if k > 0 {
+				parts = append(parts, ",\n  ")
+			}
+			parts = append(parts, s)
+		}
+		return append(parts, "\n]"), true
+	}
 	written := map[string]string{} // picked item indexes -> JSON
 	write := func(idx []int) (string, bool) {
 		key := fmt.Sprint(idx)
 		if s, ok := written[key]; ok {
 			return s, true
 		}
-		picked := make([]render.Value, 0, len(idx))
-		for _, j := range idx {
-			if j >= len(items) {
-				return "", false
-			}
-			picked = append(picked, items[j])
-		}
-		b, err := indent(picked)
-		if err != nil {
+		parts, ok := list(idx)
+		if !ok {
 			return "", false
 		}
-		written[key] = string(b)
-		return string(b), true
+		// joined at its size: the excerpt of a huge result is one copy,
+		// and its items are read from it from now on (the result
+		// excerpt's pieces)
+		s := strings.Join(parts, "")
+		off := 0
+		for k, p := range parts {
+			if k%2 == 1 {
+				item[idx[k/2]] = s[off : off+len(p)]
+			}
+			off += len(p)
+		}
+		written[key] = s
+		return s, true
 	}
 	for _, id := range ids {
 		pl := places[id]
@@ -74,7 +113,7 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 			}
 		}
 		if idx := pl.ResultItems(); len(pl.Results) > 0 {
-			e.result, e.resultOK = write(idx)
+			e.result, e.resultOK = list(idx)
 			e.media = e.resultOK && len(pl.Media) > 0
 		}
 		out[id] = e

@@ -28,7 +28,6 @@ package claudecode
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
@@ -36,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,21 +56,19 @@ import (
 func ConfigDir() string { return sessions.AgentDir("CLAUDE_CONFIG_DIR", ".claude") }
 
 // claudeStore reads the transcripts of one file, one project dir, a
-// projects dir or a config dir.
+// projects dir or a config dir, lazily (lazy.go): each transcript is
+// indexed by line as it is scanned, and what is large in it (outputs, the
+// logged requests' messages) is read again from its lines when shown.
 type claudeStore struct {
 	path  string   // as opened
 	roots []string // transcript files or dirs to walk
 	root  string   // config dir (holding projects/), "" when unknown
 
-	mu    sync.Mutex
-	cache map[string]*claudeCached // by file; guarded by mu
+	mu      sync.Mutex
+	open    []*ccFile           // most recently used first, at most keepOpen; guarded by mu
+	guessed map[string]string   // session id -> its file, found by guess; guarded by mu
+	listed  map[string]ccListed // by file: what List read of it; guarded by mu
 	sessions.FileIndex
-}
-
-type claudeCached struct {
-	mod  time.Time
-	size int64
-	sess []*model.Session // the file's session, then inline sidechains
 }
 
 // openClaudeDir opens a config dir (projects/ inside), a projects dir or a
@@ -197,7 +195,7 @@ func ccKeys(dec *json.Decoder, keys map[string]bool, sub string, subKeys map[str
 }
 
 func newClaudeStore(path string, roots []string) *claudeStore {
-	s := &claudeStore{path: path, roots: roots, cache: map[string]*claudeCached{}}
+	s := &claudeStore{path: path, roots: roots, listed: map[string]ccListed{}, guessed: map[string]string{}}
 	abs, _ := filepath.Abs(roots[0])
 	if i := strings.LastIndex(abs, string(filepath.Separator)+"projects"+string(filepath.Separator)); i >= 0 {
 		s.root = abs[:i]
@@ -260,85 +258,6 @@ func (s *claudeStore) transcriptFiles() []string {
 	return out
 }
 
-// load reads a file through the cache.
-func (s *claudeStore) load(file string) ([]*model.Session, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, sessions.FileErr(file, err)
-	}
-	s.mu.Lock()
-	c := s.cache[file]
-	s.mu.Unlock()
-	if c != nil && c.mod.Equal(st.ModTime()) && c.size == st.Size() {
-		return c.sess, nil
-	}
-	sess, err := readClaudeTranscript(file, s.root)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.cache[file] = &claudeCached{mod: st.ModTime(), size: st.Size(), sess: sess}
-	s.mu.Unlock()
-	return sess, nil
-}
-
-func (s *claudeStore) List(ctx context.Context) ([]model.SessionInfo, error) {
-	var infos []model.SessionInfo
-	var warns []string
-	var problems []error
-	files := map[string]string{}
-	byID := map[string]*model.Session{}
-	for _, f := range s.transcriptFiles() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		list, err := s.load(f)
-		if err == nil && len(list[0].Messages) == 0 && len(list[0].Warnings) > 0 {
-			err = sessions.NotSession(f, "line "+strings.TrimPrefix(list[0].Warnings[0], f+":"))
-		}
-		if err != nil {
-			warns = append(warns, sessions.Skipped(err))
-			problems = append(problems, err)
-			continue
-		}
-		for _, sess := range list {
-			if _, dup := files[sess.Info.ID]; dup {
-				continue
-			}
-			files[sess.Info.ID] = f
-			byID[sess.Info.ID] = sess
-		}
-	}
-	for _, sess := range byID {
-		if len(sess.Messages) == 0 {
-			continue
-		}
-		infos = append(infos, sess.Info)
-	}
-	s.SetIndex(files, warns)
-	sessions.SortInfos(infos)
-	return infos, sessions.NoSessionRead(len(infos), problems)
-}
-
-func (s *claudeStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	file, err := s.FileOf(ctx, id, s.path, s.List)
-	if err != nil {
-		return nil, err
-	}
-	list, err := s.load(file)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", id, err)
-	}
-	for _, sess := range list {
-		if sess.Info.ID == id {
-			out := *sess
-			out.Warnings = append(append([]string(nil), sess.Warnings...), s.Warnings()...)
-			return &out, nil
-		}
-	}
-	return nil, sessions.NotFound(id, s.path)
-}
-
 // ---- reading one transcript ----
 
 // ccLine is the union of the record shapes correx reads.
@@ -391,7 +310,10 @@ type ccMessage struct {
 	StopReason string          `json:"stop_reason"`
 }
 
-// ccReader builds the sessions of one file.
+// ccReader builds the sessions of one file, a line at a time (lazy.go
+// feeds it). What it holds of a large result, of the api-request-blob
+// records and of the lines the requests name is where they are in the
+// file (ccBlock), read again when a call or a request is shown.
 type ccReader struct {
 	file   string
 	root   string
@@ -408,50 +330,120 @@ type ccReader struct {
 }
 
 type ccState struct {
-	assistantAt map[string]int             // message.id -> index in Messages
-	calls       map[string]*model.ToolCall // tool_use id -> call
-	blobs       map[string]json.RawMessage // hash -> api-request-blob message
+	assistantAt map[string]int     // message.id -> index in Messages
+	calls       map[string]*ccCall // tool_use id -> call
+	parts       map[string]*ccCall // tool part id -> call
+	blobs       map[string]*ccBlob // hash -> api-request-blob record
 	requests    map[string]*ccRequest
+	order       []*ccRequest               // the requests, as read
 	pending     string                     // the last api-request not yet followed by its assistant message
 	stepReq     map[int]string             // assistant message index -> api-request id
 	stepLine    map[int]int                // assistant message index -> its first line
 	replaced    map[string]json.RawMessage // tool_use id -> replacement
 	uuids       map[string]bool
 	firstPrompt string
-	notices     []ccNotice // read_truncation_notice attachments, in order
+	notices     []*ccNotice // read_truncation_notice attachments, in order
 
 	runs       []*ccRun
 	cur        *ccRun              // the run the next line may extend
 	runHash    map[string]ccRunRef // hash -> a prefix of a run
 	boundaries []int               // lines of compact boundaries
+
+	// the results as first sent (carry): tool_use ids a step's request
+	// carried (logged: by a logged one), the first logged request with
+	// each, and the request messages read for them
+	sentSeen    map[string]bool
+	loggedSent  map[string]bool
+	firstLogged map[string]*ccRequest
+	carried     map[ccMsgRef]bool
+	runsRebuilt int // runs before the steps rebuilt so far, examined
+
+	lastStep int // the latest assistant message, -1 before the first
+	stable   int // messages no line to come can change
+}
+
+// ccCall is a tool call and where its result is: the outline holds the
+// call without a large result (Elided), which output reads again.
+type ccCall struct {
+	call    *model.ToolCall
+	result  ccBlock         // the tool_result block; line.Len 0 before the result
+	rep     json.RawMessage // the content-replacement the result was read with
+	elided  bool
+	sum     uint64          // ccSum of the content Sent was read from (the line's, or lateRep)
+	lateRep json.RawMessage // a content-replacement after the result: Sent's source
+	sent    *ccSent         // the logged result, when it differs from the line's
+	trunc   bool            // formatters.Visible finds a truncation
+	dirty   bool            // trunc is to be found again
+}
+
+// ccBlock is one content block of a line, by where it is: the line, and
+// its index in the line's message.content (-1: a string content, as one
+// text block).
+type ccBlock struct {
+	line sessions.Line
+	i    int
+}
+
+// ccSent is a tool_result block of a request message: what carry needs
+// of it, its content only when small.
+type ccSent struct {
+	id      string
+	at      int // block index in the message
+	block   ccBlock
+	errored bool
+	sum     uint64
+	content json.RawMessage // nil when large
+}
+
+// ccBlob is an api-request-blob record: its line and tool results.
+type ccBlob struct {
+	line    sessions.Line
+	ok      bool // its content is a list of blocks
+	user    bool // a user message with a block list: its results are sent ones
+	results []ccSent
+}
+
+// ccMsgRef is one request message: a blob, or the first n blocks of a run.
+type ccMsgRef struct {
+	blob *ccBlob
+	run  *ccRun
+	n    int
 }
 
 // ccNotice is a read_truncation_notice attachment: its call and line.
 type ccNotice struct {
 	id   string
 	line int
+	done bool // where it went was read from the request that carried it
 }
 
 // ccRequest is one api-request record read.
 type ccRequest struct {
-	req  *model.LoggedRequest
-	id   string
-	line int
-	// msgs is req.Messages with the spare capacity the next request, which
-	// keeps them all, appends its own into (req.Messages is capped, so no
-	// one else writes there); extended says a request did.
-	msgs     []json.RawMessage
+	id      string
+	line    int
+	base    *ccRequest
+	keep    int
+	cache   []model.CacheMark
+	missing int // messages the transcript does not hold
+	// msgs are the request's messages, with the spare capacity the next
+	// request, which keeps them all, appends its own into; shared says
+	// msgs extend base's, extended that a request extended these.
+	msgs     []ccMsgRef
+	shared   bool
 	extended bool
+	carried  bool // its results were read as a step's request
 }
 
 // ccRun is a run of transcript lines: consecutive user lines, or
 // consecutive assistant lines of one message.id.
 type ccRun struct {
 	role, msgID string
-	line        int               // its first line
-	blocks      []json.RawMessage // the lines' content blocks, in order
-	hash        hash.Hash         // sha256 of `{"content":[` and the blocks as Claude Code hashes them
-	broken      bool              // a block that is not JSON: no more prefixes
+	line        int       // its first line
+	blocks      []ccBlock // the lines' content blocks, in order
+	results     []ccSent  // its tool_result blocks
+	bad         int       // blocks before the first that is not an object
+	hash        hash.Hash // sha256 of `{"content":[` and the blocks as Claude Code hashes them
+	broken      bool      // a block that is not JSON: no more prefixes
 }
 
 // ccRunRef is the first n blocks of a run.
@@ -462,16 +454,17 @@ type ccRunRef struct {
 
 var ccAgentIDTail = regexp.MustCompile(`agentId: ([0-9a-zA-Z_-]+)`)
 
-// readClaudeTranscript reads one file: its session (or subagent) first,
-// then any inline sidechains as their own sessions.
-func readClaudeTranscript(file, root string) ([]*model.Session, error) {
+// newCCReader starts reading one file: its session (or subagent), and
+// any inline sidechains as their own sessions.
+func newCCReader(file, root string) *ccReader {
 	r := &ccReader{file: file, root: root, sidechain: map[string]*model.Session{}, sideOf: map[string]string{}, st: map[*model.Session]*ccState{}, rank: map[*model.Session]int{}}
-	base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
-	r.main = r.newSession(base)
+	r.main = r.newSession(strings.TrimSuffix(filepath.Base(file), ".jsonl"))
 	r.warnAt = sessions.LineWarner(&r.warn, file)
-	if err := sessions.ReadJSONL(file, func(n int, line []byte, last bool) { r.line(line, n, last) }, r.warnAt); err != nil {
-		return nil, err
-	}
+	return r
+}
+
+// sessions are the file's session, then its inline sidechains.
+func (r *ccReader) sessions() []*model.Session {
 	out := []*model.Session{r.main}
 	var sides []string
 	for k := range r.sidechain {
@@ -481,21 +474,17 @@ func readClaudeTranscript(file, root string) ([]*model.Session, error) {
 	for _, k := range sides {
 		out = append(out, r.sidechain[k])
 	}
-	for _, sess := range out {
-		r.finish(sess)
-	}
-	r.linkSidechains()
-	r.main.Warnings = append(r.main.Warnings, r.warn...)
-	r.spawnInfo(base)
-	return out, nil
+	return out
 }
 
 func (r *ccReader) newSession(id string) *model.Session {
 	sess := &model.Session{Info: model.SessionInfo{ID: id, Agent: model.AgentClaudeCode, Source: r.file, DataDir: r.dataDir()}}
 	r.st[sess] = &ccState{
-		assistantAt: map[string]int{}, calls: map[string]*model.ToolCall{}, blobs: map[string]json.RawMessage{},
+		assistantAt: map[string]int{}, calls: map[string]*ccCall{}, parts: map[string]*ccCall{}, blobs: map[string]*ccBlob{},
 		requests: map[string]*ccRequest{}, stepReq: map[int]string{}, stepLine: map[int]int{},
 		replaced: map[string]json.RawMessage{}, uuids: map[string]bool{}, runHash: map[string]ccRunRef{},
+		sentSeen: map[string]bool{}, loggedSent: map[string]bool{}, firstLogged: map[string]*ccRequest{}, carried: map[ccMsgRef]bool{},
+		lastStep: -1,
 	}
 	return sess
 }
@@ -513,15 +502,16 @@ func (r *ccReader) warnf(format string, args ...any) {
 	r.warn = append(r.warn, fmt.Sprintf(format, args...))
 }
 
-// spawnInfo reads agent-<id>.meta.json beside a subagent file.
-func (r *ccReader) spawnInfo(base string) {
-	if !strings.HasPrefix(base, "agent-") {
+// spawnInfo reads agent-<id>.meta.json
+// beside a subagent file into out, a copy of its session.
+func (r *ccReader) spawnInfo(out *model.Session) {
+	if !strings.HasPrefix(filepath.Base(r.file), "agent-") {
 		return
 	}
 	b, err := sessions.ReadFile(strings.TrimSuffix(r.file, ".jsonl") + ".meta.json")
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			r.main.Warnings = append(r.main.Warnings, err.Error())
+			out.Warnings = append(out.Warnings, err.Error())
 		}
 		return
 	}
@@ -530,18 +520,19 @@ func (r *ccReader) spawnInfo(base string) {
 		AgentType   string `json:"agentType"`
 	}
 	if json.Unmarshal(b, &meta) != nil {
-		r.main.Warnings = append(r.main.Warnings, fmt.Sprintf("%s: bad JSON", strings.TrimSuffix(r.file, ".jsonl")+".meta.json"))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: bad JSON", strings.TrimSuffix(r.file, ".jsonl")+".meta.json"))
 		return
 	}
 	if meta.Description != "" {
-		r.main.Info.Title = meta.Description
+		out.Info.Title = meta.Description
 		if meta.AgentType != "" {
-			r.main.Info.Title += " (" + meta.AgentType + ")"
+			out.Info.Title += " (" + meta.AgentType + ")"
 		}
 	}
 }
 
-func (r *ccReader) line(raw []byte, lineNo int, last bool) {
+func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
+	lineNo := ln.N
 	var l ccLine
 	if err := json.Unmarshal(raw, &l); err != nil {
 		what := "bad JSON"
@@ -593,31 +584,31 @@ func (r *ccReader) line(raw []byte, lineNo int, last bool) {
 		for _, rep := range l.Replacements {
 			if rep.ToolUseID != "" && len(rep.Replacement) > 0 {
 				st.replaced[rep.ToolUseID] = rep.Replacement
-				if c := st.calls[rep.ToolUseID]; c != nil && c.Sent != nil {
-					c.Sent = claudeResultValue(rep.Replacement, c.Status == model.StatusError)
-				}
+				st.lateReplacement(rep.ToolUseID, rep.Replacement)
 			}
 		}
 	case "api-request-blob":
 		if l.Hash != "" && len(l.Message) > 0 {
-			st.blobs[l.Hash] = l.Message
+			st.blobs[l.Hash] = newCCBlob(ln, l.Message)
 		}
 	case "api-request":
-		r.request(sess, st, l, lineNo)
+		r.request(st, l, lineNo)
 	case "attachment":
 		r.attachment(st, l, lineNo)
 	case "user":
 		if r.dup(st, l.UUID) {
 			return
 		}
-		st.noteRun(l.Message, lineNo)
-		r.user(sess, st, l, lineNo)
+		p := parseCCMessage(l.Message)
+		st.noteRun(p, ln)
+		r.user(sess, st, l, p, ln)
 	case "assistant":
 		if r.dup(st, l.UUID) {
 			return
 		}
-		st.noteRun(l.Message, lineNo)
-		r.assistant(sess, st, l, lineNo)
+		p := parseCCMessage(l.Message)
+		st.noteRun(p, ln)
+		r.assistant(sess, st, l, p, lineNo)
 	case "system":
 		if l.Subtype == "compact_boundary" {
 			st.cur = nil
@@ -687,32 +678,31 @@ func (r *ccReader) sidechainOf(l ccLine) *model.Session {
 	return sess
 }
 
-func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) {
-	var m ccMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, p *ccParsed, ln sessions.Line) {
+	lineNo := ln.N
+	if !p.ok {
 		r.warnAt(lineNo, "user record without a message, skipped")
 		return
 	}
 	msg := model.Message{ID: l.UUID, Role: model.RoleUser, Created: ccTime(l.Timestamp), Summary: l.IsCompactSummary}
 	synthetic := l.IsMeta || l.IsCompactSummary
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
+	if p.text != nil {
+		s := *p.text
 		msg.Parts = append(msg.Parts, model.Part{ID: l.UUID, Type: model.PartText, Text: s, Synthetic: synthetic})
 		if !synthetic && st.firstPrompt == "" {
 			st.firstPrompt = s
 		}
 	} else {
-		var blocks []json.RawMessage
-		if json.Unmarshal(m.Content, &blocks) != nil {
+		if !p.list {
 			r.warnAt(lineNo, "user content is neither a string nor a list, skipped")
 			return
 		}
-		for i, raw := range blocks {
-			var b model.AnthropicBlock
-			if json.Unmarshal(raw, &b) != nil {
+		for i, raw := range p.blocks {
+			if p.bad[i] {
 				r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
 				continue
 			}
+			b := p.decoded[i]
 			switch b.Type {
 			case "text":
 				msg.Parts = append(msg.Parts, model.Part{ID: fmt.Sprintf("%s/%d", l.UUID, i), Type: model.PartText, Text: b.Text, Synthetic: synthetic})
@@ -724,7 +714,7 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 					msg.Parts = append(msg.Parts, model.Part{ID: fmt.Sprintf("%s/%d", l.UUID, i), Type: model.PartFile, File: f})
 				}
 			case "tool_result":
-				r.result(sess, st, l, b)
+				r.result(st, l, b, ccBlock{ln, i}, len(raw))
 				for _, k := range ccUnknownBlocks(b.Content) {
 					r.warnAt(lineNo, "tool_result %s: a %q block correx does not read, left out of the result", b.ToolUseID, k)
 				}
@@ -736,13 +726,17 @@ func (r *ccReader) user(sess *model.Session, st *ccState, l ccLine, lineNo int) 
 	}
 }
 
-// result attaches a tool_result block to its call.
-func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b model.AnthropicBlock) {
-	c := st.calls[b.ToolUseID]
-	if c == nil {
+// result attaches a tool_result block to its call. A result stored in
+// more than elideBytes (the block and the toolUseResult copy) is left out
+// of the outline, its truncation found now, while it is at hand.
+func (r *ccReader) result(st *ccState, l ccLine, b model.AnthropicBlock, at ccBlock, size int) {
+	cc := st.calls[b.ToolUseID]
+	if cc == nil {
 		r.warnf("%s: tool_result for unknown tool_use %s", r.file, b.ToolUseID)
 		return
 	}
+	c := cc.call
+	*cc = ccCall{call: c, result: at, dirty: true}
 	isErr := b.Errored()
 	c.Status = model.StatusCompleted
 	if isErr {
@@ -750,8 +744,9 @@ func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b model.An
 	}
 	content := b.Content
 	if rep, ok := st.replaced[b.ToolUseID]; ok {
-		content = rep
+		content, cc.rep = rep, rep
 	}
+	cc.sum = ccSum(content, isErr)
 	c.Sent = claudeResultValue(content, isErr)
 	text := formatters.ResultText(*c.Sent)
 	if isErr {
@@ -774,6 +769,51 @@ func (r *ccReader) result(sess *model.Session, st *ccState, l ccLine, b model.An
 			c.ChildSessionID = m[1]
 		}
 	}
+	if stored := size + len(l.ToolUseResult); stored > elideBytes {
+		cc.settle()
+		c.Output, c.Error, c.Sent, c.Metadata = "", "", nil, nil
+		c.Elided, c.OutputBytes, cc.elided = true, stored, true
+	}
+}
+
+// elideBytes is the stored size of a result above which the outline
+// leaves it out (as opencode's outline does, opencode.OutlineElideBytes);
+// tests lower it.
+var elideBytes = 1024
+
+// ccSum identifies a tool_result content: the same bytes and error flag
+// make the same result value.
+func ccSum(content json.RawMessage, isErr bool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(ccSeed)
+	h.Write(content)
+	if isErr {
+		h.WriteByte(1)
+	}
+	return h.Sum64()
+}
+
+var ccSeed = maphash.MakeSeed()
+
+// settle finds the call's truncation again (the call whole at hand).
+func (cc *ccCall) settle() {
+	cc.trunc = cc.call.Sent != nil && formatters.Visible(cc.call, nil).Truncation != nil
+	cc.dirty = false
+}
+
+// lateReplacement applies a content-replacement that follows the result
+// of call id, unless a logged request already gave the result as sent.
+func (st *ccState) lateReplacement(id string, rep json.RawMessage) {
+	cc := st.calls[id]
+	if cc == nil || cc.result.line.Len == 0 || st.loggedSent[id] {
+		return
+	}
+	cc.dirty = true
+	if cc.elided {
+		cc.lateRep, cc.sent, cc.sum = rep, nil, ccSum(rep, cc.call.Status == model.StatusError)
+		return
+	}
+	cc.call.Sent = claudeResultValue(rep, cc.call.Status == model.StatusError)
 }
 
 // attachment reads the one attachment that concerns a tool call: Claude
@@ -789,13 +829,14 @@ func (r *ccReader) attachment(st *ccState, l ccLine, lineNo int) {
 	if json.Unmarshal(l.Attachment, &a) != nil || a.Type != "read_truncation_notice" {
 		return
 	}
-	c := st.calls[a.ToolUseID]
-	if c == nil {
+	cc := st.calls[a.ToolUseID]
+	if cc == nil {
 		r.warnAt(lineNo, "read_truncation_notice for unknown tool_use %s, skipped", a.ToolUseID)
 		return
 	}
-	c.Notice = &model.Notice{Text: a.Banner, Where: fmt.Sprintf("read_truncation_notice at %s:%d; no logged request carries the result, so where Claude Code sent it is not known", r.file, lineNo)}
-	st.notices = append(st.notices, ccNotice{a.ToolUseID, lineNo})
+	cc.call.Notice = &model.Notice{Text: a.Banner, Where: fmt.Sprintf("read_truncation_notice at %s:%d; no logged request carries the result, so where Claude Code sent it is not known", r.file, lineNo)}
+	cc.dirty = true
+	st.notices = append(st.notices, &ccNotice{id: a.ToolUseID, line: lineNo})
 }
 
 // noticeWhere says where a logged request put the notice text of call id:
@@ -906,9 +947,9 @@ func ccBlockFile(b model.AnthropicBlock) *model.File {
 	return nil
 }
 
-func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo int) {
-	var m ccMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, p *ccParsed, lineNo int) {
+	m := p.m
+	if !p.ok {
 		r.warnAt(lineNo, "assistant record without a message, skipped")
 		return
 	}
@@ -917,8 +958,7 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s:%d: API error message: %s", r.file, lineNo, ccClip(ccContentText(m.Content), 200)))
 		return
 	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(m.Content, &blocks) != nil {
+	if !p.list {
 		r.warnAt(lineNo, "assistant content is not a list, skipped")
 		return
 	}
@@ -936,15 +976,16 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 			st.stepReq[idx] = st.pending
 		}
 		st.pending = ""
+		st.lastStep = idx
+		r.carry(st, idx)
 	}
 	msg := &sess.Messages[idx]
 	msg.Completed = t
 	if m.StopReason != "" {
 		msg.Finish = m.StopReason
 	}
-	for i, raw := range blocks {
-		var b model.AnthropicBlock
-		if json.Unmarshal(raw, &b) != nil {
+	for i, b := range p.decoded {
+		if p.bad[i] {
 			r.warnAt(lineNo, "content[%d] is not an object, skipped", i)
 			continue
 		}
@@ -966,7 +1007,8 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, lineNo 
 			msg.Parts = append(msg.Parts, p)
 		case "tool_use", "server_tool_use":
 			c := &model.ToolCall{CallID: b.ID, Tool: b.Name, Status: model.StatusRunning, Input: b.Input, Start: t, Title: claudeCallTitle(b.Name, b.Input)}
-			st.calls[b.ID] = c
+			cc := &ccCall{call: c, dirty: true}
+			st.calls[b.ID], st.parts[pid] = cc, cc
 			msg.Parts = append(msg.Parts, model.Part{ID: pid, Type: model.PartTool, Tool: c})
 		}
 	}
@@ -1008,43 +1050,40 @@ func ccClip(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-// request rebuilds one api-request record's messages: the base request's
-// first Keep, then each tail hash from a blob or a run of transcript lines.
-func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo int) {
+// request reads one api-request record: the base request's first Keep
+// messages, then each tail hash, a blob or a prefix of a run of transcript
+// lines.
+func (r *ccReader) request(st *ccState, l ccLine, lineNo int) {
 	if l.ID == "" {
 		return
 	}
-	req := &model.LoggedRequest{Provider: "anthropic"}
-	var msgs []json.RawMessage
+	cr := &ccRequest{id: l.ID, line: lineNo, keep: l.Keep}
+	var msgs []ccMsgRef
 	if l.Keep > 0 {
 		base := st.requests[l.Base]
+		cr.base = base
 		switch {
-		case base == nil || base.req.Missing > 0 || len(base.req.Messages) < l.Keep:
-			req.Missing += l.Keep
+		case base == nil || base.missing > 0 || len(base.msgs) < l.Keep:
+			cr.missing += l.Keep
 		case len(base.msgs) == l.Keep && !base.extended:
 			// the usual step: share the base's messages rather than copy
 			// them, which would make a session quadratic in its steps
-			base.extended = true
+			base.extended, cr.shared = true, true
 			msgs = base.msgs
 		default:
-			msgs = append(make([]json.RawMessage, 0, l.Keep+len(l.Tail)), base.req.Messages[:l.Keep]...)
+			msgs = append(make([]ccMsgRef, 0, l.Keep+len(l.Tail)), base.msgs[:l.Keep]...)
 		}
 	}
 	for _, h := range l.Tail {
-		m, ok := st.blobs[h]
-		if !ok {
-			var ref ccRunRef
-			if ref, ok = st.runHash[h]; ok {
-				m = ref.run.message(ref.n, nil)
-			}
+		if b, ok := st.blobs[h]; ok {
+			msgs = append(msgs, ccMsgRef{blob: b})
+		} else if ref, ok := st.runHash[h]; ok {
+			msgs = append(msgs, ccMsgRef{run: ref.run, n: ref.n})
+		} else {
+			cr.missing++
 		}
-		if !ok {
-			req.Missing++
-			continue
-		}
-		msgs = append(msgs, m)
 	}
-	req.Messages = msgs[:len(msgs):len(msgs)]
+	cr.msgs = msgs
 	for _, cc := range l.CacheControl {
 		var where string
 		var mi, bi int
@@ -1055,41 +1094,109 @@ func (r *ccReader) request(sess *model.Session, st *ccState, l ccLine, lineNo in
 		if len(cc.Path) == 4 {
 			_ = json.Unmarshal(cc.Path[3], &bi)
 		}
-		req.Cache = append(req.Cache, model.CacheMark{Message: mi, Block: bi, Value: cc.Value})
+		cr.cache = append(cr.cache, model.CacheMark{Message: mi, Block: bi, Value: cc.Value})
 	}
-	st.requests[l.ID] = &ccRequest{req: req, id: l.ID, line: lineNo, msgs: msgs}
+	st.requests[l.ID] = cr
+	st.order = append(st.order, cr)
 	st.pending = l.ID
+}
+
+// newCCBlob reads an api-request-blob record's message for its results.
+func newCCBlob(ln sessions.Line, raw json.RawMessage) *ccBlob {
+	b := &ccBlob{line: ln}
+	var msg struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	var blocks []model.AnthropicBlock
+	if json.Unmarshal(raw, &msg) != nil || json.Unmarshal(msg.Content, &blocks) != nil {
+		return b
+	}
+	b.ok = true
+	b.user = msg.Role == "user" && len(msg.Content) > 0 && msg.Content[0] == '['
+	for i, blk := range blocks {
+		if blk.Type == "tool_result" {
+			b.results = append(b.results, newCCSent(blk, i, ccBlock{ln, i}))
+		}
+	}
+	return b
+}
+
+func newCCSent(b model.AnthropicBlock, at int, where ccBlock) ccSent {
+	s := ccSent{id: b.ToolUseID, at: at, block: where, errored: b.Errored(), sum: ccSum(b.Content, b.Errored())}
+	if len(b.Content) <= elideBytes {
+		s.content = b.Content
+	}
+	return s
+}
+
+// ccParsed is a user or assistant line's message, decoded once for the
+// runs (noteRun) and the session (user, assistant).
+type ccParsed struct {
+	m       ccMessage
+	ok      bool              // the message decoded
+	text    *string           // a string content
+	list    bool              // a list content, blocks
+	blocks  []json.RawMessage // its blocks
+	decoded []model.AnthropicBlock
+	bad     []bool // blocks that are not objects
+}
+
+func parseCCMessage(raw json.RawMessage) *ccParsed {
+	p := &ccParsed{}
+	if json.Unmarshal(raw, &p.m) != nil {
+		return p
+	}
+	p.ok = true
+	c := p.m.Content
+	if len(c) > 0 && (c[0] == '"' || string(c) == "null") {
+		var s string
+		if json.Unmarshal(c, &s) == nil {
+			p.text = &s
+			return p
+		}
+	}
+	if len(c) == 0 || c[0] != '[' || json.Unmarshal(c, &p.blocks) != nil {
+		return p
+	}
+	p.list = true
+	p.decoded, p.bad = make([]model.AnthropicBlock, len(p.blocks)), make([]bool, len(p.blocks))
+	for i, raw := range p.blocks {
+		p.bad[i] = json.Unmarshal(raw, &p.decoded[i]) != nil
+	}
+	return p
 }
 
 // noteRun adds a user or assistant line to the runs, as Claude Code's
 // replay index does, and the hash of the run so far to the candidates.
-func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
-	var m struct {
-		Role    string          `json:"role"`
-		ID      string          `json:"id"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(raw, &m) != nil || m.Role == "" || len(m.Content) == 0 || string(m.Content) == "null" {
+func (st *ccState) noteRun(p *ccParsed, ln sessions.Line) {
+	m := p.m
+	if !p.ok || m.Role == "" || len(m.Content) == 0 || string(m.Content) == "null" {
 		st.cur = nil
 		return
 	}
 	var blocks []json.RawMessage
-	var text string
+	decoded, bad := p.decoded, p.bad
+	whole := -1 // the index of a content that is not a list: a string (-1) or the value itself (-2)
 	switch {
-	case json.Unmarshal(m.Content, &text) == nil:
-		b, _ := json.Marshal(map[string]string{"type": "text", "text": text})
-		blocks = []json.RawMessage{b}
+	case p.text != nil:
+		blocks = []json.RawMessage{ccTextBlock(*p.text)}
+		decoded, bad = []model.AnthropicBlock{{Type: "text"}}, []bool{false}
 	case m.Content[0] == '[':
-		if json.Unmarshal(m.Content, &blocks) != nil {
+		if !p.list {
 			st.cur = nil
 			return
 		}
+		blocks, whole = p.blocks, 0
 	default:
-		blocks = []json.RawMessage{m.Content}
+		blocks, whole = []json.RawMessage{m.Content}, -2
+		var b model.AnthropicBlock
+		bad = []bool{json.Unmarshal(m.Content, &b) != nil}
+		decoded = []model.AnthropicBlock{b}
 	}
 	run := st.cur
 	if run == nil || run.role != m.Role || (m.Role != "user" && (m.ID == "" || run.msgID != m.ID)) {
-		run = &ccRun{role: m.Role, msgID: m.ID, line: lineNo, hash: sha256.New()}
+		run = &ccRun{role: m.Role, msgID: m.ID, line: ln.N, hash: sha256.New(), bad: -1}
 		run.hash.Write([]byte(`{"content":[`))
 		st.runs = append(st.runs, run)
 		st.cur = run
@@ -1097,7 +1204,7 @@ func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
 	if run.broken {
 		return
 	}
-	for _, b := range blocks {
+	for i, b := range blocks {
 		c := claudeCanonical(b)
 		if c == nil {
 			run.broken = true
@@ -1107,7 +1214,19 @@ func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
 			run.hash.Write([]byte{','})
 		}
 		run.hash.Write(c)
-		run.blocks = append(run.blocks, b)
+		at := ccBlock{ln, i}
+		if whole < 0 {
+			at.i = whole
+		}
+		switch {
+		case bad[i]:
+			if run.bad < 0 {
+				run.bad = len(run.blocks)
+			}
+		case decoded[i].Type == "tool_result":
+			run.results = append(run.results, newCCSent(decoded[i], len(run.blocks), at))
+		}
+		run.blocks = append(run.blocks, at)
 	}
 	// the prefix's hash: a copy of the running state, closed
 	state, err := run.hash.(encoding.BinaryMarshaler).MarshalBinary()
@@ -1124,19 +1243,21 @@ func (st *ccState) noteRun(raw json.RawMessage, lineNo int) {
 	st.runHash[hex.EncodeToString(prefix.Sum(nil))] = ccRunRef{run: run, n: len(run.blocks)}
 }
 
-// message is the run's first n blocks as a message; fix, when set,
-// rewrites each block (the transcript rebuild).
-func (run *ccRun) message(n int, fix func(json.RawMessage) json.RawMessage) json.RawMessage {
+// ccTextBlock is a string content as the text block Claude Code hashes.
+func ccTextBlock(text string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	return b
+}
+
+// ccMessageOf is a message of role with blocks as its content.
+func ccMessageOf(role string, blocks []json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteString(`{"role":`)
-	ccJSString(&b, run.role)
+	ccJSString(&b, role)
 	b.WriteString(`,"content":[`)
-	for i, raw := range run.blocks[:n] {
+	for i, raw := range blocks {
 		if i > 0 {
 			b.WriteByte(',')
-		}
-		if fix != nil {
-			raw = fix(raw)
 		}
 		b.Write(raw)
 	}
@@ -1144,11 +1265,247 @@ func (run *ccRun) message(n int, fix func(json.RawMessage) json.RawMessage) json
 	return b.Bytes()
 }
 
+// carry reads the results the request of a new step (assistant message
+// idx) carries: each result as first sent (Claude Code appends
+// reminders), and the first logged request that carries each. A step the
+// log does not give is rebuilt from the transcript, whose results are
+// those of the lines.
+func (r *ccReader) carry(st *ccState, idx int) {
+	cr := st.requests[st.stepReq[idx]]
+	if cr == nil || cr.missing > 0 {
+		line, from := st.stepLine[idx], 0
+		for _, b := range st.boundaries {
+			if b < line {
+				from = b
+			}
+		}
+		for ; st.runsRebuilt < len(st.runs) && st.runs[st.runsRebuilt].line < line; st.runsRebuilt++ {
+			if run := st.runs[st.runsRebuilt]; run.line > from && run.role == "user" {
+				for _, s := range run.results {
+					st.sentSeen[s.id] = true
+				}
+			}
+		}
+		return
+	}
+	from := 0
+	if cr.base != nil && cr.base.carried {
+		from = cr.keep // its base's messages were read
+	}
+	for _, ref := range cr.msgs[from:] {
+		r.carryMessage(st, ref, cr)
+	}
+	cr.carried = true
+}
+
+func (r *ccReader) carryMessage(st *ccState, ref ccMsgRef, cr *ccRequest) {
+	if st.carried[ref] {
+		return
+	}
+	st.carried[ref] = true
+	var user bool
+	var results []ccSent
+	if ref.blob != nil {
+		if !ref.blob.ok {
+			return
+		}
+		user, results = ref.blob.user, ref.blob.results
+	} else {
+		if ref.run.bad >= 0 && ref.run.bad < ref.n {
+			return
+		}
+		user = ref.run.role == "user"
+		for _, s := range ref.run.results {
+			if s.at < ref.n {
+				results = append(results, s)
+			}
+		}
+	}
+	for _, s := range results {
+		if st.firstLogged[s.id] == nil {
+			st.firstLogged[s.id] = cr
+		}
+		if !user || st.sentSeen[s.id] {
+			continue
+		}
+		st.sentSeen[s.id], st.loggedSent[s.id] = true, true
+		r.sendResult(st, s)
+	}
+}
+
+// sendResult makes s, a logged request's result, the call's Sent.
+func (r *ccReader) sendResult(st *ccState, s ccSent) {
+	cc := st.calls[s.id]
+	if cc == nil {
+		return
+	}
+	c := cc.call
+	if c.Status == model.StatusRunning {
+		c.Status = model.StatusCompleted
+		if s.errored {
+			c.Status = model.StatusError
+		}
+		cc.dirty = true
+	}
+	if cc.elided {
+		if s.sum != cc.sum {
+			cc.sent, cc.dirty = &s, true
+		}
+		return
+	}
+	content := s.content
+	if content == nil {
+		raw, err := newCCLines(r.file).block(s.block)
+		var b model.AnthropicBlock
+		if err == nil {
+			err = json.Unmarshal(raw, &b)
+		}
+		if err != nil {
+			r.warnf("%v", err)
+			return
+		}
+		content = b.Content
+	}
+	c.Sent = claudeResultValue(content, s.errored)
+	cc.dirty = true
+}
+
+// stableMessages is how many messages of the file's session no line still
+// to come can change: those before the latest step, and before the first
+// with a call whose result a step's request has not yet carried (a later
+// api-request can change a result as sent). A file without api-request
+// records, or with inline sidechains, is read whole.
+func (r *ccReader) stableMessages() int {
+	st := r.st[r.main]
+	if len(st.requests) == 0 || len(r.sidechain) > 0 {
+		return 0
+	}
+	msgs := r.main.Messages
+	for ; st.stable < len(msgs); st.stable++ {
+		m := &msgs[st.stable]
+		if m.Role != model.RoleAssistant {
+			continue
+		}
+		if st.stable >= st.lastStep {
+			break
+		}
+		for _, p := range m.Parts {
+			if p.Tool != nil && !st.sentSeen[p.Tool.CallID] {
+				return st.stable
+			}
+		}
+	}
+	return st.stable
+}
+
+// ccLines reads blocks and messages again from their lines, keeping the
+// last line read.
+type ccLines struct {
+	file          string
+	at            sessions.Line
+	msg           json.RawMessage // the line's message
+	toolUseResult json.RawMessage // the line's
+	content       json.RawMessage // its message's content
+	blocks        []json.RawMessage
+}
+
+func newCCLines(file string) *ccLines { return &ccLines{file: file} }
+
+// read reads line l (whole: its message too) unless it was the last.
+func (x *ccLines) read(l sessions.Line, whole bool) error {
+	if x.at == l && x.content != nil && (!whole || x.msg != nil) {
+		return nil
+	}
+	data, err := sessions.ReadLineAt(x.file, l)
+	if err != nil {
+		return err
+	}
+	// one pass for a block's line, which needs no message whole
+	var v struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		ToolUseResult json.RawMessage `json:"toolUseResult"`
+	}
+	var w struct {
+		Message json.RawMessage `json:"message"`
+	}
+	if whole && json.Unmarshal(data, &w) != nil || json.Unmarshal(data, &v) != nil {
+		return fmt.Errorf("%s:%d: the file changed since it was read", x.file, l.N)
+	}
+	x.at, x.msg, x.toolUseResult, x.content, x.blocks = l, w.Message, v.ToolUseResult, v.Message.Content, nil
+	return nil
+}
+
+// block is block b, as the scan read it.
+func (x *ccLines) block(b ccBlock) (json.RawMessage, error) {
+	if err := x.read(b.line, false); err != nil {
+		return nil, err
+	}
+	switch b.i {
+	case -1:
+		var text string
+		if json.Unmarshal(x.content, &text) != nil {
+			return nil, fmt.Errorf("%s:%d: the file changed since it was read", x.file, b.line.N)
+		}
+		return ccTextBlock(text), nil
+	case -2:
+		return x.content, nil
+	}
+	if x.blocks == nil {
+		_ = json.Unmarshal(x.content, &x.blocks)
+	}
+	if b.i >= len(x.blocks) {
+		return nil, fmt.Errorf("%s:%d: the file changed since it was read", x.file, b.line.N)
+	}
+	return x.blocks[b.i], nil
+}
+
+// message is request message ref as the scan read it.
+func (x *ccLines) message(ref ccMsgRef) (json.RawMessage, error) {
+	if ref.blob != nil {
+		if err := x.read(ref.blob.line, true); err != nil {
+			return nil, err
+		}
+		return x.msg, nil
+	}
+	blocks, err := x.runBlocks(ref.run, ref.n)
+	if err != nil {
+		return nil, err
+	}
+	return ccMessageOf(ref.run.role, blocks), nil
+}
+
+func (x *ccLines) runBlocks(run *ccRun, n int) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, n)
+	for _, b := range run.blocks[:n] {
+		raw, err := x.block(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	}
+	return out, nil
+}
+
+// logged is request cr whole, its messages read again.
+func (x *ccLines) logged(cr *ccRequest) (*model.LoggedRequest, error) {
+	req := &model.LoggedRequest{Provider: "anthropic", Cache: cr.cache, Missing: cr.missing, Messages: make([]json.RawMessage, 0, len(cr.msgs))}
+	for _, ref := range cr.msgs {
+		m, err := x.message(ref)
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	return req, nil
+}
+
 // rebuilt is the request of the step whose first line is line, from the
 // transcript: the runs before it since the last compact boundary, with
 // content-replacements applied, empty texts sent as "(no content)", and
 // Claude Code's one conversation cache mark on the last block.
-func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
+func (st *ccState) rebuilt(x *ccLines, line int, why string) (*model.LoggedRequest, error) {
 	from := 0
 	for _, b := range st.boundaries {
 		if b < line {
@@ -1156,23 +1513,32 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 		}
 	}
 	req := &model.LoggedRequest{Provider: "anthropic", Rebuilt: why}
-	var msgs []*ccRun
+	var msgs []*ccMsg
 	for _, run := range st.runs {
 		if run.line > from && run.line < line && len(run.blocks) > 0 {
-			msgs = ccJoinStreamed(msgs, run)
+			blocks, err := x.runBlocks(run, len(run.blocks))
+			if err != nil {
+				return nil, err
+			}
+			msgs = ccJoinStreamed(msgs, &ccMsg{role: run.role, msgID: run.msgID, blocks: blocks})
 		}
 	}
 	for _, m := range msgs {
-		req.Messages = append(req.Messages, m.message(len(m.blocks), st.sentBlock))
+		for i, b := range m.blocks {
+			m.blocks[i] = st.sentBlock(b)
+		}
+		req.Messages = append(req.Messages, ccMessageOf(m.role, m.blocks))
 	}
 	if n := len(req.Messages); n > 0 {
-		var last struct {
-			Content []json.RawMessage `json:"content"`
-		}
-		_ = json.Unmarshal(req.Messages[n-1], &last)
-		req.Cache = []model.CacheMark{{Message: n - 1, Block: len(last.Content) - 1, Value: json.RawMessage(`{"type":"ephemeral"}`)}}
+		req.Cache = []model.CacheMark{{Message: n - 1, Block: len(msgs[n-1].blocks) - 1, Value: json.RawMessage(`{"type":"ephemeral"}`)}}
 	}
-	return req
+	return req, nil
+}
+
+// ccMsg is a message of a rebuilt request.
+type ccMsg struct {
+	role, msgID string
+	blocks      []json.RawMessage
 }
 
 // ccJoinStreamed adds run to the messages of a rebuilt request. Claude Code
@@ -1181,7 +1547,7 @@ func (st *ccState) rebuilt(line int, why string) *model.LoggedRequest {
 // results that arrived meanwhile; it sends them as one assistant message
 // followed by one user message of all those results, in the order they
 // arrived.
-func ccJoinStreamed(msgs []*ccRun, run *ccRun) []*ccRun {
+func ccJoinStreamed(msgs []*ccMsg, run *ccMsg) []*ccMsg {
 	n := len(msgs)
 	if n >= 2 && run.role == "assistant" && run.msgID != "" && msgs[n-1].role == "user" &&
 		msgs[n-2].role == "assistant" && msgs[n-2].msgID == run.msgID {
@@ -1192,7 +1558,7 @@ func ccJoinStreamed(msgs []*ccRun, run *ccRun) []*ccRun {
 		msgs[n-1].blocks = append(msgs[n-1].blocks, run.blocks...)
 		return msgs
 	}
-	return append(msgs, &ccRun{role: run.role, msgID: run.msgID, blocks: append([]json.RawMessage(nil), run.blocks...)})
+	return append(msgs, run)
 }
 
 // sentBlock is a transcript block as Claude Code sends it: a tool_result
@@ -1231,153 +1597,31 @@ func ccSetField(raw json.RawMessage, key string, val json.RawMessage) json.RawMe
 	return out
 }
 
-// finish links each assistant step to its logged request (rebuilt from
-// the transcript, with a warning, when the log does not give it), takes
-// each tool result as it was first sent, and fills the list counts.
-func (r *ccReader) finish(sess *model.Session) {
-	st := r.st[sess]
-	steps := sess.AssistantSteps()
-	if len(st.requests) == 0 && len(steps) > 0 {
-		why := fmt.Sprintf("%s: no api-request records (Claude Code before 2.1 logs none)", r.file)
-		sess.Warnings = append(sess.Warnings, why+": every request "+model.RebuiltLabel)
-		for _, idx := range steps {
-			sess.Messages[idx].Request = st.rebuilt(st.stepLine[idx], why)
-		}
-	} else {
-		for k, idx := range steps {
-			cr := st.requests[st.stepReq[idx]]
-			if cr != nil && cr.req.Missing == 0 {
-				sess.Messages[idx].Request = cr.req
-				continue
-			}
-			why := fmt.Sprintf("%s:%d: step %d has no api-request record", r.file, st.stepLine[idx], k+1)
-			if cr != nil {
-				why = fmt.Sprintf("%s:%d: api-request %s (step %d): %d of %d messages not found in the transcript",
-					r.file, cr.line, cr.id, k+1, cr.req.Missing, cr.req.Missing+len(cr.req.Messages))
-			}
-			sess.Warnings = append(sess.Warnings, why+": "+model.RebuiltLabel)
-			sess.Messages[idx].Request = st.rebuilt(st.stepLine[idx], why)
-		}
-	}
-	// the tool results as first sent (Claude Code appends reminders), and
-	// the first logged request carrying each: steps share their messages,
-	// so each message is read once, at its first step
-	sentSeen := map[string]bool{}
-	firstLogged := map[string]*model.LoggedRequest{} // tool_use id -> first logged request with its result
-	read := map[ccMessageKey]bool{}
-	for _, idx := range steps {
-		req := sess.Messages[idx].Request
-		if req == nil {
-			continue
-		}
-		logged := req.Rebuilt == ""
-		for _, raw := range req.Messages {
-			key := ccMessageKey{len: len(raw), logged: logged}
-			if len(raw) > 0 {
-				key.at = &raw[0]
-			}
-			if read[key] {
-				continue
-			}
-			read[key] = true
-			m, ok := ccReadSent(raw)
-			if !ok {
-				continue
-			}
-			for _, b := range m.blocks {
-				if b.Type != "tool_result" {
-					continue
-				}
-				if logged && firstLogged[b.ToolUseID] == nil && bytes.Contains(m.content, []byte(b.ToolUseID)) {
-					firstLogged[b.ToolUseID] = req
-				}
-				if !m.user || sentSeen[b.ToolUseID] {
-					continue
-				}
-				sentSeen[b.ToolUseID] = true
-				if c := st.calls[b.ToolUseID]; c != nil {
-					c.Sent = claudeResultValue(b.Content, b.Errored())
-					if c.Status == model.StatusRunning {
-						c.Status = model.StatusCompleted
-						if b.Errored() {
-							c.Status = model.StatusError
-						}
-					}
-				}
-			}
-		}
-	}
-	// where each notice went: the first logged request with the result
-	for _, n := range st.notices {
-		c := st.calls[n.id]
-		if req := firstLogged[n.id]; req != nil {
-			if where, ok := noticeWhere(req, n.id, c.Notice.Text); ok {
-				c.Notice.Where = fmt.Sprintf("%s (read_truncation_notice at %s:%d)", where, r.file, n.line)
-			}
-		}
-	}
-	if st.firstPrompt != "" {
-		r.setTitle(sess, ccClip(st.firstPrompt, 100), 0)
-	}
-	sessions.CountCalls(&sess.Info, sess.Messages)
-	sess.Info.Truncated = 0
-	for _, ref := range sess.ToolCalls() {
-		if ref.Call.Sent != nil && formatters.Visible(ref.Call, nil).Truncation != nil {
-			sess.Info.Truncated++
-		}
-	}
-}
-
-// ccMessageKey is one request message by where its bytes are: the steps
-// that share it share them. logged sets logged requests' apart.
-type ccMessageKey struct {
-	at     *byte
-	len    int
-	logged bool
-}
-
-// ccSentMessage is a request message read for its tool results.
-type ccSentMessage struct {
-	user    bool                   // a user message with a block list: its results are sent ones
-	content json.RawMessage        // its content
-	blocks  []model.AnthropicBlock // its blocks, when the content is a list
-}
-
-// ccReadSent reads a request message's blocks; ok is false when it has
-// none.
-func ccReadSent(raw json.RawMessage) (m ccSentMessage, ok bool) {
-	var msg struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(raw, &msg) != nil || json.Unmarshal(msg.Content, &m.blocks) != nil {
-		return m, false
-	}
-	m.user = msg.Role == "user" && len(msg.Content) > 0 && msg.Content[0] == '['
-	m.content = msg.Content
-	return m, true
-}
-
 // claudeCanonical is a JSON value as Claude Code hashes it in api-request
 // records: sorted keys, no spaces, non-ASCII kept, cache_control left out;
-// nil when it is not JSON.
+// nil when it is not JSON. Strings already in that form are copied, not
+// decoded (a tool result's text is most of a transcript).
 func claudeCanonical(raw json.RawMessage) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	var b bytes.Buffer
+	if !ccCanonicalRaw(&b, raw) {
 		return nil
 	}
-	var b bytes.Buffer
-	ccCanonical(&b, v)
 	return b.Bytes()
 }
 
-func ccCanonical(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
+func ccCanonicalRaw(b *bytes.Buffer, raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '{':
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return false
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
 			if k != "cache_control" {
 				keys = append(keys, k)
 			}
@@ -1390,31 +1634,79 @@ func ccCanonical(b *bytes.Buffer, v any) {
 			}
 			ccJSString(b, k)
 			b.WriteByte(':')
-			ccCanonical(b, x[k])
+			if !ccCanonicalRaw(b, m[k]) {
+				return false
+			}
 		}
 		b.WriteByte('}')
-	case []any:
+	case '[':
+		var a []json.RawMessage
+		if json.Unmarshal(raw, &a) != nil {
+			return false
+		}
 		b.WriteByte('[')
-		for i, e := range x {
+		for i, e := range a {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			ccCanonical(b, e)
+			if !ccCanonicalRaw(b, e) {
+				return false
+			}
 		}
 		b.WriteByte(']')
-	case string:
-		ccJSString(b, x)
-	case json.Number:
-		b.WriteString(string(x))
-	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
+	case '"':
+		if ccCanonicalString(raw) {
+			b.Write(raw)
+			return true
 		}
-	case nil:
-		b.WriteString("null")
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return false
+		}
+		ccJSString(b, s)
+	default: // a number (as written), true, false, null
+		if !json.Valid(raw) {
+			return false
+		}
+		b.Write(raw)
 	}
+	return true
+}
+
+// ccCanonicalString says whether a JSON string token is as ccJSString
+// writes it: valid UTF-8, and only the escapes it writes.
+func ccCanonicalString(raw []byte) bool {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' || !utf8.Valid(raw) {
+		return false
+	}
+	for i := 1; i < len(raw)-1; i++ {
+		switch c := raw[i]; {
+		case c < 0x20 || c == '"':
+			return false
+		case c != '\\':
+			continue
+		}
+		i++
+		if i >= len(raw)-1 {
+			return false
+		}
+		switch raw[i] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			continue
+		case 'u':
+			if i+4 >= len(raw)-1 || raw[i+1] != '0' || raw[i+2] != '0' || (raw[i+3] != '0' && raw[i+3] != '1') {
+				return false
+			}
+			h := raw[i+4]
+			if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f') || raw[i+3] == '0' && strings.IndexByte("89acd", h) >= 0 {
+				return false // not an escape ccJSString writes
+			}
+			i += 4
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ccJSString writes a string as JSON.stringify does.
@@ -1450,10 +1742,10 @@ func ccJSString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-// linkSidechains links the Task calls of a 1.0.x file to the inline
-// sidechain whose first prompt is the call's prompt.
-func (r *ccReader) linkSidechains() {
-	for _, ref := range r.main.ToolCalls() {
+// linkSidechains links the Task calls of out, a copy of a 1.0.x file's
+// session, to the inline sidechain whose first prompt is the call's prompt.
+func (r *ccReader) linkSidechains(out *model.Session) {
+	for _, ref := range out.ToolCalls() {
 		c := ref.Call
 		if c.ChildSessionID != "" || (c.Tool != "Task" && c.Tool != "Agent") {
 			continue

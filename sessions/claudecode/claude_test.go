@@ -278,11 +278,12 @@ func TestClaudeUnknownResultBlockWarned(t *testing.T) {
 // each keep their own tail, and appending to one request's messages
 // changes no other.
 func TestClaudeRequestsShareBase(t *testing.T) {
-	r := &ccReader{file: "t.jsonl", st: map[*model.Session]*ccState{}, rank: map[*model.Session]int{}}
-	sess := r.newSession("s")
-	st := r.st[sess]
-	for _, h := range []string{"1", "2", "3"} {
-		st.blobs[h] = json.RawMessage(`{"role":"user","content":"m` + h + `"}`)
+	r := newCCReader("t.jsonl", "")
+	st := r.st[r.main]
+	name := map[*ccBlob]string{}
+	for i, h := range []string{"1", "2", "3"} {
+		st.blobs[h] = &ccBlob{line: sessions.Line{N: i + 1}}
+		name[st.blobs[h]] = "m" + h
 	}
 	for _, rec := range []ccLine{
 		{ID: "a", Tail: []string{"1", "2", "3"}},
@@ -291,16 +292,15 @@ func TestClaudeRequestsShareBase(t *testing.T) {
 		{ID: "d", Base: "b", Keep: 4, Tail: []string{"3"}},
 		{ID: "e", Base: "d", Keep: 3, Tail: []string{"2"}},
 	} {
-		r.request(sess, st, rec, 1)
+		r.request(st, rec, 1)
 	}
-	_ = append(st.requests["a"].req.Messages, json.RawMessage(`"clobber"`))
+	a := st.requests["a"].msgs
+	_ = append(a[:len(a):len(a)], ccMsgRef{})
 	want := map[string]string{"a": "m1 m2 m3", "b": "m1 m2 m3 m1", "c": "m1 m2 m3 m2", "d": "m1 m2 m3 m1 m3", "e": "m1 m2 m3 m2"}
 	for id, w := range want {
 		var got []string
-		for _, raw := range st.requests[id].req.Messages {
-			var m ccMessage
-			_ = json.Unmarshal(raw, &m)
-			got = append(got, ccContentText(m.Content))
+		for _, ref := range st.requests[id].msgs {
+			got = append(got, name[ref.blob])
 		}
 		if strings.Join(got, " ") != w {
 			t.Errorf("request %s: messages %q, want %s", id, got, w)

@@ -1,30 +1,53 @@
 #!/usr/bin/env bash
-# Measure correx on generated sessions of every agent and print one table:
+# Measure correx on generated sessions of every agent and print issue 13's
+# table, one measurement a row beside its anchor, with the target and
+# whether it is met ("ok" / "MISSED"; "-" when the row has no target, "n/a"
+# when it could not be measured):
 #   testdata/gen/bench.sh [CALLS [MB]]        (default 5000 calls, 200 MiB)
+#   QUICK=1 testdata/gen/bench.sh             (to check it works: 500 calls,
+#     20 MiB, COUNT=1 RUNS=1 IDLE=6 HUGE=10 PICKER=500 SETTLE_MAX=20, the
+#     FIFTYK rows at BIGCALLS=5000 MB50=20, MANY=0; about ten minutes on
+#     a quiet machine)
 # For each agent (AGENTS, default "opencode claude-code codex gemini-cli")
 # it writes a session of CALLS calls and MB MiB of tool output into a temp
-# dir and measures:
-#   - the TUI's first frame and keypress to frame: medians of
-#     BenchmarkFirstFrame/big and BenchmarkKeypress/big (-count COUNT);
-#   - the TUI's peak RSS (/usr/bin/time -v), driven in tmux through the
-#     SCENARIOS (default "browse request panes": browse the last calls; the
-#     Request pane of the last step; Wire, Compare and Pipeline of the last
-#     call), the largest of them;
-#   - `correx calls`, `correx transcript` and `correx wire` (the last step,
-#     on the agent's own provider): median wall time and peak RSS of RUNS
-#     runs (default 3);
-#   - beside them an anchor, measured the same way: `opencode export` of the
-#     opencode session when the opencode 1.18.33 binary is in
-#     ~/.cache/correx-record/npm-1.18.33, `jq -c . FILE` of the JSON Lines
-#     transcript for the others; and the ratio correx transcript ÷ anchor.
-# Then the picker's first frame (BenchmarkPickerFirstFrame: the quick list)
-# and its counted frame (BenchmarkPickerCounted), medians, on
-# opencode stores of PICKER sessions (default "2000 5000", 10 calls each),
-# and, with FIFTYK=1 (slow), opencode at 50,000 calls (MB50 MiB, default
-# 10×MB). KEEP=1 keeps the temp dir.
+# dir and measures (one function each, below; in tmux, each key waits until
+# the TUI's CPU goes quiet, at most SETTLE_MAX s, default 60):
+#   - tui_benches: the TUI's first frame, keypress to frame and all pages
+#     read: medians of BenchmarkFirstFrame/big, BenchmarkKeypress/big and
+#     BenchmarkAllPages/big (-count COUNT);
+#   - tui_peak: the TUI's peak RSS (/usr/bin/time -v), driven in tmux
+#     through the SCENARIOS (default "browse request panes": browse the last
+#     calls; the Request pane of the last step; Wire, Compare and Pipeline of
+#     the last call), the largest of them;
+#   - commands: `correx calls`, `correx transcript` and `correx wire` (the
+#     last step, on the agent's own provider): median wall time and peak RSS
+#     of RUNS runs (default 3), each ÷ an anchor measured the same way:
+#     `opencode export` of the opencode session when the opencode 1.18.33
+#     binary is in ~/.cache/correx-record/npm-1.18.33, `jq -c . FILE` of
+#     the JSON Lines transcript for the others;
+#   - panes: medians of every BenchmarkPane* sub-benchmark on the session
+#     (BenchmarkPanes/big/{request,compare,pipeline}/{first,settled}: one
+#     run each, COUNT times; any other BenchmarkPane*: the usual benchtime);
+#   - idle: the TUI left open on the session IDLE seconds (default 40; it
+#     checks the store every 2 s): the CPU it used over them (user+sys ÷
+#     wall, from /proc) and its RSS at their start and end (VmRSS);
+#   - huge: a session of 50 calls whose last call is one HUGE MiB output
+#     (default 47; gen -huge): the TUI's peak RSS on its Wire, Pipeline and
+#     spill viewer.
+# With FIFTYK=1 (slow), opencode at BIGCALLS calls (default "20000 50000";
+# MB50 MiB, default MB): tui_benches, tui_peak and commands; and, unless
+# MANY=0, `wire` on MANY calls (default 110000: over SQLite's 32,766
+# variables of messages) beside `opencode export`. Then the picker's first
+# frame (BenchmarkPickerFirstFrame: the quick list) and counted frame
+# (BenchmarkPickerCounted) on opencode stores of PICKER sessions (default
+# "2000 5000", 10 calls each). KEEP=1 keeps the temp dir.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
+if [ "${QUICK:-}" = 1 ]; then
+	: "${COUNT:=1}" "${RUNS:=1}" "${IDLE:=6}" "${HUGE:=10}" "${PICKER:=500}"
+	: "${FIFTYK:=1}" "${BIGCALLS:=5000}" "${MB50:=20}" "${MANY:=0}" "${SETTLE_MAX:=20}"
+	set -- "${1:-500}" "${2:-20}"
+fi
 CALLS=${1:-5000}
 MB=${2:-200}
 AGENTS=${AGENTS:-opencode claude-code codex gemini-cli}
@@ -32,21 +55,69 @@ COUNT=${COUNT:-5}
 RUNS=${RUNS:-3}
 SCENARIOS=${SCENARIOS:-browse request panes}
 PICKER=${PICKER:-2000 5000}
+IDLE=${IDLE:-40}
+HUGE=${HUGE:-47}
+BIGCALLS=${BIGCALLS:-20000 50000}
+MB50=${MB50:-$MB}
+MANY=${MANY:-110000}
+SETTLE_MAX=${SETTLE_MAX:-60}
 
-if [ ! -x /usr/bin/time ]; then apt-get install -y time >/dev/null; fi
-if ! command -v jq >/dev/null; then apt-get install -y jq >/dev/null; fi
+for tool in time:/usr/bin/time jq:jq tmux:tmux; do
+	command -v "${tool#*:}" >/dev/null || apt-get install -y "${tool%%:*}" >/dev/null
+done
 
 TMP=$(mktemp -d)
-if [ "${KEEP:-}" = "" ]; then trap 'rm -rf "$TMP"' EXIT; fi
+TS=correx-bench-$$ # the tmux session
+cleanup() {
+	tmux kill-session -t "$TS" 2>/dev/null || true
+	if [ "${KEEP:-}" = "" ]; then rm -rf "$TMP"; else echo "kept $TMP" >&2; fi
+}
+trap cleanup EXIT
 go build -o "$TMP/gen" ./testdata/gen
 CGO_ENABLED=0 go build -o "$TMP/correx" .
 go test -c -o "$TMP/tui.test" ./tui
 OC=$(find "$HOME/.cache/correx-record/npm-1.18.33/node_modules" -path '*/bin/opencode' -type f 2>/dev/null | grep -v baseline | head -1 || true)
+TICK=$(getconf CLK_TCK)
+
+# ---- the table: one row per measurement --------------------------------
+
+TABLE=$TMP/table
+echo "| session | what | correx | anchor | ÷ anchor | target | met |" >"$TABLE"
+echo "|---|---|---|---|---|---|---|" >>"$TABLE"
+
+# emit SESSION WHAT CORREX ANCHOR RATIO TARGET VERDICT
+emit() { printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$@" >>"$TABLE"; }
+
+# verdict VALUE OP LIMIT: ok, MISSED, or n/a when either is not a number
+verdict() {
+	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+		n = "^-?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?$"
+		if (v !~ n || l !~ n) { print "n/a"; exit }
+		ok = (op == "<=") ? v + 0 <= l + 0 : v + 0 < l + 0
+		print ok ? "ok" : "MISSED" }'
+}
 
 median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 # bench NAME FILE: median ms/op of benchmark NAME in a bench output
 bench() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $3 / 1e6}' "$2" | median; }
+
+num() { [ "$2" = - ] && echo - || printf "$1" "$2"; }
+ms() { num "%.1f ms" "$1"; }
+mb() { num "%.0f MB" "$1"; }
+wall_rss() { [ "$1" = - ] && echo - || printf "%.2f s, %.0f MB" "$1" "$2"; }
+# div A B [raw]: A ÷ B to two decimals (raw: unrounded), - unless numbers
+div() { awk -v a="$1" -v b="$2" -v raw="${3:-}" 'BEGIN {if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "-"; else printf raw ? "%g\n" : "%.2f\n", a / b}'; }
+
+# run_bench DIR OUT PATTERN [ARGS...]: the TUI benchmarks matching PATTERN
+# on the session in DIR, appended to OUT
+run_bench() {
+	local dir=$1 out=$2 pat=$3
+	shift 3
+	(cd tui && CORREX_BENCH_BIG=$dir "$TMP/tui.test" -test.run '^$' -test.bench "$pat" \
+		-test.count "$COUNT" -test.timeout 120m "$@" >>"$out" 2>&1) ||
+		{ echo "   benchmarks $pat failed:" >&2; tail -5 "$out" >&2; }
+}
 
 # measure LABEL CMD...: RUNS runs; prints "wall-s RSS-MB" medians (stdout to /dev/null)
 measure() {
@@ -56,38 +127,107 @@ measure() {
 	: >"$TMP/rsss"
 	for i in $(seq "$RUNS"); do
 		if ! /usr/bin/time -v -o "$TMP/time.txt" "$@" >/dev/null 2>"$TMP/err.txt"; then
-			echo "$label failed: $(tail -3 "$TMP/err.txt")" >&2
+			echo "   $label failed: $(tail -3 "$TMP/err.txt")" >&2
 			echo "- -"
 			return
 		fi
-		awk -F': ' '/Elapsed/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$TMP/time.txt" >>"$TMP/walls"
-		awk -F': ' '/Maximum resident/ {print $2 / 1024}' "$TMP/time.txt" >>"$TMP/rsss"
+		timev wall "$TMP/time.txt" >>"$TMP/walls"
+		timev rss "$TMP/time.txt" >>"$TMP/rsss"
 	done
 	echo "$(median <"$TMP/walls") $(median <"$TMP/rsss")"
 }
 
-# tui_rss DIR ID SCENARIO: peak RSS (MB) of the TUI driven in tmux
-tui_rss() {
-	local dir=$1 id=$2 scenario=$3 s=correx-bench-$$
-	rm -f "$TMP/tui.txt"
-	tmux new-session -d -s "$s" -x 160 -y 45 \
-		"/usr/bin/time -v -o '$TMP/tui.txt' '$TMP/correx' --source '$dir' --session '$id'; sleep 1"
-	sleep 3
-	k() { tmux send-keys -t "$s" "$@"; sleep 0.3; }
-	waitfor() { for _ in $(seq 60); do tmux capture-pane -p -t "$s" | grep -q "$1" && return; sleep 0.5; done; }
-	k G
-	sleep 2
-	case $scenario in
-	browse) for _ in $(seq 30); do k k; done ;;
-	request) k 4; waitfor "items ·"; k Right; for _ in $(seq 20); do k j; done; k G; sleep 1; k g ;;
-	panes) k 3; sleep 8; k 5; sleep 8; k 6; sleep 8 ;;
-	esac
-	sleep 1
-	k q
-	for _ in $(seq 20); do [ -s "$TMP/tui.txt" ] && break; sleep 0.5; done
-	tmux kill-session -t "$s" 2>/dev/null || true
-	awk -F': ' '/Maximum resident/ {print $2 / 1024}' "$TMP/tui.txt" 2>/dev/null || echo -
+# timev wall|cpu|rss FILE: from a /usr/bin/time -v report: wall seconds,
+# (user+sys) ÷ wall in %, peak RSS in MB
+timev() {
+	awk -F': ' -v want="$1" '
+		/User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {r = $2 / 1024}
+		/Elapsed/ {n = split($2, p, ":"); w = 0; for (j = 1; j <= n; j++) w = w * 60 + p[j]}
+		END {if (w == "") print "-"; else if (want == "wall") print w; else if (want == "rss") print r; else print (w > 0 ? 100 * (u + s) / w : 0)}' "$2" 2>/dev/null || echo -
 }
+
+# ---- the TUI in tmux -----------------------------------------------------
+
+# tui_open DIR ID: the TUI on the session under /usr/bin/time -v in tmux,
+# once it has settled
+tui_open() {
+	rm -f "$TMP/tui.txt"
+	BUSY=
+	tmux new-session -d -s "$TS" -x 160 -y 45 \
+		"/usr/bin/time -v -o '$TMP/tui.txt' '$TMP/correx' --source '$1' --session '$2'; sleep 1"
+	sleep 1
+	settle
+}
+
+# key KEY...: send keys to the TUI and let it settle
+key() {
+	tmux send-keys -t "$TS" "$@" 2>/dev/null || return 0
+	sleep 0.3
+	settle
+}
+
+# tui_pid: the correx process in the pane (shell → time → correx), or -
+tui_pid() {
+	local p c i
+	p=$(tmux display -p -t "$TS" '#{pane_pid}' 2>/dev/null) || { echo -; return; }
+	for i in 1 2 3; do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = correx ] && { echo "$p"; return; }
+		c=$(cat "/proc/$p/task/$p/children" 2>/dev/null) || break
+		p=${c%% *}
+		[ -n "$p" ] || break
+	done
+	echo -
+}
+
+# ticks PID: user+sys CPU clock ticks of PID so far (fails when it is gone)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null; }
+
+# vmrss PID: its resident set now (MB), or -
+vmrss() { awk '/^VmRSS/ {print $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo -; }
+
+# settle: wait until the TUI used under 4% of a core over two half seconds
+# in a row (it has drawn what it was asked to), at most SETTLE_MAX s; a TUI
+# that never goes quiet is said so once, and then given 2 s a key
+settle() {
+	local pid a b quiet=0 i
+	pid=$(tui_pid)
+	[ "$pid" != - ] && [ "$BUSY" = "" ] || { sleep 2; return; }
+	a=$(ticks "$pid") || return 0
+	for i in $(seq $((SETTLE_MAX * 2))); do
+		sleep 0.5
+		b=$(ticks "$pid") || return 0
+		if [ $((b - a)) -le $((TICK / 50)) ]; then quiet=$((quiet + 1)); else quiet=0; fi
+		[ "$quiet" -lt 2 ] || return 0
+		a=$b
+	done
+	BUSY=1
+	echo "   the TUI is still busy after $SETTLE_MAX s: $(tmux capture-pane -p -t "$TS" | tail -2 | head -1 | tr -s ' ')" >&2
+}
+
+# tui_close: quit the TUI; prints its peak RSS (MB)
+tui_close() {
+	tmux send-keys -t "$TS" q 2>/dev/null || true
+	for _ in $(seq 40); do [ -s "$TMP/tui.txt" ] && break; sleep 0.5; done
+	tmux kill-session -t "$TS" 2>/dev/null || true
+	timev rss "$TMP/tui.txt"
+}
+
+# tui_rss DIR ID SCENARIO: the TUI's peak RSS (MB) driven through SCENARIO
+tui_rss() {
+	tui_open "$1" "$2"
+	key G # the last call
+	case $3 in
+	browse) for _ in $(seq 30); do key k; done ;;
+	request) key 4; key Right; for _ in $(seq 20); do key j; done; key G; key g ;;
+	panes) key 3; key 5; key 6 ;;
+	wire) key 3; key G ;;
+	pipeline) key 6; key Enter; key G ;;
+	spill) key 2; key o; key G ;;
+	esac
+	tui_close
+}
+
+# ---- one function per measurement -----------------------------------------
 
 provider() {
 	case $1 in
@@ -106,75 +246,188 @@ transcript_file() {
 	esac
 }
 
-fmt2() { [ "$1" = - ] && echo - || printf "%.2fs/%.0fMB" "$1" "$2"; }
-num() { [ "$2" = - ] && echo - || printf "$1" "$2"; }
-ratio() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN {if (a == "-" || b == "-" || b == 0 || d == 0) print "-"; else printf "%.2f× / %.2f×", a / b, c / d}'; }
-
-ROWS=$TMP/rows
-printf "%-12s %6s %6s %10s %10s %8s %14s %14s %14s  %-34s %s\n" agent calls disk "1st frame" keypress "TUI RSS" calls transcript wire "anchor" "transcript÷anchor (time / RSS)" >"$ROWS"
-
-# row AGENT CALLS MB: generate, measure, add a row to the table
-row() {
-	local agent=$1 calls=$2 mb=$3 dir=$TMP/$1-$2 id max r anchor aw ar
-	echo "== $agent: $calls calls, $mb MiB" >&2
-	if ! id=$("$TMP/gen" -agent "$agent" -calls "$calls" -mb "$mb" -out "$dir" -quiet 2>"$TMP/gen.err"); then
+# session AGENT CALLS MB [GEN FLAGS...]: writes a session; sets DIR, ID and
+# LABEL (the table's session column); fails with a row when gen does
+session() {
+	local agent=$1 calls=$2 mb=$3
+	shift 3
+	DIR=$TMP/$agent-$calls${1:+-huge}
+	LABEL="$agent, $calls calls, $mb MiB"
+	echo "== $LABEL $*" >&2
+	if ! ID=$("$TMP/gen" -agent "$agent" -calls "$calls" -mb "$mb" -out "$DIR" -quiet "$@" 2>"$TMP/gen.err"); then
 		echo "   gen failed: $(head -1 "$TMP/gen.err")" >&2
-		printf "%-12s %6s  gen failed\n" "$agent" "$calls" >>"$ROWS"
-		return
+		emit "$LABEL" "gen $*" "failed: $(head -1 "$TMP/gen.err")" "" "" "" "n/a"
+		return 1
 	fi
-	(cd tui && CORREX_BENCH_BIG=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkFirstFrame/big|BenchmarkKeypress/big' \
-		-test.count "$COUNT" -test.timeout 60m >"$TMP/bench.txt" 2>&1) || { echo "benchmarks failed:" >&2; tail -5 "$TMP/bench.txt" >&2; }
-	max=-
-	if command -v tmux >/dev/null; then
-		for sc in $SCENARIOS; do
-			r=$(tui_rss "$dir" "$id" "$sc")
-			echo "   TUI $sc: peak RSS $r MB" >&2
-			max=$(printf "%s\n%s\n" "$max" "$r" | grep -v '^-$' | sort -g | tail -1 || echo -)
-		done
-	fi
-	read -r cw cr <<<"$(measure calls "$TMP/correx" calls --source "$dir" --session "$id")"
-	read -r tw tr <<<"$(measure transcript "$TMP/correx" transcript --source "$dir" --session "$id")"
-	read -r ww wr <<<"$(measure wire "$TMP/correx" wire --source "$dir" --session "$id" --provider "$(provider "$agent")")"
-	anchor=- aw=- ar=-
-	if [ "$agent" = opencode ] && [ -n "$OC" ]; then
-		local h=$TMP/home
-		mkdir -p "$h/.local/share" "$h/.config" "$h/.cache" "$h/.local/state" "$h/proj"
-		ln -sfn "$dir" "$h/.local/share/opencode"
-		anchor="opencode export"
-		read -r aw ar <<<"$(measure "$anchor" env -i HOME="$h" PATH=/usr/local/bin:/usr/bin:/bin \
-			XDG_DATA_HOME="$h/.local/share" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" \
-			XDG_STATE_HOME="$h/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=true \
-			bash -c 'cd "$1" && exec "$2" export "$3"' _ "$h/proj" "$OC" "$id")"
-	elif [ "$agent" != opencode ]; then
-		anchor="jq -c . (transcript)"
-		read -r aw ar <<<"$(measure jq jq -c . "$(transcript_file "$agent" "$dir" "$id")")"
-	else
-		anchor="(no opencode binary)"
-	fi
-	printf "%-12s %6s %6s %10s %10s %8s %14s %14s %14s  %-34s %s\n" "$agent" "$calls" "$(du -sh "$dir" | cut -f1)" \
-		"$(num %.1fms "$(bench BenchmarkFirstFrame/big "$TMP/bench.txt")")" "$(num %.1fms "$(bench BenchmarkKeypress/big "$TMP/bench.txt")")" "$(num %.0fMB "$max")" \
-		"$(fmt2 "$cw" "$cr")" "$(fmt2 "$tw" "$tr")" "$(fmt2 "$ww" "$wr")" "$anchor $(fmt2 "$aw" "$ar")" "$(ratio "$tw" "$aw" "$tr" "$ar")" >>"$ROWS"
-	[ "${KEEP:-}" != "" ] || rm -rf "$dir"
+	LABEL="$LABEL ($(du -sh "$DIR" | cut -f1) on disk)"
 }
 
-for a in $AGENTS; do row "$a" "$CALLS" "$MB"; done
-if [ "${FIFTYK:-}" = 1 ]; then row opencode 50000 "${MB50:-$((MB * 10))}"; fi
+done_with() { [ "${KEEP:-}" != "" ] || rm -rf "$DIR"; }
 
-PROWS=$TMP/prows
-printf "%-22s %9s %12s %12s\n" "picker" "sessions" "1st frame" "counted" >"$PROWS"
-for n in $PICKER; do
-	echo "== picker: $n sessions" >&2
-	dir=$TMP/picker-$n
-	"$TMP/gen" -sessions "$n" -calls 10 -mb 0.02 -out "$dir" -quiet >/dev/null
-	(cd tui && CORREX_BENCH_PICKER=$dir "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkPicker(FirstFrame|Counted)' \
+# tui_benches: first frame, keypress, all pages
+tui_benches() {
+	local v
+	: >"$TMP/bench.txt"
+	run_bench "$DIR" "$TMP/bench.txt" 'BenchmarkFirstFrame/big|BenchmarkKeypress/big|BenchmarkAllPages/big'
+	v=$(bench BenchmarkFirstFrame/big "$TMP/bench.txt")
+	emit "$LABEL" "TUI first frame" "$(ms "$v")" "" "" "<= 100 ms" "$(verdict "$v" "<=" 100)"
+	v=$(bench BenchmarkKeypress/big "$TMP/bench.txt")
+	emit "$LABEL" "TUI keypress to frame" "$(ms "$v")" "" "" "<= 5 ms" "$(verdict "$v" "<=" 5)"
+	v=$(bench BenchmarkAllPages/big "$TMP/bench.txt")
+	emit "$LABEL" "TUI all pages read" "$(ms "$v")" "" "" "" "-"
+}
+
+# tui_peak: the TUI's peak RSS, the largest over the SCENARIOS
+tui_peak() {
+	local max=- sc r
+	for sc in $SCENARIOS; do
+		r=$(tui_rss "$DIR" "$ID" "$sc")
+		echo "   TUI $sc: peak RSS $r MB" >&2
+		max=$(printf "%s\n%s\n" "$max" "$r" | grep -v '^-$' | sort -g | tail -1 || true)
+		max=${max:--}
+	done
+	emit "$LABEL" "TUI peak RSS ($SCENARIOS)" "$(mb "$max")" "" "" "<= 64 MB" "$(verdict "$max" "<=" 64)"
+}
+
+# anchor AGENT: measures the anchor on the session; sets ANCHOR (its name)
+# and AW AR (wall s, RSS MB; - when there is none)
+anchor() {
+	AW=- AR=-
+	if [ "$1" = opencode ] && [ -n "$OC" ]; then
+		local h=$TMP/home
+		mkdir -p "$h/.local/share" "$h/.config" "$h/.cache" "$h/.local/state" "$h/proj"
+		ln -sfn "$DIR" "$h/.local/share/opencode"
+		ANCHOR="opencode export"
+		read -r AW AR <<<"$(measure "$ANCHOR" env -i HOME="$h" PATH=/usr/local/bin:/usr/bin:/bin \
+			XDG_DATA_HOME="$h/.local/share" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" \
+			XDG_STATE_HOME="$h/.local/state" OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=true \
+			bash -c 'cd "$1" && exec "$2" export "$3"' _ "$h/proj" "$OC" "$ID")"
+	elif [ "$1" = opencode ]; then
+		ANCHOR="(no opencode 1.18.33 binary)"
+	else
+		ANCHOR="jq -c ."
+		read -r AW AR <<<"$(measure jq jq -c . "$(transcript_file "$1" "$DIR" "$ID")")"
+	fi
+}
+
+# command AGENT NAME ARGS...: one correx command beside the anchor
+command_row() {
+	local agent=$1 name=$2 w r
+	shift 2
+	read -r w r <<<"$(measure "$name" "$TMP/correx" "$name" --source "$DIR" --session "$ID" "$@")"
+	emit "$LABEL" "\`$name\`${1:+ (last step, $2)}" "$(wall_rss "$w" "$r")" "$ANCHOR: $(wall_rss "$AW" "$AR")" \
+		"$(div "$w" "$AW") time, $(div "$r" "$AR") RSS" "<= 0.5 time" "$(verdict "$w" "<=" "$(div "$AW" 2 raw)")"
+}
+
+# commands AGENT: calls, transcript and wire beside the anchor
+commands() {
+	anchor "$1"
+	command_row "$1" calls
+	command_row "$1" transcript
+	command_row "$1" wire --provider "$(provider "$1")"
+}
+
+# panes: the Request, Compare and Pipeline panes' benchmarks (and any other
+# BenchmarkPane*): first screen <= 100 ms, settled <= 2 s, a key <= 5 ms
+panes() {
+	local n v t l
+	: >"$TMP/panes.txt"
+	run_bench "$DIR" "$TMP/panes.txt" '^BenchmarkPanes$/big' -test.benchtime 1x
+	run_bench "$DIR" "$TMP/panes.txt" '^BenchmarkPane([^s].*|s.+)$'
+	for n in $(awk '$1 ~ /^BenchmarkPane/ && $1 !~ /\/demo/ && $2 ~ /^[0-9]+$/ {sub(/-[0-9]+$/, "", $1); if (!seen[$1]++) print $1}' "$TMP/panes.txt"); do
+		v=$(bench "$n" "$TMP/panes.txt")
+		case $n in
+		*/first) t="<= 100 ms" l=100 ;;
+		*/settled) t="<= 2000 ms" l=2000 ;;
+		*Key*) t="<= 5 ms" l=5 ;;
+		*) t="" l= ;;
+		esac
+		emit "$LABEL" "$(echo "${n#Benchmark}" | sed 's,/big,,')" "$(ms "$v")" "" "" "$t" "$([ -n "$l" ] && verdict "$v" "<=" "$l" || echo -)"
+	done
+	[ -n "${n:-}" ] || emit "$LABEL" "BenchmarkPane*" "none ran: $(grep -m1 -i 'fail\|skip' "$TMP/panes.txt" || true)" "" "" "" "n/a"
+}
+
+# idle: the TUI left open IDLE s: CPU over them, RSS at their start and end
+idle() {
+	local pid t0 t1 s0 s1 r0 r1 cpu whole
+	tui_open "$DIR" "$ID"
+	pid=$(tui_pid)
+	if [ "$pid" = - ]; then
+		tui_close >/dev/null
+		emit "$LABEL" "TUI idle ${IDLE} s" "no correx process in tmux" "" "" "" "n/a"
+		return
+	fi
+	t0=$(ticks "$pid" || echo -) s0=$(date +%s.%N) r0=$(vmrss "$pid")
+	sleep "$IDLE"
+	t1=$(ticks "$pid" || echo -) s1=$(date +%s.%N) r1=$(vmrss "$pid")
+	tui_close >/dev/null
+	cpu=$(awk -v a="$t0" -v b="$t1" -v s="$s0" -v e="$s1" -v hz="$TICK" 'BEGIN {if (b == "-") print "-"; else printf "%.1f", 100 * (b - a) / hz / (e - s)}')
+	whole=$(num "%.1f%%" "$(timev cpu "$TMP/tui.txt")")
+	emit "$LABEL" "TUI idle ${IDLE} s: CPU" "$cpu% (whole run: $whole)" "" "" "<= 1%" "$(verdict "$cpu" "<=" 1)"
+	emit "$LABEL" "TUI idle ${IDLE} s: RSS start -> end" "$(mb "$r0") -> $(mb "$r1")" "" "" "grows <= 2 MB" \
+		"$(verdict "$(awk -v a="$r0" -v b="$r1" 'BEGIN {print (a == "-" || b == "-") ? "-" : b - a}')" "<=" 2)"
+}
+
+# huge AGENT: one HUGE MiB output (the last of 50 calls): the TUI's peak
+# RSS on its Wire, Pipeline and spill viewer
+huge() {
+	local sc r
+	session "$1" 50 1 -huge "$HUGE" || return 0
+	LABEL="$1, one $HUGE MiB output"
+	for sc in wire pipeline spill; do
+		r=$(tui_rss "$DIR" "$ID" "$sc")
+		emit "$LABEL" "TUI peak RSS on its $sc view" "$(mb "$r")" "" "" "< 64 MB" "$(verdict "$r" "<" 64)"
+	done
+	done_with
+}
+
+# many: opencode's wire on MANY calls (over 32,766 messages) beside its export
+many() {
+	session opencode "$MANY" 20 || return 0
+	anchor opencode
+	command_row opencode wire --provider anthropic
+	done_with
+}
+
+# picker N: the session picker on an opencode store of N sessions
+picker() {
+	local v
+	echo "== picker: $1 sessions" >&2
+	DIR=$TMP/picker-$1
+	"$TMP/gen" -sessions "$1" -calls 10 -mb 0.02 -out "$DIR" -quiet >/dev/null
+	(cd tui && CORREX_BENCH_PICKER=$DIR "$TMP/tui.test" -test.run '^$' -test.bench 'BenchmarkPicker(FirstFrame|Counted)' \
 		-test.count "$COUNT" >"$TMP/pbench.txt" 2>&1) || tail -5 "$TMP/pbench.txt" >&2
-	printf "%-22s %9s %12s %12s\n" "opencode, 10 calls each" "$n" "$(num %.1fms "$(bench BenchmarkPickerFirstFrame "$TMP/pbench.txt")")" \
-		"$(num %.1fms "$(bench BenchmarkPickerCounted "$TMP/pbench.txt")")" >>"$PROWS"
-	[ "${KEEP:-}" != "" ] || rm -rf "$dir"
+	v=$(bench BenchmarkPickerFirstFrame "$TMP/pbench.txt")
+	emit "opencode, $1 sessions of 10 calls" "picker first frame" "$(ms "$v")" "" "" "<= 100 ms" "$(verdict "$v" "<=" 100)"
+	emit "opencode, $1 sessions of 10 calls" "picker counted" "$(ms "$(bench BenchmarkPickerCounted "$TMP/pbench.txt")")" "" "" "" "-"
+	done_with
+}
+
+# ---- the run -----------------------------------------------------------------
+
+for a in $AGENTS; do
+	if session "$a" "$CALLS" "$MB"; then
+		tui_benches
+		tui_peak
+		commands "$a"
+		panes
+		idle
+		done_with
+	fi
+	huge "$a"
 done
+if [ "${FIFTYK:-}" = 1 ]; then
+	for n in $BIGCALLS; do
+		session opencode "$n" "$MB50" || continue
+		tui_benches
+		tui_peak
+		commands opencode
+		done_with
+	done
+	[ "$MANY" = 0 ] || many
+fi
+for n in $PICKER; do picker "$n"; done
 
 echo
-echo "medians: benchmarks of $COUNT runs, commands of $RUNS runs; TUI RSS: the largest over: $SCENARIOS"
-cat "$ROWS"
-echo
-cat "$PROWS"
+echo "medians: benchmarks of $COUNT runs, commands of $RUNS runs; TUI peak RSS: the largest over: $SCENARIOS; load: $(uptime | sed 's/.*load/load/')"
+column -t -s '|' -o '|' "$TABLE" 2>/dev/null || cat "$TABLE"

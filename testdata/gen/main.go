@@ -17,6 +17,9 @@
 //	             takes the rest, and a few more are truncated by the agent
 //	-sessions S  sessions in the store (opencode only; default 1): for the
 //	             session picker
+//	-huge M      make the last call a bash output of M MiB (beyond -mb),
+//	             written, truncated and spilled as that agent's writer does
+//	             with its other big outputs: for one huge output in the TUI
 //	-seed S      random seed (default 1); the same flags give the same bytes
 //	-quiet       print nothing but the session id
 //
@@ -63,6 +66,7 @@ func main() {
 	calls := flag.Int("calls", 5000, "tool calls per session")
 	mb := flag.Float64("mb", 250, "total tool output per session in MiB")
 	sessions := flag.Int("sessions", 1, "sessions in the store (opencode)")
+	huge := flag.Float64("huge", 0, "the last call's output in MiB (0: none)")
 	out := flag.String("out", "", "dir to write (required)")
 	fixtures := flag.String("fixtures", "testdata", "the recorded fixtures to clone")
 	seed := flag.Uint64("seed", 1, "random seed")
@@ -73,6 +77,7 @@ func main() {
 		os.Exit(2)
 	}
 	g := newGen(*seed, *out, *fixtures)
+	g.huge = int(*huge * (1 << 20))
 	total := int64(*mb * (1 << 20))
 	var err error
 	switch *agent {
@@ -105,6 +110,7 @@ type gen struct {
 	clock    int64 // ms
 	last     uint64
 	sid      string
+	huge     int // bytes of the last call's output, 0 for none
 
 	opencodeDB // the opencode writer's state
 	claudeStep // the Claude Code writer's state
@@ -243,6 +249,9 @@ func (g *gen) plans(calls int, total int64) []plan {
 			rest -= share
 			ps[i] = plan{tool: "bash", size: int(share)}
 		}
+	}
+	if g.huge > 0 {
+		ps[calls-1] = plan{tool: "bash", size: g.huge}
 	}
 	return ps
 }

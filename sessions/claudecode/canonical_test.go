@@ -1,0 +1,106 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// oldCanonical is the reference: a JSON value decoded whole, as Claude Code hashes it in api-request
+// records: sorted keys, no spaces, non-ASCII kept, cache_control left out;
+// nil when it is not JSON.
+func oldCanonical(raw json.RawMessage) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	var b bytes.Buffer
+	oldCanonicalAny(&b, v)
+	return b.Bytes()
+}
+
+func oldCanonicalAny(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			if k != "cache_control" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ccJSString(b, k)
+			b.WriteByte(':')
+			oldCanonicalAny(b, x[k])
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			oldCanonicalAny(b, e)
+		}
+		b.WriteByte(']')
+	case string:
+		ccJSString(b, x)
+	case json.Number:
+		b.WriteString(string(x))
+	case bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nil:
+		b.WriteString("null")
+	}
+}
+
+// TestClaudeCanonicalAsDecoded: the canonical form written from the raw
+// bytes is the one of the value decoded whole, on every block of every
+// Claude Code fixture and on strings whose escapes are not Claude Code's.
+func TestClaudeCanonicalAsDecoded(t *testing.T) {
+	cases := []string{`"plain"`, `"\u00e9t\u00e9"`, `"\/"`, `"\u0008\u0009\u000a\u000c\u000d"`, `"\u001f\u001F\u0000"`,
+		`"\ud83d\ude00"`, `"\ud800"`, "\"\xff\xfe\"", `{"b":1,"a":[true,null,-0.5e3],"cache_control":{"x":1}}`, `{"a":"x","a":"y"}`,
+		` { "k" : "v" } `, `"tab\there"`, `"\u2028"`, `[1,"\""]`, `"unfinished`, `{"a":}`, `1.0`, `"<\u003c>"`}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "claude-code", "*", "projects", "*", "*.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			var l struct {
+				Message struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"message"`
+			}
+			var blocks []json.RawMessage
+			if json.Unmarshal(line, &l) == nil && json.Unmarshal(l.Message.Content, &blocks) == nil {
+				for _, blk := range blocks {
+					cases = append(cases, string(blk))
+				}
+			}
+		}
+	}
+	if len(cases) < 100 {
+		t.Fatalf("only %d blocks", len(cases))
+	}
+	for _, c := range cases {
+		if got, want := claudeCanonical(json.RawMessage(c)), oldCanonical(json.RawMessage(c)); !bytes.Equal(got, want) {
+			t.Errorf("%.80q: %.200q, want %.200q", c, got, want)
+		}
+	}
+}
