@@ -586,20 +586,6 @@ func (c *cli) wire(args []string) error {
 	return nil
 }
 
-// wireNotes says what the wire of --step of s on p does not hold as sent.
-func (c *cli) wireNotes(s *model.Session, p render.Provider) {
-	if note := render.WireNote(s, p, c.step); note != "" {
-		fmt.Fprintln(c.errOut, "correx: note:", note)
-	}
-	step := c.step
-	if step == 0 {
-		step = len(s.AssistantSteps())
-	}
-	if note := rebuiltNote(s, step); note != "" {
-		fmt.Fprintln(c.errOut, "correx: warning:", note)
-	}
-}
-
 func (c *cli) transcript(args []string) error {
 	if err := c.flags("transcript", args, "session"); err != nil {
 		return err
