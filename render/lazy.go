@@ -215,6 +215,20 @@ func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok boo
 	return "", false
 }
 
+// asOutlined is a whole call as its outline gives it when the result
+// stored as sent (Sent) is exactly its output (completed) or its error:
+// an outline drops Sent with the text (Gemini CLI's).
+func asOutlined(call *model.ToolCall) *model.ToolCall {
+	s := call.Sent
+	if s == nil || !(s.Type == model.ResultText && s.Text == call.Output && call.Status == model.StatusCompleted ||
+		s.Type == model.ResultError && s.Text == call.Error && call.Status == model.StatusError) {
+		return call
+	}
+	c := *call
+	c.Sent = nil
+	return &c
+}
+
 // standalone reports whether every string of v that holds a placeholder
 // is one whole.
 func (c *LazyConversation) standalone(v Value) bool {
@@ -260,7 +274,7 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if err != nil {
 			return false, err
 		}
-		if field, ok := c.resultField(call); !ok || field != lp.field {
+		if field, ok := c.resultField(asOutlined(call)); !ok || field != lp.field {
 			return false, fmt.Errorf("render: part %s of session %s changed in the store while it was written", lp.id, c.sessionID)
 		}
 		if _, err := io.WriteString(w, `"`); err != nil {

@@ -159,3 +159,22 @@ func TestLineStorePagesReadOnlyWhatTheyShow(t *testing.T) {
 	assert.Equal(t, 11, infos[0].ToolCalls)
 	assert.Equal(t, 22, lines)
 }
+
+// TestLineStoreGuessesOnce: a session found through Guess is not looked
+// for again by every LoadOutput (each would build the session anew).
+func TestLineStoreGuessesOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "toy.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("{\"call\":\"c1\",\"tool\":\"bash\"}\n{\"result\":\"c1\",\"out\":\"output 1\"}\n"), 0o644))
+	var lines int
+	st := toyStore(p, &lines)
+	guesses := 0
+	st.Guess = func(string) []string { guesses++; return []string{p} }
+	ctx := context.Background()
+	_, err := st.LoadOutline(ctx, "toy", 0, 0)
+	require.NoError(t, err)
+	for range 3 {
+		_, err := st.LoadOutput(ctx, "toy", "c1")
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 1, guesses)
+}

@@ -63,21 +63,49 @@ func Open(path string, dir bool) (sessions.Store, bool, error) {
 	if dir && len(ChatFiles(path)) == 0 || !dir && !isChat(path) {
 		return nil, false, nil
 	}
-	return &sessions.FileStore{
-		Root: path,
-		Files: func() ([]string, []string) {
-			files := []string{path}
-			if dir {
-				files = ChatFiles(path)
-			}
-			// a resumed legacy .json is rewritten as .jsonl beside it: the .jsonl wins
-			sort.SliceStable(files, func(i, j int) bool {
-				return strings.HasSuffix(files[i], ".jsonl") && !strings.HasSuffix(files[j], ".jsonl")
-			})
-			return files, nil
+	files := func() []string {
+		if !dir {
+			return []string{path}
+		}
+		return ChatFiles(path)
+	}
+	return &sessions.LineStore{
+		FileStore: &sessions.FileStore{
+			Root: path,
+			Files: func() ([]string, []string) {
+				files := files()
+				// a resumed legacy .json is rewritten as .jsonl beside it: the .jsonl wins
+				sort.SliceStable(files, func(i, j int) bool {
+					return strings.HasSuffix(files[i], ".jsonl") && !strings.HasSuffix(files[j], ".jsonl")
+				})
+				return files, nil
+			},
+			Read: ReadChat,
+			Same: sameSession,
 		},
-		Read: ReadChat,
-		Same: sameSession,
+		// a legacy .json is read whole (ReadChat)
+		Reader: func(p string, warnf func(int, string, ...any)) sessions.LineReader {
+			if strings.HasSuffix(p, ".json") {
+				return nil
+			}
+			return newGCReader(p, warnf)
+		},
+		// session-<time>-<first 8 of the id>.jsonl, a subagent's <id>.jsonl;
+		// none when several files may hold it (a resume's stub: the List
+		// chooses, sameSession)
+		Guess: func(id string) []string {
+			var out []string
+			for _, f := range files() {
+				name := filepath.Base(f)
+				if name == id+".jsonl" || len(id) >= 8 && strings.HasSuffix(name, "-"+id[:8]+".jsonl") {
+					out = append(out, f)
+				}
+			}
+			if len(out) > 1 {
+				return nil
+			}
+			return out
+		},
 	}, true, nil
 }
 

@@ -35,9 +35,13 @@ package geminicli
 // resumed file itself in the same minute and a stub beside it in another.
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,168 +98,411 @@ type gcRewrite struct {
 	shown    bool
 }
 
+// gcVersion is one run's version of a record: the record itself when it
+// is small or read from a legacy .json, else where it is in the chat file
+// (its line and, for a record of a `$set messages` line, its index there),
+// read again when it is needed (gcVersion.resolve).
 type gcVersion struct {
 	Run    int             `json:"run"`
 	Set    bool            `json:"set"`
-	Record json.RawMessage `json:"record"`
+	Record json.RawMessage `json:"record,omitempty"`
+	Line   *sessions.Line  `json:"line,omitempty"`
+	At     *int            `json:"at,omitempty"`
+	facts  *gcFacts
 }
 
-func (e *gcEntry) put(run int, set bool, rec json.RawMessage) {
-	if n := len(e.versions); n > 0 && e.versions[n-1].Run == run {
-		e.versions[n-1] = gcVersion{run, set, rec}
+// gcFacts is what the messages take of a record, its large results left
+// out (gcCall).
+type gcFacts struct {
+	id, timestamp, typ, model string
+	texts                     []string // geminiTexts of the content
+	thoughts                  []gcThought
+	calls                     []gcCall
+}
+
+// gcCall is a record's tool call as the outline gives it.
+type gcCall struct {
+	id    string
+	call  *model.ToolCall // Elided when its stored result is large
+	trunc bool            // its model-visible result is truncated
+}
+
+// elideBytes is the stored size of a record (inline in Stored) or of a
+// call's result (an outline's call) above which it is left in the file,
+// as opencode's outline does (opencode.OutlineElideBytes); tests lower it.
+var elideBytes = 1024
+
+func (e *gcEntry) put(v gcVersion) {
+	if n := len(e.versions); n > 0 && e.versions[n-1].Run == v.Run {
+		e.versions[n-1] = v
 		return
 	}
-	e.versions = append(e.versions, gcVersion{run, set, rec})
+	e.versions = append(e.versions, v)
 }
 
-// ReadChat reads one chat file (JSONL, or the legacy single JSON).
-func ReadChat(path string) (*model.Session, error) {
-	sess := &model.Session{Info: model.SessionInfo{Agent: model.AgentGeminiCLI, Source: path, DataDir: geminiProjectDir(path)}}
-	warnf := sessions.LineWarner(&sess.Warnings, path)
-	var (
-		list    []*gcEntry
-		all     = map[string]*gcEntry{}
-		run     int
-		written bool // a message record was appended since the run began
-		meta    bool
-		updated time.Time
-		rewound = map[*gcEntry]bool{} // left by a $rewindTo
-		order   []*gcEntry            // every entry, as first seen
-	)
-	entry := func(id string) *gcEntry {
-		e := all[id]
-		if e == nil {
-			e = &gcEntry{id: id, firstRun: run}
-			all[id] = e
-			order = append(order, e)
-		}
-		return e
+// resolve is v's record, read through read when Stored keeps only its
+// place (as the file holds it; with asStored, for the wire, compact as
+// Stored holds a record inline: json.Marshal escapes <, > and &, and
+// without its calls' resultDisplay); nil when the file no longer holds
+// it.
+func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error), asStored bool) json.RawMessage {
+	if v.Line == nil {
+		return v.Record
 	}
-	setMeta := func(n int, raw json.RawMessage) {
-		var m struct {
-			SessionID   string `json:"sessionId"`
-			StartTime   string `json:"startTime"`
-			LastUpdated string `json:"lastUpdated"`
-			Kind        string `json:"kind"`
-			Summary     string `json:"summary"`
-		}
-		_ = json.Unmarshal(raw, &m)
-		if !meta && m.SessionID != "" {
-			meta = true
-			sess.Info.ID = m.SessionID
-			sess.Info.Created = sessions.ParseTime(m.StartTime)
-			if m.Kind == "subagent" {
-				// chats/<parent session id>/<id>.jsonl
-				sess.Info.ParentID = filepath.Base(filepath.Dir(path))
-			}
-		}
-		if t := sessions.ParseTime(m.LastUpdated); t.After(updated) {
-			updated = t
-		}
-		if m.Summary != "" {
-			// a subagent's summary is its complete_task result, often
-			// indented JSON: the title is one line
-			sess.Info.Title = strings.Join(strings.Fields(m.Summary), " ")
-		}
+	b, err := read(*v.Line)
+	if err != nil {
+		return nil
 	}
-	record := func(n int, raw json.RawMessage, set bool) *gcEntry {
-		var r gcRecord
-		if err := json.Unmarshal(raw, &r); err != nil || r.ID == "" {
-			warnf(n, "skipped a message record without id")
+	if v.At != nil {
+		var set struct {
+			Set struct {
+				Messages []json.RawMessage `json:"messages"`
+			} `json:"$set"`
+		}
+		if json.Unmarshal(b, &set) != nil || *v.At >= len(set.Set.Messages) {
 			return nil
 		}
-		if t := sessions.ParseTime(r.Timestamp); t.After(updated) {
-			updated = t
-		}
-		e := entry(r.ID)
-		e.put(run, set, sessions.CompactJSON(raw))
-		return e
+		b = set.Set.Messages[*v.At]
 	}
-	// a run after the first resumed the file as it stood: the messages of
-	// the list then are its history
-	newRun := func() {
-		run++
-		written = false
-		if run > 1 {
-			for _, e := range list {
-				e.history = append(e.history, run)
+	if asStored {
+		// the wire reads no resultDisplay
+		b, _ = json.Marshal(json.RawMessage(withoutDisplays(b)))
+	}
+	return b
+}
+
+// gcReader reads one chat file a line at a time (sessions.LineReader), or
+// a legacy single JSON's records (ReadChat). A JSONL file holds a
+// metadata line per run, message records re-appended whenever they
+// change, `$set` updates (messages: the whole list replaced) and
+// `$rewindTo`.
+type gcReader struct {
+	path    string
+	warnf   func(n int, format string, args ...any)
+	spills  sessions.Spills
+	list    []*gcEntry
+	all     map[string]*gcEntry
+	order   []*gcEntry // every entry, as first seen
+	run     int
+	written bool // a message record was appended since the run began
+	meta    bool
+	info    model.SessionInfo
+	updated time.Time
+	rewound map[*gcEntry]bool // left by a $rewindTo
+	rws     []*gcRewrite
+	// by tool part id: the version whose record holds the call, as the
+	// last Session built the messages (stale when dirty)
+	callAt map[string]gcVersion
+	dirty  bool
+	last   struct { // the record Output read last
+		v     gcVersion
+		calls []gcToolCall
+	}
+}
+
+func newGCReader(path string, warnf func(n int, format string, args ...any)) *gcReader {
+	info := model.SessionInfo{Agent: model.AgentGeminiCLI, Source: path, DataDir: geminiProjectDir(path)}
+	return &gcReader{path: path, warnf: warnf, info: info, spills: sessions.SpillsFor(info),
+		all: map[string]*gcEntry{}, rewound: map[*gcEntry]bool{}}
+}
+
+func (r *gcReader) entry(id string) *gcEntry {
+	e := r.all[id]
+	if e == nil {
+		e = &gcEntry{id: id, firstRun: r.run}
+		r.all[id] = e
+		r.order = append(r.order, e)
+	}
+	return e
+}
+
+func (r *gcReader) setMeta(raw json.RawMessage) {
+	var m struct {
+		SessionID   string `json:"sessionId"`
+		StartTime   string `json:"startTime"`
+		LastUpdated string `json:"lastUpdated"`
+		Kind        string `json:"kind"`
+		Summary     string `json:"summary"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	if !r.meta && m.SessionID != "" {
+		r.meta = true
+		r.info.ID = m.SessionID
+		r.info.Created = sessions.ParseTime(m.StartTime)
+		if m.Kind == "subagent" {
+			// chats/<parent session id>/<id>.jsonl
+			r.info.ParentID = filepath.Base(filepath.Dir(r.path))
+		}
+	}
+	r.touch(m.LastUpdated)
+	if m.Summary != "" {
+		// a subagent's summary is its complete_task result, often
+		// indented JSON: the title is one line
+		r.info.Title = strings.Join(strings.Fields(m.Summary), " ")
+	}
+}
+
+func (r *gcReader) touch(ts string) {
+	if t := sessions.ParseTime(ts); t.After(r.updated) {
+		r.updated = t
+	}
+}
+
+// record puts one version of a record (raw, decoded as rec when not nil)
+// found at line l (its index at in a $set line, -1 for a line of its own;
+// l nil: raw is kept).
+func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, l *sessions.Line, at int) *gcEntry {
+	if rec == nil {
+		rec = &gcRecord{}
+		if json.Unmarshal(withoutDisplays(raw), rec) != nil {
+			rec.ID = ""
+		}
+	}
+	if rec.ID == "" {
+		r.warnf(n, "skipped a message record without id")
+		return nil
+	}
+	r.touch(rec.Timestamp)
+	v := gcVersion{Run: r.run, Set: set, facts: r.facts(rec)}
+	if l == nil || len(raw) <= elideBytes {
+		v.Record = sessions.CompactJSON(raw)
+	} else {
+		v.Line = l
+		if at >= 0 {
+			v.At = &at
+		}
+	}
+	e := r.entry(rec.ID)
+	e.put(v)
+	return e
+}
+
+// facts is what the messages take of rec.
+func (r *gcReader) facts(rec *gcRecord) *gcFacts {
+	f := &gcFacts{id: rec.ID, timestamp: rec.Timestamp, typ: rec.Type, model: rec.Model, thoughts: rec.Thoughts}
+	switch rec.Type {
+	case "user":
+		f.texts = geminiTexts(rec.Content)
+	case "gemini":
+		f.texts = geminiTexts(rec.Content)
+		for _, tc := range rec.ToolCalls {
+			tc.Args = sessions.CompactJSON(tc.Args)
+			call := geminiToolCall(tc)
+			c := gcCall{id: tc.ID, call: call, trunc: formatters.Visible(call, r.spills).Truncation != nil}
+			// left out when the outline's call, without its result, is
+			// lowered as the whole call is (formatters.Visible)
+			if s := call.Sent; len(tc.Result) > elideBytes && s != nil &&
+				(s.Type == model.ResultText && call.Status == model.StatusCompleted || s.Type == model.ResultError) {
+				o := *call
+				o.Output, o.Error, o.Sent, o.Elided, o.OutputBytes = "", "", nil, true, len(tc.Result)
+				c.call = &o
+			}
+			f.calls = append(f.calls, c)
+		}
+	}
+	return f
+}
+
+// newRun starts a run after the first: it resumed the file as it stood,
+// the messages of the list then are its history.
+func (r *gcReader) newRun() {
+	r.run++
+	r.written = false
+	if r.run > 1 {
+		for _, e := range r.list {
+			e.history = append(e.history, r.run)
+		}
+	}
+}
+
+// gcLine is a line of a chat file: the keys that tell its kind, and a
+// message record's fields.
+type gcLine struct {
+	gcRecord
+	RewindTo  json.RawMessage `json:"$rewindTo"`
+	Set       json.RawMessage `json:"$set"`
+	SessionID json.RawMessage `json:"sessionId"`
+	RawID     json.RawMessage `json:"id"`
+}
+
+// Line implements sessions.LineReader.
+func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
+	r.dirty = true
+	n := l.N
+	var top gcLine
+	err := json.Unmarshal(withoutDisplays(b), &top)
+	if err != nil { // as the line itself says it
+		top = gcLine{}
+		err = json.Unmarshal(b, &top)
+	}
+	var te *json.UnmarshalTypeError
+	if err != nil && (!errors.As(err, &te) || te.Field == "") {
+		r.warnf(n, "skipped a line that is not a JSON object (%v)", err)
+		return
+	}
+	switch {
+	case top.RewindTo != nil:
+		var id string
+		_ = json.Unmarshal(top.RewindTo, &id)
+		for i, e := range r.list {
+			if e.id == id {
+				for _, x := range r.list[i:] {
+					r.rewound[x] = true
+				}
+				r.list = r.list[:i]
+				break
 			}
 		}
-	}
-	line := func(n int, b []byte, _ bool) {
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(b, &top); err != nil {
-			warnf(n, "skipped a line that is not a JSON object (%v)", err)
+	case top.Set != nil:
+		var set struct {
+			SessionID json.RawMessage `json:"sessionId"`
+			Messages  json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(top.Set, &set); err != nil {
+			r.warnf(n, "skipped a $set that is not an object")
 			return
 		}
-		switch {
-		case top["$rewindTo"] != nil:
-			var id string
-			_ = json.Unmarshal(top["$rewindTo"], &id)
-			for i, e := range list {
-				if e.id == id {
-					for _, x := range list[i:] {
-						rewound[x] = true
-					}
-					list = list[:i]
-					break
-				}
-			}
-		case top["$set"] != nil:
-			var set map[string]json.RawMessage
-			if err := json.Unmarshal(top["$set"], &set); err != nil {
-				warnf(n, "skipped a $set that is not an object")
+		// a resume writes {"$set":{"sessionId"}} into the file it
+		// resumes; when that run began in another minute, its metadata
+		// line went into a chat file of its own
+		if set.SessionID != nil && r.written {
+			r.newRun()
+		}
+		r.setMeta(top.Set)
+		if set.Messages != nil {
+			var recs []json.RawMessage
+			if err := json.Unmarshal(set.Messages, &recs); err != nil {
+				r.warnf(n, "skipped a $set of messages that is not a list")
 				return
 			}
-			// a resume writes {"$set":{"sessionId"}} into the file it
-			// resumes; when that run began in another minute, its metadata
-			// line went into a chat file of its own
-			if set["sessionId"] != nil && written {
-				newRun()
-			}
-			setMeta(n, top["$set"])
-			if msgs, ok := set["messages"]; ok {
-				var recs []json.RawMessage
-				if err := json.Unmarshal(msgs, &recs); err != nil {
-					warnf(n, "skipped a $set of messages that is not a list")
-					return
+			// a Map by id, as Gemini CLI loads it: a repeated id keeps
+			// its first place and its last record
+			old := r.list
+			r.list = r.list[:0:0]
+			in := map[*gcEntry]bool{}
+			for i, raw := range recs {
+				if e := r.record(n, raw, nil, true, &l, i); e != nil && !in[e] {
+					in[e] = true
+					r.list = append(r.list, e)
 				}
-				// a Map by id, as Gemini CLI loads it: a repeated id keeps
-				// its first place and its last record
-				old := list
-				list = list[:0:0]
-				in := map[*gcEntry]bool{}
-				for _, r := range recs {
-					if e := record(n, r, true); e != nil && !in[e] {
-						in[e] = true
-						list = append(list, e)
-					}
-				}
-				geminiMarkRewrite(run, written, old, list)
 			}
-		case top["sessionId"] != nil && top["id"] == nil:
-			newRun()
-			setMeta(n, b)
-		case top["id"] != nil:
-			if run == 0 {
-				run = 1
+			if rw := geminiMarkRewrite(r.run, r.written, old, r.list); rw != nil {
+				r.rws = append(r.rws, rw)
 			}
-			e := record(n, b, false)
-			if e == nil {
-				return
+		}
+	case top.SessionID != nil && top.RawID == nil:
+		r.newRun()
+		r.setMeta(b)
+	case top.RawID != nil:
+		if r.run == 0 {
+			r.run = 1
+		}
+		rec := &top.gcRecord
+		if err != nil || json.Unmarshal(top.RawID, &rec.ID) != nil {
+			rec.ID = ""
+		}
+		e := r.record(n, b, rec, false, &l, -1)
+		if e == nil {
+			return
+		}
+		r.written = true
+		if !slices.Contains(r.list, e) {
+			r.list = append(r.list, e)
+		}
+	default:
+		r.warnf(n, "skipped an unknown line")
+	}
+}
+
+// Stable implements sessions.LineReader: no message is stable before the
+// file's end. Every kind of line Gemini CLI appends can reach back to the
+// first message: a `$rewindTo` (/rewind) drops the list from any earlier
+// message on, a `$set` of messages (a resume, a setHistory) replaces the
+// whole list and adds a version to each record, and a new run adds the
+// whole list to the history it loaded (Message.Stored).
+func (r *gcReader) Stable() int { return 0 }
+
+// Session implements sessions.LineReader.
+func (r *gcReader) Session() (*model.Session, error) {
+	if !r.meta {
+		return nil, sessions.NotSession(r.path, "no sessionId: not a Gemini CLI chat")
+	}
+	sess := &model.Session{Info: r.info}
+	sess.Info.Updated = r.updated
+	// geminiShown marks what it has shown: start afresh
+	for _, rw := range r.rws {
+		rw.shown = false
+	}
+	for _, e := range r.order {
+		e.carried = nil
+	}
+	shown := geminiShown(r.list)
+	geminiWarnReplaced(sess, r.path, r.order, shown, r.rewound)
+	r.callAt = map[string]gcVersion{}
+	truncated := 0
+	for _, e := range shown {
+		m, v, ok := geminiMessage(e)
+		if !ok {
+			continue
+		}
+		for _, c := range v.facts.calls {
+			r.callAt[c.id] = v
+			if c.trunc {
+				truncated++
 			}
-			written = true
-			found := false
-			for _, x := range list {
-				found = found || x == e
-			}
-			if !found {
-				list = append(list, e)
-			}
-		default:
-			warnf(n, "skipped an unknown line")
+		}
+		sess.Messages = append(sess.Messages, m)
+	}
+	r.dirty = false
+	finishGeminiInfo(sess)
+	// the outline's calls lack their results: counted when read
+	sess.Info.Truncated = truncated
+	return sess, nil
+}
+
+// Output implements sessions.LineReader.
+func (r *gcReader) Output(partID string, read func(sessions.Line) ([]byte, error)) (*model.ToolCall, error) {
+	if r.dirty || r.callAt == nil {
+		if _, err := r.Session(); err != nil {
+			return nil, err
 		}
 	}
+	v, ok := r.callAt[partID]
+	if !ok {
+		return nil, fmt.Errorf("%w: tool part %q in %s", sessions.ErrNotFound, partID, r.path)
+	}
+	// a record's calls are read one after the other: its last reading is
+	// kept
+	if !sameRecord(r.last.v, v) || r.last.calls == nil {
+		var rec struct {
+			ToolCalls []gcToolCall `json:"toolCalls"`
+		}
+		raw := v.resolve(read, false)
+		if raw == nil || json.Unmarshal(withoutDisplays(raw), &rec) != nil {
+			return nil, fmt.Errorf("%s: the record of call %s is no longer where it was read", r.path, partID)
+		}
+		r.last.v, r.last.calls = v, rec.ToolCalls
+	}
+	for _, tc := range r.last.calls {
+		if tc.ID == partID {
+			tc.Args = sessions.CompactJSON(tc.Args)
+			return geminiToolCall(tc), nil
+		}
+	}
+	return nil, fmt.Errorf("%s: the record of call %s no longer holds it", r.path, partID)
+}
+
+// sameRecord says whether a and b are the record at one place of the file.
+func sameRecord(a, b gcVersion) bool {
+	return a.Line != nil && b.Line != nil && *a.Line == *b.Line &&
+		(a.At == nil && b.At == nil || a.At != nil && b.At != nil && *a.At == *b.At)
+}
+
+// ReadChat reads one chat file whole (JSONL, or the legacy single JSON).
+func ReadChat(path string) (*model.Session, error) {
+	var warns []string
+	r := newGCReader(path, sessions.LineWarner(&warns, path))
+	var read func(sessions.Line) ([]byte, error)
 	if strings.HasSuffix(path, ".json") {
 		b, err := sessions.ReadFile(path)
 		if err != nil {
@@ -267,28 +514,36 @@ func ReadChat(path string) (*model.Session, error) {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			return nil, sessions.NotSession(path, "not JSON: "+err.Error())
 		}
-		run = 1
-		setMeta(1, b)
+		r.run = 1
+		r.setMeta(b)
 		for _, m := range doc.Messages {
-			if e := record(1, m, false); e != nil {
-				list = append(list, e)
+			if e := r.record(1, m, nil, false, nil, -1); e != nil {
+				r.list = append(r.list, e)
 			}
 		}
-	} else if err := sessions.ReadJSONL(path, line, warnf); err != nil {
+	} else {
+		x := sessions.NewLineIndex(path)
+		if _, err := x.Scan(context.Background(), nil, func(l sessions.Line, b []byte, last bool) bool {
+			r.Line(l, b, last)
+			return true
+		}, r.warnf); err != nil {
+			return nil, err
+		}
+		read = x.Read
+	}
+	sess, err := r.Session()
+	if err != nil {
 		return nil, err
 	}
-	if !meta {
-		return nil, sessions.NotSession(path, "no sessionId: not a Gemini CLI chat")
-	}
-	sess.Info.Updated = updated
-	shown := geminiShown(list)
-	geminiWarnReplaced(sess, path, order, shown, rewound)
-	for _, e := range shown {
-		if m, ok := geminiMessage(e, sess); ok {
-			sess.Messages = append(sess.Messages, m)
+	sess.Warnings = append(warns, sess.Warnings...)
+	for _, ref := range sess.ToolCalls() {
+		if ref.Call.Elided {
+			part := &sess.Messages[ref.Message].Parts[ref.Part]
+			if part.Tool, err = r.Output(part.ID, read); err != nil {
+				return nil, err
+			}
 		}
 	}
-	finishGeminiInfo(sess)
 	return sess, nil
 }
 
@@ -298,20 +553,20 @@ func ReadChat(path string) (*model.Session, error) {
 // of those records only. The entries it replaced stay the session's
 // steps; the records are what the run (and every later one) sent as that
 // history.
-func geminiMarkRewrite(run int, written bool, old, set []*gcEntry) {
+func geminiMarkRewrite(run int, written bool, old, set []*gcEntry) *gcRewrite {
 	if run < 2 || !written || len(set) == 0 {
-		return
+		return nil
 	}
 	in := map[*gcEntry]bool{}
 	for _, e := range set {
 		in[e] = true
 		for _, v := range e.versions {
 			if v.Run != run {
-				return
+				return nil
 			}
 		}
 		if e.firstRun != run {
-			return
+			return nil
 		}
 	}
 	var replaced []*gcEntry
@@ -321,12 +576,13 @@ func geminiMarkRewrite(run int, written bool, old, set []*gcEntry) {
 		}
 	}
 	if len(replaced) == 0 {
-		return
+		return nil
 	}
 	rw := &gcRewrite{run: run, entries: set, replaced: replaced}
 	for _, e := range set {
 		e.rewrite = rw
 	}
+	return rw
 }
 
 // geminiShown is the list as the session's messages: a setHistory's
@@ -385,26 +641,19 @@ func geminiWarnReplaced(sess *model.Session, path string, order, list []*gcEntry
 	}
 }
 
-// geminiMessage is one list entry as a message: the record as last
-// written live gives the tool calls (a resume's rewrite has none).
-func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
-	var live, last gcRecord
+// geminiMessage is one list entry as a message, and the version it is
+// made of: the record as last written live gives the tool calls (a
+// resume's rewrite has none).
+func geminiMessage(e *gcEntry) (model.Message, gcVersion, bool) {
+	var v gcVersion
 	hasLive := false
-	for _, v := range e.versions {
-		var r gcRecord
-		if json.Unmarshal(v.Record, &r) != nil {
-			continue
-		}
-		last = r
-		if !v.Set {
-			live, hasLive = r, true
+	for _, x := range e.versions {
+		if !hasLive || !x.Set {
+			v, hasLive = x, hasLive || !x.Set
 		}
 	}
-	r := last
-	if hasLive {
-		r = live
-	}
-	m := model.Message{ID: e.id, Created: sessions.ParseTime(r.Timestamp), Completed: sessions.ParseTime(r.Timestamp), Run: e.firstRun}
+	r := v.facts
+	m := model.Message{ID: e.id, Created: sessions.ParseTime(r.timestamp), Completed: sessions.ParseTime(r.timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
 		b, _ := json.Marshal(v)
 		m.Stored = append(m.Stored, b)
@@ -417,37 +666,43 @@ func geminiMessage(e *gcEntry, sess *model.Session) (model.Message, bool) {
 		b, _ := json.Marshal(map[string]any{"rewrite": map[string]any{"run": c.rewrite.run, "id": c.id, "versions": c.versions, "history": c.history}})
 		m.Stored = append(m.Stored, b)
 	}
-	switch r.Type {
+	switch r.typ {
 	case "user":
 		m.Role = model.RoleUser
-		for i, t := range geminiTexts(r.Content) {
+		for i, t := range r.texts {
 			m.Parts = append(m.Parts, model.Part{ID: fmt.Sprintf("%s-%d", e.id, i), Type: model.PartText, Text: t,
 				Synthetic: strings.HasPrefix(strings.TrimSpace(t), "<session_context>")})
 		}
 	case "gemini":
 		m.Role = model.RoleAssistant
-		m.ModelID, m.ProviderID = r.Model, "google"
-		for i, th := range r.Thoughts {
+		m.ModelID, m.ProviderID = r.model, "google"
+		for i, th := range r.thoughts {
 			text := th.Description
 			if th.Subject != "" {
 				text = "**" + th.Subject + "** " + th.Description
 			}
 			m.Parts = append(m.Parts, model.Part{ID: fmt.Sprintf("%s-thought-%d", e.id, i), Type: model.PartReasoning, Text: text})
 		}
-		if t := strings.Join(geminiTexts(r.Content), ""); t != "" {
+		if t := strings.Join(r.texts, ""); t != "" {
 			m.Parts = append(m.Parts, model.Part{ID: e.id + "-text", Type: model.PartText, Text: t})
 		}
-		for _, tc := range r.ToolCalls {
-			m.Parts = append(m.Parts, model.Part{ID: tc.ID, Type: model.PartTool, Tool: geminiToolCall(tc)})
+		for _, c := range r.calls {
+			call := *c.call
+			m.Parts = append(m.Parts, model.Part{ID: c.id, Type: model.PartTool, Tool: &call})
 		}
 	default: // info, error, warning: UI notices, never sent
-		return m, false
+		return m, v, false
 	}
-	return m, true
+	return m, v, true
 }
 
 // geminiTexts are the non-thought texts of a PartListUnion.
 func geminiTexts(content json.RawMessage) []string {
+	// a list without a "text" key (function responses) has none: only a
+	// key or a string that is exactly text has those bytes
+	if len(content) > 0 && content[0] == '[' && !bytes.Contains(content, []byte(`"text"`)) {
+		return nil
+	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
 		if s == "" {
@@ -530,6 +785,10 @@ func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
 	for _, p := range parts {
 		switch {
 		case p.FunctionResponse != nil && v.Type == "":
+			if t, ok := soleString(p.FunctionResponse.Response); ok {
+				v = t
+				break
+			}
 			var resp map[string]json.RawMessage
 			_ = json.Unmarshal(p.FunctionResponse.Response, &resp)
 			var s string
@@ -556,6 +815,28 @@ func geminiSent(result json.RawMessage) (model.ToolResultValue, bool) {
 		v = model.ToolResultValue{Type: model.ResultContent, Content: append(items, extra...)}
 	}
 	return v, true
+}
+
+// soleString is a response {"output":S} or {"error":S} as Gemini CLI
+// writes it (compact), decoded without decoding it as a map first; ok
+// false for any other response.
+func soleString(resp json.RawMessage) (model.ToolResultValue, bool) {
+	for _, k := range []struct {
+		key string
+		typ model.ResultType
+	}{{`{"output":"`, model.ResultText}, {`{"error":"`, model.ResultError}} {
+		if !bytes.HasPrefix(resp, []byte(k.key)) {
+			continue
+		}
+		from := len(k.key) - 1
+		end := stringEnd(resp, from)
+		var s string
+		if end < 0 || string(resp[end:]) != "}" || json.Unmarshal(resp[from:end], &s) != nil {
+			return model.ToolResultValue{}, false
+		}
+		return model.ToolResultValue{Type: k.typ, Text: s}, true
+	}
+	return model.ToolResultValue{}, false
 }
 
 // geminiProjectDir is <tmp>/<project> of a chat file (spills are in its

@@ -12,6 +12,7 @@ import (
 	"correx/formatters"
 	"correx/model"
 	"correx/render"
+	"correx/sessions"
 )
 
 func init() {
@@ -99,14 +100,16 @@ func streamedSignatures(s *model.Session, upto int) int {
 // prefix.
 func gcHistory(s *model.Session, upto int) []gcContent {
 	run := s.Messages[upto].Run
+	// a record Stored keeps by its place is read from the chat file
+	read := func(l sessions.Line) ([]byte, error) { return sessions.ReadLineAt(s.Info.Source, l) }
 	var hist []gcContent
 	if run > 1 {
 		// a resumed run: the session context it wrote, then the history
 		// it loaded (convertSessionToClientHistory of the records as the
 		// file stood when it began)
 		for _, sm := range s.Messages {
-			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.Record) {
-				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.Record).Content)})
+			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.resolve(read, true)) {
+				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.resolve(read, true)).Content)})
 				break
 			}
 		}
@@ -115,7 +118,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 				continue
 			}
 			if v, ok := gcPick(it.stored, run-1); ok {
-				hist = append(hist, gcConvert(gcRecOf(v.Record))...)
+				hist = append(hist, gcConvert(gcRecOf(v.resolve(read, true)))...)
 			}
 		}
 	}
@@ -128,7 +131,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 			if !inRewrite {
 				hist, inRewrite = nil, true
 			}
-			r := gcRecOf(v.Record)
+			r := gcRecOf(v.resolve(read, true))
 			role := "user"
 			if r.Type == "gemini" {
 				role = "model"
@@ -140,7 +143,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 		if !ok || v.Run != run || run > 1 && v.Set {
 			continue // an earlier run's record, or a resume's rewrite
 		}
-		r := gcRecOf(v.Record)
+		r := gcRecOf(v.resolve(read, true))
 		switch {
 		case r.Type == "user":
 			hist = append(hist, gcContent{role: "user", parts: gcParts(r.Content)})
@@ -357,13 +360,13 @@ func gcConvert(r gcRecord) []gcContent {
 }
 
 // gcPick is the version of a record that run used: the latest of a run
-// not after it.
+// not after it (its record read with gcVersion.resolve).
 func gcPick(stored []json.RawMessage, run int) (gcVersion, bool) {
 	var best gcVersion
 	ok := false
 	for _, raw := range stored {
 		var v gcVersion
-		if json.Unmarshal(raw, &v) != nil || v.Run > run || len(v.Record) == 0 {
+		if json.Unmarshal(raw, &v) != nil || v.Run > run || len(v.Record) == 0 && v.Line == nil {
 			continue
 		}
 		if !ok || v.Run >= best.Run {
