@@ -26,13 +26,15 @@
 #     `opencode export` of the opencode session when the opencode 1.18.33
 #     binary is in ~/.cache/correx-record/npm-1.18.33, `jq -c . FILE` of
 #     the JSON Lines transcript for the others;
-#   - panes: medians of every BenchmarkPane* sub-benchmark on the session
+#   - panes (PANES=0 skips them: slow): medians of every BenchmarkPane*
+#     sub-benchmark on the session
 #     (BenchmarkPanes/big/{request,compare,pipeline}/{first,settled}: one
 #     run each, COUNT times; any other BenchmarkPane*: the usual benchtime);
 #   - idle: the TUI left open on the session IDLE seconds (default 40; it
 #     checks the store every 2 s): the CPU it used over them (user+sys ÷
 #     wall, from /proc) and its RSS at their start and end (VmRSS);
-#   - huge: a session of 50 calls whose last call is one HUGE MiB output
+#   - huge (HUGE=0 skips it): a session of 50 calls whose last call is one
+#     HUGE MiB output
 #     (default 47; gen -huge): the TUI's peak RSS on its Wire, Pipeline and
 #     spill viewer.
 # With FIFTYK=1 (slow), opencode at BIGCALLS calls (default "20000 50000";
@@ -414,11 +416,11 @@ for a in $AGENTS; do
 		tui_benches
 		tui_peak
 		commands "$a"
-		panes
+		[ "${PANES:-1}" = 0 ] || panes
 		idle
 		done_with
 	fi
-	huge "$a"
+	[ "$HUGE" = 0 ] || huge "$a"
 done
 if [ "${FIFTYK:-}" = 1 ]; then
 	for n in $BIGCALLS; do
