@@ -17,6 +17,9 @@ import (
 // the markers (seen ranges, added pieces, sizes, spill placement) is the
 // shared machinery of pieces.go.
 type AgentMarkers struct {
+	// Agent is the agent whose results the rules are for ("": every
+	// agent's, looked for in the results of any).
+	Agent  model.Agent
 	Detect func(tool, text string) *model.Truncation
 	Kinds  map[model.TruncationKind]KindShape
 	// Record, when set, fills in what the agent's own record of call says
@@ -98,11 +101,14 @@ func RegisterMarkers(m AgentMarkers) {
 	}
 }
 
-// detectRegistered runs the registered rules on text.
-func detectRegistered(tool, text string) *model.Truncation {
+// detectRegistered runs the registered rules for agent ("": all) on text.
+func detectRegistered(agent model.Agent, tool, text string) *model.Truncation {
 	agentMarkers.RLock()
 	defer agentMarkers.RUnlock()
 	for _, m := range agentMarkers.list {
+		if agent != "" && m.Agent != "" && m.Agent != agent {
+			continue
+		}
 		if t := m.Detect(tool, text); t != nil {
 			return t
 		}

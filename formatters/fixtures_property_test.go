@@ -171,3 +171,33 @@ func TestClaudePartialReadOnEveryFixture(t *testing.T) {
 	})
 	t.Logf("partial reads checked: %d", n)
 }
+
+// Every call a driver loads names the agent whose markers are looked for
+// in it (its session's, or the parent's of a fork that reads through
+// opencode), and looking for that agent's markers only finds exactly what
+// looking for every agent's does: no recorded result needs another
+// agent's rules.
+func TestCallsNameTheirAgent(t *testing.T) {
+	n := 0
+	eachFixtureSession(t, func(f fixtures.Fixture, info model.SessionInfo, s *model.Session) {
+		for _, ref := range s.ToolCalls() {
+			c := ref.Call
+			name := f.ID() + " " + c.Tool + " " + c.CallID
+			want := info.Agent
+			if want.UsesOpencode() {
+				want = model.AgentOpencode
+			}
+			if c.Agent != want {
+				t.Errorf("%s: the call names agent %q, its session is %q's", name, c.Agent, want)
+			}
+			any := *c
+			any.Agent = ""
+			own, all := formatters.Visible(c, nil).Truncation, formatters.Visible(&any, nil).Truncation
+			if (own == nil) != (all == nil) || own != nil && own.Kind != all.Kind {
+				t.Errorf("%s: its own agent's markers find %v, every agent's %v", name, own, all)
+			}
+			n++
+		}
+	})
+	t.Logf("%d calls checked", n)
+}

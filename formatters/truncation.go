@@ -45,7 +45,7 @@ var (
 // call's stored metadata (opencode's outputPath is preferred to the path in
 // the marker).
 func Detect(tool, text string, meta json.RawMessage, spill SpillFinder) *model.Truncation {
-	return detectIn(text, metaOutputPath(meta), -1, spill, func(text string) *model.Truncation { return detect(tool, text) })
+	return detectIn(text, metaOutputPath(meta), -1, spill, func(text string) *model.Truncation { return detect("", tool, text) })
 }
 
 // detectIn runs a marker finder on text and completes its facts: recorded
@@ -92,7 +92,15 @@ var (
 	v2ReadPageCut  = regexp.MustCompile(`,"truncated":true,"next":\d+\}$`)
 )
 
-func detect(tool, text string) *model.Truncation {
+// detect finds the markers of agent's rules in text ("": every agent's):
+// opencode's built-in rules for opencode and its forks, a driver's
+// registered rules for its agent. Only the agent's own are looked for: a
+// file that quotes another agent's marker is not cut, and each output is
+// scanned once per rule of one agent, not of all.
+func detect(agent model.Agent, tool, text string) *model.Truncation {
+	if !agent.UsesOpencode() {
+		return detectRegistered(agent, tool, text)
+	}
 	if tool == "bash" && strings.HasPrefix(text, bashTailPrefix) {
 		rest := text[len(bashTailPrefix):]
 		if end := strings.Index(rest, "\n\n"); end >= 0 {
@@ -132,7 +140,7 @@ func detect(tool, text string) *model.Truncation {
 			return t
 		}
 	}
-	return detectRegistered(tool, text)
+	return detectRegistered(agent, tool, text)
 }
 
 func detectRead(text string) *model.Truncation {

@@ -92,7 +92,7 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
 	} else {
 		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation {
-			if t := detect(call.Tool, text); t != nil {
+			if t := detect(call.Agent, call.Tool, text); t != nil {
 				fromRecord(call, t)
 				return t
 			}

@@ -182,6 +182,10 @@ const (
 
 // ToolCall is a tool part with its stored state.
 type ToolCall struct {
+	// Agent is the agent whose pipeline made the call's result (a fork
+	// reading through its parent's names the parent): formatters look
+	// for its truncation markers only; "" looks for every agent's.
+	Agent  Agent
 	CallID string
 	Tool   string
 	Status ToolStatus

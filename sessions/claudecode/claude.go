@@ -1006,7 +1006,7 @@ func (r *ccReader) assistant(sess *model.Session, st *ccState, l ccLine, p *ccPa
 			}
 			msg.Parts = append(msg.Parts, p)
 		case "tool_use", "server_tool_use":
-			c := &model.ToolCall{CallID: b.ID, Tool: b.Name, Status: model.StatusRunning, Input: b.Input, Start: t, Title: claudeCallTitle(b.Name, b.Input)}
+			c := &model.ToolCall{Agent: model.AgentClaudeCode, CallID: b.ID, Tool: b.Name, Status: model.StatusRunning, Input: b.Input, Start: t, Title: claudeCallTitle(b.Name, b.Input)}
 			cc := &ccCall{call: c, dirty: true}
 			st.calls[b.ID], st.parts[pid] = cc, cc
 			msg.Parts = append(msg.Parts, model.Part{ID: pid, Type: model.PartTool, Tool: c})

@@ -30,7 +30,7 @@ var (
 )
 
 func init() {
-	formatters.RegisterMarkers(formatters.AgentMarkers{Detect: detect, Kinds: map[model.TruncationKind]formatters.KindShape{
+	formatters.RegisterMarkers(formatters.AgentMarkers{Agent: model.AgentClaudeCode, Detect: detect, Kinds: map[model.TruncationKind]formatters.KindShape{
 		model.TruncClaudePersisted: {Head: true, Bound: "replaced by a 2 KB preview, full output persisted", // the preview is cut back to a newline
 			Legend: "Claude Code sent a 2 KB preview; full output in tool-results/"},
 		model.TruncClaudeMiddle: {Head: true, Tail: true, CharCut: true, Lead: exitCode, LeadWhat: "Claude Code's exit code line",

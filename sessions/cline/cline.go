@@ -261,7 +261,7 @@ func readSession(path string) (*model.Session, error) {
 			case "thinking":
 				msg.Parts = append(msg.Parts, model.Part{ID: pid, Type: model.PartReasoning, Text: bl.Thinking})
 			case "tool_use":
-				c := &model.ToolCall{CallID: bl.ID, Tool: bl.Name, Status: model.StatusPending, Input: compactInput(bl.Input), Start: at}
+				c := &model.ToolCall{Agent: Agent, CallID: bl.ID, Tool: bl.Name, Status: model.StatusPending, Input: compactInput(bl.Input), Start: at}
 				calls[bl.ID] = c
 				msg.Parts = append(msg.Parts, model.Part{ID: pid, Type: model.PartTool, Tool: c})
 			case "tool_result":

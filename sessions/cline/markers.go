@@ -20,6 +20,7 @@ const (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
+		Agent:  Agent,
 		Detect: detect,
 		Record: record,
 		Kinds: map[model.TruncationKind]formatters.KindShape{

@@ -168,7 +168,7 @@ func codexModelPart(it codexItem, seq int, ts time.Time) (model.Part, bool) {
 
 func codexToolPart(id, callID, name string, input json.RawMessage, ts time.Time) model.Part {
 	return model.Part{ID: id, Type: model.PartTool, Tool: &model.ToolCall{
-		CallID: callID, Tool: name, Status: model.StatusRunning, Input: input, Start: ts,
+		Agent: model.AgentCodex, CallID: callID, Tool: name, Status: model.StatusRunning, Input: input, Start: ts,
 	}}
 }
 

@@ -184,3 +184,21 @@ func TestCodexSessionsDirOpens(t *testing.T) {
 		t.Errorf("a folder inside sessions/ opened as a Codex store (%v)", err)
 	}
 }
+
+// Codex's markers are looked for in Codex's results only: another agent's
+// result that quotes one (a file that documents them) was not cut, and a
+// call that names no agent is checked against every agent's rules.
+func TestMarkersAreCodexsOwn(t *testing.T) {
+	text := "head\n…1234 tokens truncated…\ntail\n"
+	for _, tc := range []struct {
+		agent model.Agent
+		cut   bool
+	}{{model.AgentCodex, true}, {"", true}, {model.AgentOpencode, false}, {model.AgentClaudeCode, false}} {
+		call := &model.ToolCall{Agent: tc.agent, CallID: "c", Tool: "shell", Status: model.StatusCompleted,
+			Sent: &model.ToolResultValue{Type: model.ResultText, Text: text}}
+		tr := formatters.Visible(call, nil).Truncation
+		if got := tr != nil && tr.Kind == model.TruncCodexTokens; got != tc.cut {
+			t.Errorf("agent %q: cut by Codex's token budget = %v, want %v (%+v)", tc.agent, got, tc.cut, tr)
+		}
+	}
+}

@@ -25,6 +25,7 @@ const noCopy = "Codex keeps no copy of the full output"
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
+		Agent:  model.AgentCodex,
 		Detect: detectMarkers,
 		Kinds: map[model.TruncationKind]formatters.KindShape{
 			model.TruncCodexTokens: {Head: true, Tail: true, CharCut: true, Legend: "Codex cut the middle to its token budget", UnknownWhy: noCopy},

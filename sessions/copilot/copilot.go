@@ -531,7 +531,7 @@ func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 				r.warnf(n, "skipped a second request of tool call %q", q.ToolCallID)
 				continue
 			}
-			c := &model.ToolCall{CallID: q.ToolCallID, Tool: q.Name, Status: model.StatusRunning, Input: compact(q.Arguments), Title: q.IntentionSummary, Start: ts}
+			c := &model.ToolCall{Agent: Agent, CallID: q.ToolCallID, Tool: q.Name, Status: model.StatusRunning, Input: compact(q.Arguments), Title: q.IntentionSummary, Start: ts}
 			r.calls[q.ToolCallID] = &callAt{sess: sess, msg: len(sess.Messages), part: len(m.Parts)}
 			if sess == r.main {
 				r.open[q.ToolCallID] = len(sess.Messages)

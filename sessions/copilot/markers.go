@@ -42,6 +42,7 @@ var (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
+		Agent:   Agent,
 		Detect:  detectSpill,
 		Record:  spillRecord,
 		Flagged: spillFlagged,

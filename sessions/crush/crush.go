@@ -443,7 +443,7 @@ func decode(sess *model.Session, msgs []msgRow, children map[string]bool, path s
 					if !ok {
 						continue
 					}
-					call := &model.ToolCall{CallID: d.ID, Tool: d.Name, Status: model.StatusRunning, Input: inputJSON(d.Input), Start: msg.Created}
+					call := &model.ToolCall{Agent: Agent, CallID: d.ID, Tool: d.Name, Status: model.StatusRunning, Input: inputJSON(d.Input), Start: msg.Created}
 					if child := m.id + "$$" + d.ID; children[child] {
 						call.ChildSessionID = child
 					}

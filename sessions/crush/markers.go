@@ -23,6 +23,7 @@ var footer = regexp.MustCompile(`(?:\n(?:exit status \d+\n)?(?:Exit code \d+|Com
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
+		Agent:  Agent,
 		Detect: detect,
 		Kinds: map[model.TruncationKind]formatters.KindShape{TruncMiddle: {
 			Head: true, Tail: true, CharCut: true,

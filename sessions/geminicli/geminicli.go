@@ -735,7 +735,7 @@ func WireID(name, id string) string {
 
 func geminiToolCall(tc gcToolCall) *model.ToolCall {
 	call := &model.ToolCall{
-		CallID: WireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
+		Agent: model.AgentGeminiCLI, CallID: WireID(tc.Name, tc.ID), Tool: tc.Name, Input: tc.Args, Title: tc.Description,
 		Start: sessions.ParseTime(tc.Timestamp), End: sessions.ParseTime(tc.Timestamp), ChildSessionID: tc.AgentID,
 	}
 	switch tc.Status {

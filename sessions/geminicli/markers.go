@@ -29,6 +29,7 @@ const (
 
 func init() {
 	formatters.RegisterMarkers(formatters.AgentMarkers{
+		Agent:  model.AgentGeminiCLI,
 		Detect: detectMarkers,
 		Kinds: map[model.TruncationKind]formatters.KindShape{
 			model.TruncGeminiSpill:     {Head: true, Tail: true, CharCut: true, Legend: "Gemini CLI kept a head and a tail; full output in tool-outputs/"},

@@ -327,7 +327,7 @@ func (d *decoder) part(id string, data []byte, where string) (model.Part, bool) 
 }
 
 func (d *decoder) toolCall(id string, sp *storedPart, where string) *model.ToolCall {
-	tc := &model.ToolCall{CallID: sp.CallID, Tool: d.name(sp.Tool)}
+	tc := &model.ToolCall{Agent: model.AgentOpencode, CallID: sp.CallID, Tool: d.name(sp.Tool)}
 	st := sp.State
 	if st == nil {
 		d.warnf("part %s: tool part without state (%s)", id, where)

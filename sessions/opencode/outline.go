@@ -401,8 +401,16 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 		return err
 	}
 	if big {
-		if data, err := s.c().blobs.read(rowid, nil); err == nil {
-			slot.decodeBig(data)
+		buf := blobScratch.Get().(*[]byte)
+		data, err := s.c().blobs.read(rowid, (*buf)[:0])
+		if err == nil {
+			slot.decodeBig(data) // keeps none of data
+		}
+		if cap(data) <= blobScratchMax {
+			*buf = data
+			blobScratch.Put(buf)
+		}
+		if err == nil {
 			return nil
 		}
 		// gone or changed since: the query below says which
@@ -447,6 +455,14 @@ type partSlot struct {
 func (t *partSlot) decode(data []byte) {
 	t.p, t.ok = t.d.part(t.id, data, "table part, row "+t.id)
 }
+
+// blobScratch holds the buffers large part rows are read into, reused:
+// a fresh one per row is memory the kernel zeroes and the GC sweeps, for
+// every output a command walks. One larger than blobScratchMax is let go
+// (a huge output's row is not kept alive for the next).
+var blobScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const blobScratchMax = 4 << 20
 
 var (
 	partSlots   sync.Map // int64 -> *partSlot

@@ -179,6 +179,7 @@ func (d *decoder) v2Item(raw json.RawMessage, where string) (model.Part, bool) {
 
 func (d *decoder) v2Tool(it *storedV2Item, where string) *model.ToolCall {
 	tc := &model.ToolCall{
+		Agent:   model.AgentOpencode,
 		CallID:  it.ID,
 		Tool:    it.Name,
 		Start:   msTime(it.Time.Created),

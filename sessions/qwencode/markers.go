@@ -39,6 +39,7 @@ var (
 )
 
 var markers = formatters.AgentMarkers{
+	Agent:  Agent,
 	Detect: detect,
 	Kinds: map[model.TruncationKind]formatters.KindShape{
 		TruncSpill: {Head: true, Tail: true, CharCut: true,

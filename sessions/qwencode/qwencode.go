@@ -568,7 +568,7 @@ func (st *state) apply(al sessions.Line, l line, elide bool) {
 			id := fmt.Sprintf("%s-%d", l.UUID, i)
 			switch {
 			case p.FunctionCall != nil:
-				c := &model.ToolCall{CallID: p.FunctionCall.ID, Tool: p.FunctionCall.Name, Input: p.FunctionCall.Args, Status: model.StatusRunning, Start: at(l.Timestamp)}
+				c := &model.ToolCall{Agent: Agent, CallID: p.FunctionCall.ID, Tool: p.FunctionCall.Name, Input: p.FunctionCall.Args, Status: model.StatusRunning, Start: at(l.Timestamp)}
 				st.calls[c.CallID] = &callAt{msg: len(*msgs) - 1, part: len(m.Parts)}
 				st.open[c.CallID] = len(*msgs) - 1
 				m.Parts = append(m.Parts, model.Part{ID: cmp.Or(c.CallID, id), Type: model.PartTool, Tool: c})
