@@ -58,6 +58,10 @@ func WriteText(w io.Writer, s string) error { return write(w, s, true) }
 func write(w io.Writer, s string, layout bool) error {
 	start := 0
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= ' ' && c < 0x7f || layout && (c == '\n' || c == '\t') {
+			i++ // printable ASCII, the most of any output: kept, without decoding
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		var sub string
 		switch {

@@ -27,6 +27,10 @@ import (
 // which an outline leaves a tool part's output out.
 const OutlineElideBytes = 1024
 
+// wholePageBytes bounds the outputs read with blob I/O that a page of
+// LoadOutlineWhole holds whole; past it they are elided, for LoadOutput.
+const wholePageBytes = 2 << 20
+
 // elideBytes is OutlineElideBytes; tests lower it.
 var elideBytes = OutlineElideBytes
 
@@ -78,26 +82,25 @@ func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, bu
 }
 
 func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
-	return s.loadOutline(ctx, id, from, limit, 0)
+	return s.loadOutline(ctx, id, from, limit, false)
 }
 
 // LoadOutlineWhole is LoadOutline with the outputs of the part rows that
 // are not read with blob I/O in place, each decoded as LoadOutput decodes
 // it (sessions.WholeOutliner).
 func (s *sqliteStore) LoadOutlineWhole(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
-	return s.loadOutline(ctx, id, from, limit, blobBytes)
+	return s.loadOutline(ctx, id, from, limit, true)
 }
 
-// loadOutline reads an outline page, the outputs of parts up to keep
-// bytes in place.
-func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit int, keep int64) (*sessions.OutlinePage, error) {
+// loadOutline reads an outline page; whole: LoadOutlineWhole's.
+func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit int, whole bool) (*sessions.OutlinePage, error) {
 	s.reopenIfWAL()
 	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
 	}
 	defer tx.Rollback()
-	p, err := s.outline(ctx, tx, id, max(from, 0), limit, keep)
+	p, err := s.outline(ctx, tx, id, max(from, 0), limit, whole)
 	if err != nil {
 		if errors.Is(err, sessions.ErrNotFound) {
 			return nil, err
@@ -107,7 +110,11 @@ func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit in
 	return p, nil
 }
 
-func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int, keep int64) (*sessions.OutlinePage, error) {
+func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int, whole bool) (*sessions.OutlinePage, error) {
+	keep := int64(0) // the size up to which the query gives a part whole
+	if whole {
+		keep = blobBytes
+	}
 	sess, err := s.sessionRow(ctx, tx, id)
 	if err != nil {
 		return nil, err
@@ -190,7 +197,10 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 
 	orphans := map[string]int{}
 	if len(ids) > 0 {
-		var buf, elided []byte // reused for the rows read with blob I/O
+		scratch := blobScratch.Get().(*[]byte)
+		buf, elided := *scratch, []byte(nil) // reused for the rows read with blob I/O
+		defer func() { putScratch(scratch, buf) }()
+		wholeLeft := wholePageBytes
 		// add puts a row of outlinePartsSQL into its message
 		add := func(rows *sql.Rows) (rowid int64, err error) {
 			var (
@@ -198,16 +208,29 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				size     int
 				data     sql.RawBytes
 				big      bool
-				whole    sql.RawBytes
+				wholeRow sql.RawBytes
 			)
-			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid, &whole); err != nil {
+			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid, &wholeRow); err != nil {
 				return 0, err
 			}
 			var full model.Part // LoadOutlineWhole's
 			fullOK := false
-			if mi, ok := index[mid]; ok && whole != nil {
+			if mi, ok := index[mid]; ok && wholeRow != nil {
 				var clean bool
-				if full, fullOK, clean = wholePart(pid, whole); clean {
+				if full, fullOK, clean = wholePart(pid, wholeRow); clean {
+					sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, full)
+					return rowid, nil
+				}
+			}
+			if big && data == nil && wholeRow == nil && whole && size <= wholeLeft && s.c().blobs != nil && !partScanOff {
+				// LoadOutlineWhole: a row read with blob I/O is read once,
+				// whole, not elided now and read again by LoadOutput
+				var clean bool
+				if buf, err = s.c().blobs.read(rowid, buf[:0]); err == nil {
+					full, fullOK, clean = wholePart(pid, buf)
+				}
+				if mi, ok := index[mid]; ok && clean {
+					wholeLeft -= size
 					sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, full)
 					return rowid, nil
 				}
@@ -406,10 +429,7 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 		if err == nil {
 			slot.decodeBig(data) // keeps none of data
 		}
-		if cap(data) <= blobScratchMax {
-			*buf = data
-			blobScratch.Put(buf)
-		}
+		putScratch(buf, data)
 		if err == nil {
 			return nil
 		}
@@ -462,7 +482,15 @@ func (t *partSlot) decode(data []byte) {
 // (a huge output's row is not kept alive for the next).
 var blobScratch = sync.Pool{New: func() any { return new([]byte) }}
 
-const blobScratchMax = 4 << 20
+const blobScratchMax = 16 << 20
+
+// putScratch gives buf back to blobScratch, grown to data.
+func putScratch(buf *[]byte, data []byte) {
+	if cap(data) <= blobScratchMax {
+		*buf = data[:0]
+		blobScratch.Put(buf)
+	}
+}
 
 var (
 	partSlots   sync.Map // int64 -> *partSlot
