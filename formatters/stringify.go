@@ -9,9 +9,13 @@ import (
 // Stringify encodes v as compact JSON the way JavaScript's JSON.stringify
 // writes it: no HTML escaping, U+2028 and U+2029 raw. Values that implement
 // json.Marshaler (json.RawMessage, ordered objects) keep their key order.
-func Stringify(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+func Stringify(v any) ([]byte, error) { return AppendStringify(nil, v) }
+
+// AppendStringify is Stringify into dst's free capacity (dst's bytes are
+// not kept), for a caller that encodes many values with one buffer.
+func AppendStringify(dst []byte, v any) ([]byte, error) {
+	b := bytes.NewBuffer(dst[:0])
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err

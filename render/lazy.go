@@ -350,10 +350,11 @@ func runeCut(s string, n int) int {
 // Pieces of a string written one after the other are the string written
 // whole, when each is cut between runes.
 func writeRunes(w io.Writer, s string) error {
+	var b []byte // one buffer for the pieces: an output of many MB is many pieces
 	for len(s) > 0 {
 		cut := runeCut(s, stringChunk)
-		b, err := marshal(s[:cut])
-		if err != nil {
+		var err error
+		if b, err = formatters.AppendStringify(b, s[:cut]); err != nil {
 			return err
 		}
 		if _, err := w.Write(b[1 : len(b)-1]); err != nil {

@@ -44,13 +44,16 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 }
 
 // scannedRow is a large part row, scanned whole once, whose output and
-// error are read again from the store a piece at a time: they are never
-// held beside the row.
+// error are decoded a piece at a time: they are never held beside the
+// row. While data holds the row they are decoded from it, else read again
+// from the store.
 type scannedRow struct {
 	blobs           *blobReader
 	rowid           int64
 	size            int
 	output, errText span // in the row; zero: absent or null
+	data            []byte
+	scratch         *[]byte // data's, given back once text has used it
 }
 
 // scanRow reads a large part row (bigRow) with blob I/O and scans it:
@@ -62,13 +65,18 @@ func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *s
 	if partScanOff {
 		return nil, nil, false
 	}
-	buf, err := s.c().blobs.read(rowid, nil)
+	scratch := blobScratch.Get().(*[]byte)
+	buf, err := s.c().blobs.read(rowid, (*scratch)[:0])
 	if err != nil {
+		putScratch(scratch, buf)
 		return nil, nil, false
 	}
 	str := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p, ok := scanElided(str, nil, textOnly)
-	row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: len(buf)}
+	// the row is kept for text: render's LazyConversation writes a part as
+	// soon as it loads it, so its output is decoded from the row the scan
+	// read, not read from the store a second time
+	row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: len(buf), data: buf, scratch: scratch}
 	for _, f := range []struct {
 		sp  span
 		dst *span
@@ -99,6 +107,18 @@ func (r *scannedRow) text(field string, write func(string) error) error {
 		return nil
 	}
 	u := unquoter{write: write}
+	if r.data != nil {
+		data := r.data
+		defer func() { r.data = nil; putScratch(r.scratch, data) }() // again: from the store
+		for body := data[sp.at+1 : sp.end-1]; len(body) > 0; {
+			n := min(blobChunk, len(body))
+			if err := u.feed(body[:n], false); err != nil {
+				return err
+			}
+			body = body[n:]
+		}
+		return u.feed(nil, true)
+	}
 	err := r.blobs.chunks(r.rowid, sp.at+1, sp.end-1, func(n int) error {
 		if n != r.size {
 			return fmt.Errorf("part row %d changed in the store while it was read", r.rowid)
@@ -146,16 +166,21 @@ func unquotePieces(lit string, write func(string) error) error {
 // escape, an escaped surrogate pair, an invalid byte), which encoding/json
 // decodes one after the other, so each piece decodes alone to the runes it
 // gives in place; what follows the cut waits for the next chunk.
+// unquoter decodes a JSON string body fed to it in chunks and gives write
+// the text in pieces; a piece is valid during the call only (the buffers
+// behind it are reused for the next: outputs of many MB are decoded in
+// the same few hundred KB).
 type unquoter struct {
-	carry []byte
-	write func(string) error
+	carry, buf, out []byte
+	write           func(string) error
 }
 
 // maxUnit is the longest unit: an escaped surrogate pair.
 const maxUnit = 12
 
 func (u *unquoter) feed(chunk []byte, final bool) error {
-	data := string(append(u.carry, chunk...))
+	u.buf = append(append(u.buf[:0], u.carry...), chunk...)
+	data := unsafe.String(unsafe.SliceData(u.buf), len(u.buf))
 	limit := len(data) - maxUnit
 	if final {
 		limit = len(data)
@@ -176,8 +201,9 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	piece := data[:cut]
 	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
 		// escapes or invalid bytes; else encoding/json gives it as it is
-		if simple, ok := unquoteSimple(piece); ok {
-			piece = simple
+		var ok bool
+		if u.out, ok = appendUnquoted(u.out[:0], piece); ok {
+			piece = unsafe.String(unsafe.SliceData(u.out), len(u.out))
 		} else if err := json.Unmarshal([]byte(`"`+piece+`"`), &piece); err != nil {
 			return err
 		}
@@ -192,10 +218,18 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 // bytes, a raw control character, a malformed escape), left to
 // encoding/json. FuzzUnquotePieces checks both against encoding/json.
 func unquoteSimple(s string) (string, bool) {
-	if !utf8.ValidString(s) {
+	b, ok := appendUnquoted(make([]byte, 0, len(s)), s)
+	if !ok {
 		return "", false
 	}
-	b := make([]byte, 0, len(s))
+	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is not written after
+}
+
+// appendUnquoted is unquoteSimple appending to b.
+func appendUnquoted(b []byte, s string) ([]byte, bool) {
+	if !utf8.ValidString(s) {
+		return b, false
+	}
 	for i := 0; i < len(s); i++ {
 		n := plainRun(s, i)
 		b = append(b, s[i:i+n]...)
@@ -203,10 +237,10 @@ func unquoteSimple(s string) (string, bool) {
 			break
 		}
 		if s[i] != '\\' { // '"' or a control character
-			return "", false
+			return b, false
 		}
 		if i++; i == len(s) {
-			return "", false
+			return b, false
 		}
 		switch s[i] {
 		case '"', '\\', '/':
@@ -222,10 +256,10 @@ func unquoteSimple(s string) (string, bool) {
 		case 't':
 			b = append(b, '\t')
 		default:
-			return "", false
+			return b, false
 		}
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is not written after
+	return b, true
 }
 
 // unitLen is the length of the unit s starts with.
