@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,12 +50,13 @@ var elideSQL = `coalesce(correx_part_elide(data),
 // and type without its overflow pages, so a small part costs one read; a
 // large one is elided by elideSQL, except that one over ?3 bytes comes as
 // NULL with its rowid, for the caller to read with blob I/O (blob.go).
-// The last column is, for LoadOutlineWhole, the whole JSON of a part that
+// The next column is, for LoadOutlineWhole, the whole JSON of a part that
 // would be elided, up to ?4 bytes and not read with blob I/O (its elided
 // form then comes as NULL, read only when needed: elidedRow). The + keeps SQLite off
 // the session_id index, which made every page visit every part of the
 // session (50,000 calls: 65 pages of 89,000 rows each), onto the index of
-// message_id.
+// message_id. The last is the row's time_updated (or NULL: the column is
+// missing), which with its size says whether a kept elided form is current.
 var outlinePartsSQL = `
 SELECT id, message_id, octet_length(data),
        CASE WHEN octet_length(data) > ?3 AND typeof(data) IN ('text', 'blob') THEN NULL
@@ -62,7 +64,8 @@ SELECT id, message_id, octet_length(data),
             WHEN octet_length(data) > ?1 THEN ` + elideSQL + `
             ELSE data END,
        octet_length(data) > ?1, rowid,
-       CASE WHEN octet_length(data) > ?1 AND octet_length(data) <= min(?3, ?4) AND typeof(data) IN ('text', 'blob') THEN data END
+       CASE WHEN octet_length(data) > ?1 AND octet_length(data) <= min(?3, ?4) AND typeof(data) IN ('text', 'blob') THEN data END,
+       %s
 FROM part
 WHERE +session_id = ?2 AND %s
 ORDER BY message_id, id`
@@ -209,8 +212,9 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				data     sql.RawBytes
 				big      bool
 				wholeRow sql.RawBytes
+				updated  sql.NullInt64
 			)
-			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid, &wholeRow); err != nil {
+			if err := rows.Scan(&pid, &mid, &size, &data, &big, &rowid, &wholeRow, &updated); err != nil {
 				return 0, err
 			}
 			var full model.Part // LoadOutlineWhole's
@@ -236,10 +240,14 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 				}
 			}
 			if big && data == nil {
-				if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
-					return rowid, err
+				key := elidedKey{rowid, size, updated.Int64}
+				if data = s.elided.get(key, updated.Valid); data == nil {
+					if elided, buf, err = s.elidedRow(ctx, tx, rowid, buf, elided); err != nil {
+						return rowid, err
+					}
+					data = elided
+					s.elided.put(key, updated.Valid, elided)
 				}
-				data = elided
 			}
 			elided, files := false, false
 			if big && len(data) > 0 {
@@ -277,9 +285,13 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 		if err != nil {
 			return nil, err
 		}
-		q := fmt.Sprintf(outlinePartsSQL, "message_id IN (SELECT value FROM json_each(?5))")
+		updatedCol := "NULL"
+		if s.partUpdated {
+			updatedCol = "CASE WHEN typeof(time_updated) = 'integer' THEN time_updated END"
+		}
+		q := fmt.Sprintf(outlinePartsSQL, updatedCol, "message_id IN (SELECT value FROM json_each(?5))")
 		w, _, err := readParts(ctx, tx, q, []any{elideBytes, id, s.blobMin(), keep, string(idList)},
-			fmt.Sprintf(outlinePartsSQL, "rowid = ?5"), []any{elideBytes, id, s.blobMin(), keep}, mids, add)
+			fmt.Sprintf(outlinePartsSQL, updatedCol, "rowid = ?5"), []any{elideBytes, id, s.blobMin(), keep}, mids, add)
 		d.warnings = append(d.warnings, w...)
 		if err != nil {
 			return nil, err
@@ -474,6 +486,51 @@ type partSlot struct {
 
 func (t *partSlot) decode(data []byte) {
 	t.p, t.ok = t.d.part(t.id, data, "table part, row "+t.id)
+}
+
+// elidedCache keeps the elided forms of the large rows read with blob I/O,
+// each the row without its output: a page read again (the inspector holds
+// a few, and a pane's conversation reads them all) then reads none of its
+// large rows again, where eliding one means reading it whole. A form is
+// current while its row keeps its rowid, size and time_updated (opencode
+// rewrites a part in place, in an upsert that keeps the rowid). It holds at
+// most elidedCacheBytes, and starts over when full.
+type elidedCache struct {
+	mu    sync.Mutex
+	m     map[elidedKey][]byte
+	bytes int
+}
+
+type elidedKey struct {
+	rowid         int64
+	size          int
+	timeUpdatedMS int64
+}
+
+const elidedCacheBytes = 4 << 20
+
+// get is the kept form of key, nil when there is none (or !ok: the row's
+// time_updated is unknown).
+func (c *elidedCache) get(key elidedKey, ok bool) []byte {
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
+func (c *elidedCache) put(key elidedKey, ok bool, form []byte) {
+	if !ok || len(form) > elidedCacheBytes/64 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.bytes+len(form) > elidedCacheBytes {
+		c.m, c.bytes = map[elidedKey][]byte{}, 0
+	}
+	c.m[key] = slices.Clone(form)
+	c.bytes += len(form)
 }
 
 // blobScratch holds the buffers large part rows are read into, reused:

@@ -73,3 +73,46 @@ func TestOutlineWholeEqualsOutline(t *testing.T) {
 	}
 	assert.Positive(t, kept, "some elided rows kept whole")
 }
+
+// The elided forms of the large rows are kept, and a row rewritten in
+// place (opencode's upsert: the same rowid) is elided again: with its
+// time_updated changed, even at the same size.
+func TestElidedFormsKeptWhileCurrent(t *testing.T) {
+	defer func(e int, b int64) { elideBytes, blobBytes = e, b }(elideBytes, blobBytes)
+	elideBytes, blobBytes = 16, 0 // every part row over 16 bytes elided, read with blob I/O
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db := openTestDB(t, path)
+	defer db.Close()
+	insertSession(t, db, rootSession())
+	s, err := sessions.Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	st := sessions.LazyFor(s, "").(*sqliteStore)
+	title := func() string {
+		p, err := st.LoadOutline(ctx, "ses_2", 0, 0)
+		require.NoError(t, err)
+		for _, r := range p.Session.ToolCalls() {
+			if r.Call.CallID == "call_1" {
+				require.True(t, r.Call.Elided)
+				return r.Call.Title
+			}
+		}
+		t.Fatal("no call_1")
+		return ""
+	}
+	require.Equal(t, "Print numbers", title())
+	st.elided.mu.Lock()
+	kept := len(st.elided.m)
+	st.elided.mu.Unlock()
+	assert.Positive(t, kept, "elided forms kept")
+	require.Equal(t, "Print numbers", title(), "read again from the kept forms")
+
+	// the same size, a new time_updated: read again
+	_, err = db.Exec(`UPDATE part SET data = replace(data, '"title":"Print numbers"', '"title":"Print NUMBERS"'), time_updated = time_updated + 1 WHERE id = 'prt_02d'`)
+	require.NoError(t, err)
+	assert.Equal(t, "Print NUMBERS", title())
+	// another size, the same time_updated: read again
+	_, err = db.Exec(`UPDATE part SET data = replace(data, '"title":"Print NUMBERS"', '"title":"Print all numbers"') WHERE id = 'prt_02d'`)
+	require.NoError(t, err)
+	assert.Equal(t, "Print all numbers", title())
+}

@@ -40,7 +40,11 @@ type sqliteStore struct {
 	opts    Options // whose database it is (Agent and DataDir set)
 	v2Table bool    // the session_message table (v2 loop) exists
 	pathCol bool    // session.path exists (older stores lack it)
-	conn    atomic.Pointer[sqlConn]
+	// partUpdated: part.time_updated exists, so the elided form of a
+	// large row can be kept (elided) and known to be current
+	partUpdated bool
+	elided      elidedCache
+	conn        atomic.Pointer[sqlConn]
 
 	mu           sync.Mutex
 	openWarnings []string                   // from the open: an immutable fallback
@@ -145,6 +149,7 @@ func openSQLite(path string, o Options) (*sqliteStore, error) {
 	}
 	s.v2Table = tables["session_message"]
 	_ = db.QueryRow(`SELECT count(*) FROM pragma_table_info('session') WHERE name = 'path'`).Scan(&s.pathCol)
+	_ = db.QueryRow(`SELECT count(*) FROM pragma_table_info('part') WHERE name = 'time_updated'`).Scan(&s.partUpdated)
 	blobs, _ := openBlobReader(abs, immutable)
 	s.conn.Store(&sqlConn{db: db, blobs: blobs})
 	return s, nil
