@@ -29,7 +29,8 @@
 #   - panes (PANES=0 skips them: slow): medians of every BenchmarkPane*
 #     sub-benchmark on the session
 #     (BenchmarkPanes/big/{request,compare,pipeline}/{first,settled}: one
-#     run each, COUNT times; any other BenchmarkPane*: the usual benchtime);
+#     run each, COUNT times; any other BenchmarkPane*: KEYS_N keys, default
+#     50, COUNT times);
 #   - idle: the TUI left open on the session IDLE seconds (default 40; it
 #     checks the store every 2 s): the CPU it used over them (user+sys ÷
 #     wall, from /proc) and its RSS at their start and end (VmRSS);
@@ -64,6 +65,7 @@ BIGCALLS=${BIGCALLS:-20000 50000}
 MB50=${MB50:-$MB}
 MANY=${MANY:-110000}
 SETTLE_MAX=${SETTLE_MAX:-60}
+KEYS_N=${KEYS_N:-50}
 
 for tool in time:/usr/bin/time jq:jq tmux:tmux; do
 	command -v "${tool#*:}" >/dev/null || apt-get install -y "${tool%%:*}" >/dev/null
@@ -339,7 +341,7 @@ panes() {
 	local n v t l
 	: >"$TMP/panes.txt"
 	run_bench "$DIR" "$TMP/panes.txt" '^BenchmarkPanes$/big' -test.benchtime 1x
-	run_bench "$DIR" "$TMP/panes.txt" '^BenchmarkPane([^s].*|s.+)$'
+	run_bench "$DIR" "$TMP/panes.txt" '^BenchmarkPane([^s].*|s.+)$' -test.benchtime "${KEYS_N}x"
 	for n in $(awk '$1 ~ /^BenchmarkPane/ && $1 !~ /\/demo/ && $2 ~ /^[0-9]+$/ {sub(/-[0-9]+$/, "", $1); if (!seen[$1]++) print $1}' "$TMP/panes.txt"); do
 		v=$(bench "$n" "$TMP/panes.txt")
 		case $n in
