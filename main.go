@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -28,6 +27,7 @@ import (
 
 	"correx/formatters"
 	"correx/internal/inert"
+	"correx/internal/memlimit"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -37,16 +37,16 @@ import (
 
 const version = "0.1.0"
 
-// The Go runtime's soft memory limit unless GOMEMLIMIT says otherwise: as
+// The base of the Go runtime's soft memory limit unless GOMEMLIMIT says
+// otherwise (internal/memlimit keeps the limit above the live data): as
 // the heap nears it the collector runs sooner, so the transient copies of
 // a large session's outputs (read one at a time) do not pile up between
-// collections. It is soft: a session whose live data needs more gets more.
-// The inspector holds an outline page and the output on screen. A command
-// walks every output in turn, each read, decoded and formatted, so a
-// session whose largest outputs are a few MB keeps more of them live for a
-// moment: under the inspector's limit it collected without rest (opencode,
-// 5,000 calls, outputs up to 5.7 MB: 204 collections and 2.2 s for `calls`;
-// at 32 MiB, 63 and 1.4 s, peak RSS 54 MB).
+// collections. The inspector holds an outline page and the output on
+// screen. A command walks every output in turn, each read, decoded and
+// formatted, so a session whose largest outputs are a few MB keeps more
+// of them live for a moment: under the inspector's base it collected far
+// more often (opencode, 5,000 calls, outputs up to 5.7 MB: 204 collections
+// and 2.2 s for `calls`; at 32 MiB, 63 and 1.4 s, peak RSS 54 MB).
 const (
 	inspectorMemoryLimit = 24 << 20
 	commandMemoryLimit   = 32 << 20
@@ -62,7 +62,7 @@ func memoryLimit(args []string) int64 {
 
 func main() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(memoryLimit(os.Args[1:]))
+		memlimit.Keep(memoryLimit(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,0 +1,53 @@
+package memlimit
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestLimit(t *testing.T) {
+	for _, tc := range []struct {
+		base        int64
+		live, other uint64
+		want        int64
+	}{
+		{24 << 20, 2 << 20, 1 << 20, 24 << 20},
+		{24 << 20, 10 << 20, 2 << 20, 24 << 20},
+		{24 << 20, 12 << 20, 1 << 20, 25 << 20},
+		{24 << 20, 22 << 20, 8 << 20, 42 << 20},
+	} {
+		if got := Limit(tc.base, tc.live, tc.other); got != tc.want {
+			t.Errorf("Limit(%d, %d, %d) = %d, want %d", tc.base, tc.live, tc.other, got, tc.want)
+		}
+	}
+}
+
+// With more live data than the base, the limit rises above it after a
+// collection (so the collector does not run without rest), and comes back
+// to the base once the data is gone.
+func TestKeepFollowsTheLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const base = 8 << 20
+	Keep(base)
+	live := make([]byte, 32<<20)
+	for i := range live {
+		live[i] = byte(i)
+	}
+	limitAfterGCs := func(done func(int64) bool) int64 {
+		cur := debug.SetMemoryLimit(-1)
+		for i := 0; i < 200 && !done(cur); i++ {
+			runtime.GC()
+			runtime.Gosched()
+			cur = debug.SetMemoryLimit(-1)
+		}
+		return cur
+	}
+	if got := limitAfterGCs(func(l int64) bool { return l >= 32<<20+base/2 }); got < 32<<20+base/2 {
+		t.Fatalf("limit %d MiB with 32 MiB live, want at least %d", got>>20, (32<<20+base/2)>>20)
+	}
+	runtime.KeepAlive(live)
+	if got := limitAfterGCs(func(l int64) bool { return l < 16<<20 }); got >= 16<<20 {
+		t.Fatalf("limit %d MiB with the data gone, want it back near %d", got>>20, base>>20)
+	}
+}
