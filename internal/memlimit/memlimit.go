@@ -7,8 +7,9 @@
 // Code session, whose index is about 30 MB, used 60% of a core doing
 // nothing under a fixed 24 MiB limit. So after every collection the limit
 // becomes what the runtime holds besides its heap, plus the live heap, plus
-// headroom (half the base), never less than the base: it follows the live
-// data up and back down.
+// headroom (a quarter of the base: 6 MiB for the inspector, whose live
+// checks then collect once every few minutes), never less than the base: it
+// follows the live data up and back down.
 package memlimit
 
 import (
@@ -38,9 +39,10 @@ func arm(base int64) {
 // Limit is the limit when the last collection left live bytes of heap and
 // the runtime holds other bytes outside the heap (stacks, its metadata,
 // the heap's unused span tails), all counted against the limit: base, or
-// what leaves the heap half of base to grow beyond live when that is more.
+// what leaves the heap a quarter of base to grow beyond live when that is
+// more.
 func Limit(base int64, live, other uint64) int64 {
-	return max(base, int64(live+other)+base/2)
+	return max(base, int64(live+other)+base/4)
 }
 
 // usage is the heap the last collection found live and the memory the

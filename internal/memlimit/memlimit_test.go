@@ -13,9 +13,9 @@ func TestLimit(t *testing.T) {
 		want        int64
 	}{
 		{24 << 20, 2 << 20, 1 << 20, 24 << 20},
-		{24 << 20, 10 << 20, 2 << 20, 24 << 20},
-		{24 << 20, 12 << 20, 1 << 20, 25 << 20},
-		{24 << 20, 22 << 20, 8 << 20, 42 << 20},
+		{24 << 20, 16 << 20, 2 << 20, 24 << 20},
+		{24 << 20, 18 << 20, 1 << 20, 25 << 20},
+		{24 << 20, 22 << 20, 8 << 20, 36 << 20},
 	} {
 		if got := Limit(tc.base, tc.live, tc.other); got != tc.want {
 			t.Errorf("Limit(%d, %d, %d) = %d, want %d", tc.base, tc.live, tc.other, got, tc.want)
@@ -43,8 +43,8 @@ func TestKeepFollowsTheLiveHeap(t *testing.T) {
 		}
 		return cur
 	}
-	if got := limitAfterGCs(func(l int64) bool { return l >= 32<<20+base/2 }); got < 32<<20+base/2 {
-		t.Fatalf("limit %d MiB with 32 MiB live, want at least %d", got>>20, (32<<20+base/2)>>20)
+	if got := limitAfterGCs(func(l int64) bool { return l >= 32<<20+base/4 }); got < 32<<20+base/4 {
+		t.Fatalf("limit %d MiB with 32 MiB live, want at least %d", got>>20, (32<<20+base/4)>>20)
 	}
 	runtime.KeepAlive(live)
 	if got := limitAfterGCs(func(l int64) bool { return l < 16<<20 }); got >= 16<<20 {
