@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // Line is where one non-blank line of a JSON Lines file is: its number
@@ -38,10 +39,51 @@ type LineIndex struct {
 	head    []byte // the file's first bytes at the last scan
 	tail    []byte // the bytes just before end at the last scan
 	partial bool   // the last scan ended in a line without its newline
+	atEnd   bool   // the last ScanTo reached the file's end
+	endStat string // StatPrint before it ("" when the file was written just now)
 }
 
 // NewLineIndex is an index of path with nothing scanned yet.
 func NewLineIndex(path string) *LineIndex { return &LineIndex{path: path} }
+
+// ScanTo scans on (Scan) until stable() is at least want (want < 0: to the
+// file's end). It reads nothing when the last ScanTo reached the end and
+// the file's size and mtime are what they were then (StatPrint).
+func (x *LineIndex) ScanTo(ctx context.Context, want int, stable func() int, onReset func(), fn func(l Line, data []byte, last bool), warnf func(n int, format string, args ...any)) error {
+	stat, _ := StatPrint(x.path, time.Now(), false)
+	if x.AtEnd() && stat != "" && stat == x.stat() {
+		return nil // nothing appended
+	}
+	reached := true
+	_, err := x.Scan(ctx, onReset, func(l Line, data []byte, last bool) bool {
+		fn(l, data, last)
+		if want >= 0 && stable() >= want {
+			reached = false
+			return false
+		}
+		return true
+	}, warnf)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.atEnd, x.endStat = reached, stat
+	return nil
+}
+
+// AtEnd tells whether the last ScanTo reached the file's end.
+func (x *LineIndex) AtEnd() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.atEnd
+}
+
+func (x *LineIndex) stat() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.endStat
+}
 
 // Path is the indexed file.
 func (x *LineIndex) Path() string { return x.path }

@@ -75,8 +75,6 @@ type lineFile struct {
 	index  *LineIndex
 	reader LineReader
 	warns  []string
-	stat   string // StatPrint at the last scan that reached the end
-	eof    bool   // the last scan reached the file's end
 	sess   *model.Session
 	dirty  bool // lines were read since sess was built
 }
@@ -103,36 +101,16 @@ func (s *LineStore) file(path string) *lineFile {
 func (f *lineFile) reset(newReader func(string, func(int, string, ...any)) LineReader) {
 	f.warns = nil
 	f.reader = newReader(f.path, lineWarner(&f.warns, f.path))
-	f.sess, f.dirty, f.eof = nil, true, false
+	f.sess, f.dirty = nil, true
 }
 
 // scan reads on until the reader holds want stable messages (want < 0:
 // to the file's end). Call with f.mu held.
 func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
-	if f.eof {
-		if st, ok := StatPrint(f.path, time.Now(), false); ok && st == f.stat {
-			return nil // nothing appended
-		}
-	}
-	stat, _ := StatPrint(f.path, time.Now(), false)
-	reached := true
-	_, err := f.index.Scan(ctx, func() { f.reset(s.Reader) }, func(l Line, data []byte, last bool) bool {
+	return f.index.ScanTo(ctx, want, func() int { return f.reader.Stable() }, func() { f.reset(s.Reader) }, func(l Line, data []byte, last bool) {
 		f.reader.Line(l, data, last)
 		f.dirty = true
-		if want >= 0 && f.reader.Stable() >= want {
-			reached = false
-			return false
-		}
-		return true
 	}, lineWarner(&f.warns, f.path))
-	if err != nil {
-		return err
-	}
-	f.eof = reached
-	if reached {
-		f.stat = stat // "" when the file was written just now: read again
-	}
-	return nil
 }
 
 // session is the session read so far (the caller's to change). Call with
@@ -316,7 +294,7 @@ func (s *LineStore) LoadOutline(ctx context.Context, id string, from, limit int)
 		return nil, fmt.Errorf("%s holds session %s, not %s", f.path, sess.Info.ID, id)
 	}
 	end := len(sess.Messages)
-	if !f.eof {
+	if !f.index.AtEnd() {
 		end = min(end, f.reader.Stable())
 	}
 	if limit > 0 {
@@ -328,7 +306,7 @@ func (s *LineStore) LoadOutline(ctx context.Context, id string, from, limit int)
 	} else {
 		sess.Warnings = nil
 	}
-	more := !f.eof || end < len(sess.Messages)
+	more := !f.index.AtEnd() || end < len(sess.Messages)
 	sess.Messages = sess.Messages[from:end]
 	return &OutlinePage{Session: sess, From: from, More: more}, nil
 }

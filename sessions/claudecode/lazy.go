@@ -36,8 +36,6 @@ type ccFile struct {
 	root  string
 	index *sessions.LineIndex
 	r     *ccReader
-	stat  string // StatPrint when a scan last reached the end
-	eof   bool   // the last scan reached the end
 }
 
 // ccListed is what List read of a file: each session's info, message
@@ -71,27 +69,9 @@ func (s *claudeStore) file(path string) *ccFile {
 // scan reads on until the file's session holds want stable messages
 // (want < 0: to the end). Call with f.mu held.
 func (f *ccFile) scan(ctx context.Context, want int) error {
-	stat, _ := sessions.StatPrint(f.path, time.Now(), false)
-	if f.eof && stat != "" && stat == f.stat {
-		return nil // nothing appended
-	}
-	reached := true
-	_, err := f.index.Scan(ctx, func() { f.r = newCCReader(f.path, f.root) }, func(l sessions.Line, data []byte, last bool) bool {
-		f.r.line(l, data, last)
-		if want >= 0 && f.r.stableMessages() >= want {
-			reached = false
-			return false
-		}
-		return true
-	}, func(n int, format string, args ...any) { f.r.warnAt(n, format, args...) })
-	if err != nil {
-		return err
-	}
-	f.eof = reached
-	if reached {
-		f.stat = stat // "" when the file was written just now: read again
-	}
-	return nil
+	return f.index.ScanTo(ctx, want, func() int { return f.r.stableMessages() }, func() { f.r = newCCReader(f.path, f.root) },
+		func(l sessions.Line, data []byte, last bool) { f.r.line(l, data, last) },
+		func(n int, format string, args ...any) { f.r.warnAt(n, format, args...) })
 }
 
 // session is the file's session id, nil when it holds none.
@@ -112,7 +92,7 @@ func (s *claudeStore) read(ctx context.Context, path string, fn func(f *ccFile) 
 	for {
 		f.mu.Lock()
 		err := f.scan(ctx, f.r.stableMessages()+readChunk)
-		if err != nil || f.eof {
+		if err != nil || f.index.AtEnd() {
 			if err == nil {
 				err = fn(f)
 			}
@@ -261,7 +241,7 @@ func (s *claudeStore) opened(ctx context.Context, id string, want int) (*ccFile,
 		return nil, nil, fmt.Errorf("load %s: %w", id, err)
 	}
 	sess := f.session(id)
-	if sess == nil && !f.eof {
+	if sess == nil && !f.index.AtEnd() {
 		err = f.scan(ctx, -1) // an inline sidechain not met yet
 		sess = f.session(id)
 	}
@@ -312,20 +292,20 @@ func (s *claudeStore) LoadOutline(ctx context.Context, id string, from, limit in
 	}
 	defer f.mu.Unlock()
 	end := len(sess.Messages)
-	if !f.eof {
+	if !f.index.AtEnd() {
 		end = min(end, f.r.stableMessages())
 	}
 	if limit > 0 {
 		end = min(end, from+limit)
 	}
 	from = min(from, end)
-	out := f.r.snapshot(sess, from, end, f.eof)
+	out := f.r.snapshot(sess, from, end, f.index.AtEnd())
 	if from == 0 {
 		out.Warnings = append(out.Warnings, s.Warnings()...)
 	} else {
 		out.Warnings = nil
 	}
-	return &sessions.OutlinePage{Session: out, From: from, More: !f.eof || end < len(sess.Messages)}, nil
+	return &sessions.OutlinePage{Session: out, From: from, More: !f.index.AtEnd() || end < len(sess.Messages)}, nil
 }
 
 // LoadOutput implements sessions.OutputLoader.

@@ -185,7 +185,6 @@ func TestClaudeAppendReadsTheNewLine(t *testing.T) {
 	_, err = fmt.Fprintf(w, `{"type":"custom-title","customTitle":"renamed","sessionId":%q}`+"\n", root.ID)
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
-	f.stat = "" // the same second: StatPrint cannot tell
 	page, err := sessions.LazyFor(st, root.ID).LoadOutline(ctx, root.ID, 0, 0)
 	require.NoError(t, err)
 	assert.Equal(t, "renamed", page.Session.Info.Title)
