@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -52,9 +51,10 @@ const (
 	commandMemoryLimit   = 32 << 20
 )
 
-// memoryLimit is the soft memory limit for a run with args.
+// memoryLimit is the soft memory limit for a run with args: a command's
+// when they name one (as run reads them), else the inspector's.
 func memoryLimit(args []string) int64 {
-	if len(args) > 0 && slices.Contains([]string{"ls", "calls", "show", "wire", "transcript"}, args[0]) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		return commandMemoryLimit
 	}
 	return inspectorMemoryLimit

@@ -94,6 +94,7 @@ type TextStreamer interface {
 	// outline gives a large one (model.ToolCall.Elided: output, error,
 	// attachments and big metadata left out) and returns text, which
 	// writes its output (field "output") or error ("error"), decoded as
-	// LoadOutput decodes them, to write in pieces of whole runes.
+	// LoadOutput decodes them, to write in pieces of whole runes; a piece
+	// is valid during its write only (its buffer is reused for the next).
 	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
 }

@@ -226,17 +226,17 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 					return rowid, nil
 				}
 			}
-			if big && data == nil && wholeRow == nil && whole && size <= wholeLeft && s.c().blobs != nil && !partScanOff {
+			if mi, ok := index[mid]; ok && big && data == nil && wholeRow == nil && whole && size <= wholeLeft && s.c().blobs != nil && !partScanOff {
 				// LoadOutlineWhole: a row read with blob I/O is read once,
 				// whole, not elided now and read again by LoadOutput
-				var clean bool
-				if buf, err = s.c().blobs.read(rowid, buf[:0]); err == nil {
-					full, fullOK, clean = wholePart(pid, buf)
-				}
-				if mi, ok := index[mid]; ok && clean {
-					wholeLeft -= size
-					sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, full)
-					return rowid, nil
+				if row, rerr := s.c().blobs.read(rowid, buf[:0]); rerr == nil {
+					buf = row
+					var clean bool
+					if full, fullOK, clean = wholePart(pid, row); clean {
+						wholeLeft -= size
+						sess.Messages[mi].Parts = append(sess.Messages[mi].Parts, full)
+						return rowid, nil
+					}
 				}
 			}
 			if big && data == nil {
