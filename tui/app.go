@@ -21,10 +21,11 @@ type Config struct {
 	// FirstPage and Page are the messages read per outline page of a lazy
 	// session: the first page, and each one after.
 	FirstPage, Page int
-	// HeldPages is how many outline pages of a lazy session keep their
-	// parts in memory (the most recently used); the others are read again
-	// when one of their calls is shown.
-	HeldPages int
+	// HeldMessages is how many messages of a lazy session's outline keep
+	// their parts in memory, by whole pages, the most recently used first
+	// (at least one page; 0 holds every page); the others are read again
+	// when one of their calls is shown or a conversation is rendered.
+	HeldMessages int
 	// MaxInMemoryJSON is the largest conversation JSON of a lazy session a
 	// pane reads back into memory; a larger one is shown from its spool.
 	MaxInMemoryJSON int64
@@ -34,7 +35,7 @@ type Config struct {
 
 // DefaultConfig returns the tunables correx runs with.
 func DefaultConfig() Config {
-	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldPages: 4, MaxInMemoryJSON: 4 << 20, StatusTTL: 5 * time.Second}
+	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldMessages: 16384, MaxInMemoryJSON: 4 << 20, StatusTTL: 5 * time.Second}
 }
 
 // component is what every view of the TUI is: it takes the messages routed

@@ -22,7 +22,7 @@ import (
 // outline left it out) is computed in a Cmd when the call is shown, and
 // kept for the most recently shown calls only, so what stays in memory
 // does not grow with the session's output. Only the most recently used
-// pages keep their parts (Config.HeldPages): for every call the session
+// pages keep their parts (Config.HeldMessages): for every call the session
 // keeps its message and what its list row shows (callFacts), and a page
 // dropped is read again, by the key the store keeps of where it starts,
 // when one of its calls is shown or a conversation is rendered.
@@ -146,7 +146,7 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 		return loadedMsg{id: id, err: err}
 	}
 	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
-		names: map[string]string{}, maxHeld: cfg.HeldPages}
+		names: map[string]string{}, maxHeld: cfg.HeldMessages}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
 	pre, used := preDetails(ctx, l, p.Session, firstPageEager)
@@ -283,19 +283,21 @@ func (d *sessionData) usePage(i int) {
 	d.pages[i].used = d.clock
 }
 
-// dropPages drops the parts of the least recently used pages beyond
-// maxHeld (and the details of their calls, which refer to them).
+// dropPages drops the parts of the least recently used pages while more
+// than maxHeld messages are held, but for the last page held (and the
+// details of their calls, which refer to them).
 func (d *sessionData) dropPages() {
 	if d.maxHeld <= 0 {
 		return
 	}
-	held := 0
+	held, msgs := 0, 0
 	for i := range d.pages {
 		if d.pages[i].held {
 			held++
+			msgs += d.pages[i].hi - d.pages[i].lo
 		}
 	}
-	for ; held > d.maxHeld; held-- {
+	for ; held > 1 && msgs > d.maxHeld; held-- {
 		lru := -1
 		for i := range d.pages {
 			if d.pages[i].held && (lru < 0 || d.pages[i].used < d.pages[lru].used) {
@@ -304,6 +306,7 @@ func (d *sessionData) dropPages() {
 		}
 		pg := &d.pages[lru]
 		pg.held = false
+		msgs -= pg.hi - pg.lo
 		for mi := pg.lo; mi < pg.hi; mi++ {
 			d.sess.Messages[mi].Parts = nil
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHeldPagesShowWhatAllPagesShow: a lazy session whose outline pages
-// are dropped but for one (HeldPages 1, pages of 2 messages) and read again
+// are dropped but for one (HeldMessages 2, pages of 2 messages) and read again
 // by key when a call is shown shows every call's list row and every pane,
 // on every call, exactly as the same session with all its pages held;
 // over every fixture whose store reads lazily.
@@ -28,7 +28,7 @@ func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 			where := f.ID() + " " + in.ID
 			open := func(held int) (*harness, *sessionView) {
 				cfg := DefaultConfig()
-				cfg.FirstPage, cfg.Page, cfg.HeldPages = 1, 2, held
+				cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, held
 				h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: in.ID, Config: &cfg}, 140, 40)
 				v := h.m.current()
 				require.NotNil(t, v, where)
@@ -36,7 +36,7 @@ func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 				return h, v
 			}
 			hw, whole := open(0)
-			hp, part := open(1)
+			hp, part := open(2)
 			require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
 			if len(part.data.pages) > 1 {
 				paged++
