@@ -371,9 +371,10 @@ type showJSON struct {
 }
 
 // wireNotes prints what correx says of the request of --step on p
-// beside its JSON (render.WireNote), and why it was rebuilt.
-func (c *cli) wireNotes(s *model.Session, p render.Provider) {
-	if note := render.WireNote(s, p, c.step); note != "" {
+// beside its JSON (render.WireNote, gaps the request's), and why it was
+// rebuilt.
+func (c *cli) wireNotes(s *model.Session, p render.Provider, gaps []render.Gap) {
+	if note := render.WireNote(s, p, c.step, gaps); note != "" {
 		fmt.Fprintln(c.errOut, "correx: note:", note)
 	}
 	step := c.step
@@ -569,7 +570,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
-		c.wireNotes(page.Session, p)
+		c.wireNotes(page.Session, p, lc.Gaps)
 		if err := lc.WriteIndent(ctx, out, lc.Value); err != nil {
 			return err
 		}
@@ -582,12 +583,12 @@ func (c *cli) wire(args []string) error {
 		if err := begin(s); err != nil {
 			return err
 		}
-		conv, err := render.Conversation(s, p, c.step, m)
+		r, err := render.Render(s, p, c.step, m)
 		if err != nil {
 			return err
 		}
-		c.wireNotes(s, p)
-		if err := render.WriteIndent(out, conv); err != nil {
+		c.wireNotes(s, p, r.Gaps)
+		if err := render.WriteIndent(out, r.Value); err != nil {
 			return err
 		}
 	}

@@ -44,8 +44,10 @@ type LazyConversation struct {
 	// Value is the conversation, placeholders included: write it (or any
 	// part of it) with WriteIndent or MarshalIndent, not the package's.
 	Value Value
-	// Places are where each call and its result sit in Value.
+	// Places are where each call and its result sit in Value; Gaps as in
+	// Rendered.
 	Places    Placements
+	Gaps      []Gap
 	l         OutputLoader
 	sessionID string
 	parts     map[string]lazyPart // by placeholder
@@ -77,7 +79,7 @@ func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p P
 		if err != nil {
 			return c, err
 		}
-		c.Value, c.Places = r.Value, r.Places
+		c.Value, c.Places, c.Gaps = r.Value, r.Places, r.Gaps
 		if !lazy || len(c.parts) == 0 || c.standalone(c.Value) {
 			return c, nil
 		}

@@ -16,7 +16,8 @@ type OwnWire struct {
 	Provider Provider
 	// Conversation is the conversation part of the request whose answer
 	// is message upto of s (`messages` without system messages for OpenAI
-	// Chat), recording where each call and result sit in pl.
+	// Chat), recording in pl where each call and result sit and the
+	// places the store does not hold as the agent sent them (Placer.Gap).
 	Conversation func(s *model.Session, upto int, pl *Placer) (Value, error)
 	// StreamedSignatures, when set, counts the model turns of the
 	// request at upto that went with thoughtSignatures the model streamed
@@ -27,9 +28,6 @@ type OwnWire struct {
 	// outputs), by call id on the wire: each copy's output or error text
 	// in request order.
 	ResentResults func(s *model.Session, upto int) map[string][]string
-	// Gaps, when set, are the places of that conversation the store does
-	// not hold as the agent sent them.
-	Gaps func(s *model.Session, upto int) []Gap
 }
 
 // Gap is a place in an agent's own request that its store does not hold
@@ -46,26 +44,32 @@ type Gap struct {
 
 // OwnWireGaps are the gaps of step's request (1-based, 0: the last) on
 // p, the agent's own wire; nil when it has none or p is a projection.
+// It renders the conversation: a caller that has (Rendered.Gaps) uses
+// those.
 func OwnWireGaps(s *model.Session, p Provider, step int) []Gap {
 	w, ok := ownWireOf(s.Info.Agent)
-	upto, found := stepOf(s, step)
-	if !ok || w.Gaps == nil || p != w.Provider || !found {
+	if _, found := stepOf(s, step); !ok || p != w.Provider || !found {
 		return nil
 	}
-	return w.Gaps(s, upto)
+	r, err := Render(s, p, step, Model{})
+	if err != nil {
+		return nil
+	}
+	return r.Gaps
 }
 
 // WireNote is what correx says of step's request on p beside its JSON:
 // the thoughtSignatures Gemini CLI does not store, the places an agent's
-// store does not hold as sent; "" when the request is rebuilt whole.
-func WireNote(s *model.Session, p Provider, step int) string {
+// store does not hold as sent (gaps, the Rendered.Gaps of that request);
+// "" when the request is rebuilt whole.
+func WireNote(s *model.Session, p Provider, step int, gaps []Gap) string {
 	notes := []string{}
 	if n := GeminiStreamedSignaturesNote(GeminiStreamedSignatures(s, p, step)); n != "" {
 		notes = append(notes, n)
 	}
 	count := map[string]int{}
 	var whys []string
-	for _, g := range OwnWireGaps(s, p, step) {
+	for _, g := range gaps {
 		if count[g.Why] == 0 {
 			whys = append(whys, g.Why)
 		}

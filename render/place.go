@@ -76,6 +76,9 @@ type Rendered struct {
 	Value    Value
 	Places   Placements
 	Lowering model.Lowering
+	// Gaps are the places of an agent's own wire its store does not hold
+	// as sent (OwnWireGaps); nil on a projection.
+	Gaps []Gap
 }
 
 // SessionLowering is the one rule for the lowering a session's requests
@@ -99,6 +102,15 @@ func SessionLowering(info model.SessionInfo, chosen model.Lowering) model.Loweri
 type Placer struct {
 	places Placements
 	low    model.Lowering
+	gaps   []Gap
+}
+
+// Gap records a place of an agent's own wire its store does not hold as
+// sent.
+func (pl *Placer) Gap(g Gap) {
+	if pl != nil {
+		pl.gaps = append(pl.gaps, g)
+	}
 }
 
 func newPlacer(low model.Lowering) *Placer {

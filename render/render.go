@@ -129,7 +129,7 @@ func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Rendered{Value: v, Places: pl.places, Lowering: m.Lowering}, nil
+	return &Rendered{Value: v, Places: pl.places, Lowering: m.Lowering, Gaps: pl.gaps}, nil
 }
 
 // lower runs provider p's AI SDK converter over a prompt, recording the

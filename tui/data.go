@@ -385,7 +385,9 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
-		res.note = render.WireNote(&snap, k.p, k.step)
+		if err == nil {
+			res.note = render.WireNote(&snap, k.p, k.step, r.Gaps)
+		}
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
@@ -429,7 +431,7 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		release()
 		return convMsg{key: k, res: convResult{err: err}}
 	}
-	res := convResult{lazy: true, note: render.WireNote(outline, k.p, k.step)}
+	res := convResult{lazy: true, note: render.WireNote(outline, k.p, k.step, lc.Gaps)}
 	if lc.Value == nil {
 		release()
 		return convMsg{key: k, res: res}

@@ -35,17 +35,16 @@ func init() {
 	render.RegisterOwnWire(Agent, render.OwnWire{
 		Provider: render.OpenAIChat,
 		Conversation: func(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
-			v, _ := conversation(s, upto, pl)
+			v, gaps := conversation(s, upto, pl)
+			for _, g := range gaps {
+				pl.Gap(g)
+			}
 			return v, nil
-		},
-		Gaps: func(s *model.Session, upto int) []render.Gap {
-			_, gaps := conversation(s, upto, nil)
-			return gaps
 		},
 	})
 }
 
-// Why the places Gaps names are not stored as sent.
+// Why the places of its gaps are not stored as sent.
 const (
 	ArgumentsGap = "Copilot re-sends the argument string the model streamed until the session is resumed and stores only the parsed object: shown re-serialised compactly, exact when the model streamed compact JSON"
 	ResultGap    = "Copilot sent this failed call's result in its own run as a longer sentence it does not store: shown is the stored error.message, what it sends after a resume"

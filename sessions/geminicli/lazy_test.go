@@ -157,7 +157,7 @@ func TestGeminiStoredByPlace(t *testing.T) {
 						t.Fatal(err)
 					}
 					b, _ := render.MarshalIndent(v)
-					out = append(out, string(b)+"\n"+render.WireNote(s, render.Gemini, step))
+					out = append(out, string(b)+"\n"+render.WireNote(s, render.Gemini, step, render.OwnWireGaps(s, render.Gemini, step)))
 				}
 				return out, places
 			}

@@ -171,7 +171,9 @@ func TestActiveBranch(t *testing.T) {
 	if len(sess.Warnings) != 1 || !strings.HasPrefix(sess.Warnings[0], path+":3: Qwen Code compressed") {
 		t.Errorf("warnings %q", sess.Warnings)
 	}
-	if g := gaps(sess, len(sess.Messages)-1); len(g) != 2 || g[0].Why != firstPromptGap || g[1].Why != compressedGap {
+	upto := len(sess.Messages) - 1
+	conv, _ := conversation(sess, upto, nil)
+	if g := gaps(sess, upto, conv); len(g) != 2 || g[0].Why != firstPromptGap || g[1].Why != compressedGap {
 		t.Errorf("gaps %+v, want the first prompt's reminders and the compression", g)
 	}
 }

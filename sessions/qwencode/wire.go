@@ -71,6 +71,17 @@ type chatCall struct {
 	id, name, args string
 }
 
+// ownConversation is conversation with its gaps recorded in pl.
+func ownConversation(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
+	conv, err := conversation(s, upto, pl)
+	if err == nil {
+		for _, g := range gaps(s, upto, conv) {
+			pl.Gap(g)
+		}
+	}
+	return conv, err
+}
+
 func conversation(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
 	var msgs []chatMsg
 	var calls map[string]*model.ToolCall
@@ -506,11 +517,10 @@ const (
 	compressedGap  = "Qwen Code compressed the conversation before this step and sent the compressed history it recorded, not the whole conversation shown here"
 )
 
-// gaps are the prompts of the step's request: each may have gone with
-// <system-reminder> parts the store lacks; and, after a compression, the
-// whole conversation.
-func gaps(s *model.Session, upto int) []render.Gap {
-	conv, _ := conversation(s, upto, nil)
+// gaps are the prompts of the step's request conv: each may have gone
+// with <system-reminder> parts the store lacks; and, after a compression,
+// the whole conversation.
+func gaps(s *model.Session, upto int, conv render.Value) []render.Gap {
 	var out []render.Gap
 	first := true
 	for i, v := range conv.([]render.Value) {
