@@ -18,12 +18,14 @@ import (
 // in the store) and spooled to a file or kept in memory: byte for byte the
 // JSON of the whole session, its line index right, and the Wire and
 // Pipeline excerpts the same as from the whole conversation.
-// spooledEarly counts the first results spooled saw.
-var spooledEarly int
+// spooledEarly counts the first results spooled saw; spooledEarlyKept
+// those whose whole JSON was then kept in memory.
+var spooledEarly, spooledEarlyKept int
 
-// spooled runs convSpool to its whole result. A JSON over mem bytes comes
-// first as its first lines, still writing, with the excerpts already
-// whole: those lines must be the whole result's.
+// spooled runs convSpool to its whole result. A JSON over mem bytes, or
+// over firstScreenBytes, comes first as its first lines, still writing,
+// with the excerpts already whole: those lines must be the whole
+// result's, from its file (over mem bytes) or in memory.
 func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, mem int64) convResult {
 	t.Helper()
 	msg := convSpool(ctx, k, outline, l, model.SessionCapabilities{}, mem).(convMsg)
@@ -38,10 +40,20 @@ func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Sessio
 	res := msg.next().(convMsg).res
 	require.False(t, res.writing)
 	require.NoError(t, res.err)
-	require.NotNil(t, res.file, "a JSON over mem bytes is shown from its file")
-	require.LessOrEqual(t, len(early.file.starts), len(res.file.starts))
-	for i := range early.file.starts {
-		require.Equal(t, res.file.prefix(i, 1<<20), early.file.prefix(i, 1<<20), "line %d", i)
+	if res.file == nil {
+		spooledEarlyKept++
+		require.LessOrEqual(t, res.size, mem, "a JSON over mem bytes is shown from its file")
+		require.Greater(t, res.size, int64(firstScreenBytes))
+		lines, _ := splitLines(res.json)
+		require.LessOrEqual(t, len(early.file.starts), len(lines))
+		for i := range early.file.starts {
+			require.Equal(t, lines[i], early.file.prefix(i, len(lines[i])+1), "line %d", i)
+		}
+	} else {
+		require.LessOrEqual(t, len(early.file.starts), len(res.file.starts))
+		for i := range early.file.starts {
+			require.Equal(t, res.file.prefix(i, 1<<20), early.file.prefix(i, 1<<20), "line %d", i)
+		}
 	}
 	require.Equal(t, early.excerpts, res.excerpts)
 	early.file.Close()
@@ -134,6 +146,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 	// whole one is ready as soon (then either may come): over every
 	// fixture, some do
 	require.NotZero(t, spooledEarly, "no conversation came first as its first lines")
+	require.NotZero(t, spooledEarlyKept, "no conversation came first as its first lines, then whole in memory")
 }
 
 // TestOnlyRequestWritesTheJSON: Wire, Compare and Pipeline are shown from

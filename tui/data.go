@@ -414,10 +414,10 @@ var convSem = make(chan struct{}, 1)
 // convSpool renders a lazy session's conversation and writes its JSON to
 // a temporary file; a JSON up to maxMem bytes is read back into memory, a
 // larger one is shown from the file. It returns once the JSON is written,
-// or, for a larger one, once its first maxMem bytes are: that convMsg
-// carries the excerpts (all Wire, Compare and Pipeline need) and the
-// first lines for the Request pane, and its next waits for the rest,
-// written meanwhile under ctx.
+// or, for a larger one, once its first screens are (firstScreenBytes):
+// that convMsg carries the excerpts (all Wire, Compare and Pipeline need)
+// and the first lines for the Request pane, and its next waits for the
+// rest, written meanwhile under ctx.
 func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	// one lowering at a time: each may read every output of the session;
 	// the rest of a large JSON is written without holding the others up
@@ -450,7 +450,7 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		res.err = err
 		return convMsg{key: k, res: res}
 	}
-	first := make(chan convResult, 1) // the first maxMem bytes, if it gets that far
+	first := make(chan convResult, 1) // the first screens, if it gets that far
 	done := make(chan convResult, 1)
 	go func() {
 		defer release()
@@ -470,14 +470,18 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	}
 }
 
+// firstScreenBytes of a request's JSON are a few screens of it: shown
+// while the rest is written (a whole request can take seconds).
+const firstScreenBytes = 64 << 10
+
 // writeSpool writes lc's JSON to the spool file f and returns res with
 // it: in memory when at most maxMem bytes, else from the file. Once more
-// than maxMem bytes are written, it sends first a result that shows what
-// is written so far, from a handle of its own on f.
+// than firstScreenBytes (or maxMem) are written, it sends first a result
+// that shows what is written so far, from a handle of its own on f.
 func writeSpool(ctx context.Context, lc *render.LazyConversation, f *os.File, res convResult, maxMem int64, first chan<- convResult) convResult {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
-	lw.past, lw.onPast = maxMem, func() {
+	lw.past, lw.onPast = min(maxMem, firstScreenBytes), func() {
 		if bw.Flush() != nil {
 			return
 		}

@@ -92,8 +92,9 @@ var (
 
 // stepConv is the conversation of the request that carried the call's
 // result on the current provider (ready and empty when no later request
-// was made), and the content key of a pane showing it: perSession for a
-// pane that shows the whole request, the same for every call of a step.
+// was made), and the content key of a pane showing it (convKeyOf):
+// perSession for a pane that shows the whole request, the same for every
+// call of a step.
 func (v *sessionView) stepConv(s selected, perSession bool) (step int, key string, res convResult, ready bool) {
 	step = requestStep(s.ci, s.sess)
 	key = fmt.Sprintf("%s/%s/%d/%s", rowKey(s.r), v.provider, step, s.low)
@@ -108,30 +109,41 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 			v.need = append(v.need, k)
 		}
 	}
-	return step, key + fmt.Sprint(ready, res.writing), res, ready
+	return step, key, res, ready
+}
+
+// contentKey is the key of a pane's content showing conversation key in
+// the state ready and writing.
+func contentKey(key string, ready, writing bool) string {
+	return key + fmt.Sprint(ready, writing)
 }
 
 // loadWire loads Wire (the call and its result as placed in the request)
 // or Request (the whole request, from its spool file when large).
 func loadWire(v *sessionView, s selected) {
 	p := s.p
-	step, key, res, ready := v.stepConv(s, p == paneRequest)
+	step, conv, res, ready := v.stepConv(s, p == paneRequest)
+	key := contentKey(conv, ready, res.writing)
 	if v.loaded[p] == key {
 		return
 	}
+	// the whole request shown while it was written: now more of it, or
+	// all, at the same place
+	keep := v.loaded[p] == contentKey(conv, true, true)
 	text, head, empty := v.wireContent(p, s.ci, s.sess, s.low, step, res, ready)
 	v.headers[p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
 	v.views[p].empty = empty
 	if p == paneRequest && ready && res.err == nil && res.file != nil {
-		v.views[p].SetFile(res.file, lexerByName("json"), false)
+		v.views[p].SetFile(res.file, lexerByName("json"), keep)
 	} else {
-		v.views[p].SetContent(text, lexerByName("json"), nil, false)
+		v.views[p].SetContent(text, lexerByName("json"), nil, keep)
 	}
 	v.raw[p], v.loaded[p] = text, key
 }
 
 var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessionView, s selected) {
-	step, key, res, ready := v.stepConv(s, false)
+	step, conv, res, ready := v.stepConv(s, false)
+	key := contentKey(conv, ready, res.writing)
 	if v.loaded[s.p] == key {
 		return
 	}
