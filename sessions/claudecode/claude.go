@@ -1420,6 +1420,15 @@ func (x *ccLines) read(l sessions.Line, whole bool) error {
 	if err != nil {
 		return err
 	}
+	if msg, content, tur, ok := skimLine(data); ok {
+		if whole {
+			msg = bytes.Clone(msg) // kept: not the rest of the line with it
+		} else {
+			msg = nil
+		}
+		x.at, x.msg, x.toolUseResult, x.content, x.blocks = l, msg, tur, content, nil
+		return nil
+	}
 	// one pass for a block's line, which needs no message whole
 	var v struct {
 		Message struct {
@@ -1453,7 +1462,11 @@ func (x *ccLines) block(b ccBlock) (json.RawMessage, error) {
 		return x.content, nil
 	}
 	if x.blocks == nil {
-		_ = json.Unmarshal(x.content, &x.blocks)
+		var ok bool
+		if x.blocks, ok = skimBlocks(x.content); !ok {
+			x.blocks = nil
+			_ = json.Unmarshal(x.content, &x.blocks)
+		}
 	}
 	if b.i >= len(x.blocks) {
 		return nil, fmt.Errorf("%s:%d: the file changed since it was read", x.file, b.line.N)

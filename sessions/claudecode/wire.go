@@ -81,6 +81,14 @@ func native(req *model.LoggedRequest, pl *render.Placer) (render.Value, error) {
 // The log and the transcript keep either form (their hashes read a string
 // as one text block).
 func plainText(raw json.RawMessage, last bool) (text string, reform bool) {
+	if text, reform, ok := skimPlainText(raw, last); ok {
+		return text, reform
+	}
+	return plainTextJSON(raw, last)
+}
+
+// plainTextJSON is plainText decoded by encoding/json.
+func plainTextJSON(raw json.RawMessage, last bool) (text string, reform bool) {
 	var m struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -124,18 +132,36 @@ func setCacheControl(m render.Obj, c model.CacheMark) {
 // placeLogged records the tool_use and tool_result blocks of logged
 // message item.
 func placeLogged(raw json.RawMessage, item int, pl *render.Placer) {
+	for j, b := range loggedToolBlocks(raw) {
+		switch b.typ {
+		case "tool_use", "server_tool_use":
+			pl.Call(b.id, item, j)
+		case "tool_result":
+			pl.Result(b.toolUseID, item, j, 1)
+		}
+	}
+}
+
+// loggedToolBlocks are the blocks of logged message raw, none when its
+// content is a string.
+func loggedToolBlocks(raw json.RawMessage) []toolBlock {
+	if blocks, ok := skimToolBlocks(raw); ok {
+		return blocks
+	}
+	return loggedToolBlocksJSON(raw)
+}
+
+// loggedToolBlocksJSON is loggedToolBlocks decoded by encoding/json.
+func loggedToolBlocksJSON(raw json.RawMessage) []toolBlock {
 	var m struct {
 		Content []model.AnthropicBlock `json:"content"`
 	}
 	if json.Unmarshal(raw, &m) != nil { // a string content holds no blocks
-		return
+		return nil
 	}
+	out := make([]toolBlock, len(m.Content))
 	for j, b := range m.Content {
-		switch b.Type {
-		case "tool_use", "server_tool_use":
-			pl.Call(b.ID, item, j)
-		case "tool_result":
-			pl.Result(b.ToolUseID, item, j, 1)
-		}
+		out[j] = toolBlock{typ: b.Type, id: b.ID, toolUseID: b.ToolUseID}
 	}
+	return out
 }

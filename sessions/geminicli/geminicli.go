@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/sessions"
 )
@@ -829,7 +830,7 @@ func soleString(resp json.RawMessage) (model.ToolResultValue, bool) {
 			continue
 		}
 		from := len(k.key) - 1
-		end := stringEnd(resp, from)
+		end := jsonskim.StringEnd(resp, from)
 		var s string
 		if end < 0 || string(resp[end:]) != "}" || json.Unmarshal(resp[from:end], &s) != nil {
 			return model.ToolResultValue{}, false

@@ -4,9 +4,9 @@ package geminicli
 // what the CLI showed (a shell call's whole output), never sent and never
 // read by correx, often most of the record's bytes. Decoding skips it
 // only after scanning it byte by byte; skimming finds its end with
-// bytes.IndexByte.
+// bytes.IndexByte (jsonskim).
 
-import "bytes"
+import "correx/internal/jsonskim"
 
 // withoutDisplays is record line b with the string value of every
 // toolCalls[].resultDisplay replaced by "" (b itself when it has none):
@@ -30,7 +30,7 @@ func withoutDisplays(b []byte) []byte {
 			}
 			i++
 		case '"':
-			end := stringEnd(b, i)
+			end := jsonskim.StringEnd(b, i)
 			if end < 0 {
 				return b
 			}
@@ -61,24 +61,4 @@ func withoutDisplays(b []byte) []byte {
 		return b
 	}
 	return append(out, b[last:]...)
-}
-
-// stringEnd is the index after the closing quote of the JSON string that
-// starts at b[i]; -1 when it does not end.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		q := j + k
-		n := 0 // backslashes before the quote
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
 }

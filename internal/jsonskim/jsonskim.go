@@ -1,0 +1,141 @@
+// Package jsonskim finds the parts of a JSON text without decoding it: the
+// members of an object and the elements of an array, as byte spans, with
+// strings skipped by bytes.IndexByte. It does not validate what it skips:
+// it is for text that encoding/json checks later (or checked before), and
+// a caller falls back to encoding/json wherever it says no.
+package jsonskim
+
+import "bytes"
+
+// maxDepth is how deep a skim goes (encoding/json's limit).
+const maxDepth = 10000
+
+// Members calls f with each member of the object b (surrounding space
+// allowed): its key as written, quotes included, and its value's span;
+// f returns false to stop. It reports whether b is one whole object as far
+// as the skim sees and f did not stop.
+func Members(b []byte, f func(key, val []byte) bool) bool {
+	i := space(b, 0)
+	end, ok := members(b, i, 0, f)
+	return ok && space(b, end) == len(b)
+}
+
+// Elements calls f with each element's span of the array b (surrounding
+// space allowed); as Members.
+func Elements(b []byte, f func(val []byte) bool) bool {
+	i := space(b, 0)
+	end, ok := elements(b, i, 0, f)
+	return ok && space(b, end) == len(b)
+}
+
+// StringEnd is the index after the closing quote of the JSON string that
+// starts at b[i]; -1 when it does not end.
+func StringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0 // backslashes before the quote
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+func members(b []byte, i, depth int, f func(key, val []byte) bool) (int, bool) {
+	if i >= len(b) || b[i] != '{' || depth > maxDepth {
+		return 0, false
+	}
+	if i = space(b, i+1); i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		ke := StringEnd(b, i)
+		if ke < 0 {
+			return 0, false
+		}
+		k := b[i:ke]
+		if i = space(b, ke); i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		vs := space(b, i+1)
+		ve, ok := value(b, vs, depth+1)
+		if !ok || f != nil && !f(k, b[vs:ve]) {
+			return 0, false
+		}
+		if i = space(b, ve); i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = space(b, i+1)
+		default:
+			return 0, false
+		}
+	}
+}
+
+func elements(b []byte, i, depth int, f func(val []byte) bool) (int, bool) {
+	if i >= len(b) || b[i] != '[' || depth > maxDepth {
+		return 0, false
+	}
+	if i = space(b, i+1); i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		ve, ok := value(b, i, depth+1)
+		if !ok || f != nil && !f(b[i:ve]) {
+			return 0, false
+		}
+		if i = space(b, ve); i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i = space(b, i+1)
+		default:
+			return 0, false
+		}
+	}
+}
+
+// value is the end of the value at b[i].
+func value(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		e := StringEnd(b, i)
+		return e, e >= 0
+	case '{':
+		return members(b, i, depth, nil)
+	case '[':
+		return elements(b, i, depth, nil)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j, j > i
+}
+
+func space(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,117 @@
+package claudecode
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"correx/internal/fixtures"
+)
+
+// skimAgrees checks that where a skim answers for transcript line b (and
+// for its message, as a logged message) it answers as encoding/json does.
+func skimAgrees(t testing.TB, b []byte, where string) (answered int) {
+	if msg, content, tur, ok := skimLine(b); ok {
+		answered++
+		var v struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			ToolUseResult json.RawMessage `json:"toolUseResult"`
+		}
+		var w struct {
+			Message json.RawMessage `json:"message"`
+		}
+		if json.Unmarshal(b, &v) == nil && json.Unmarshal(b, &w) == nil {
+			require.Equal(t, string(w.Message), string(msg), where)
+			require.Equal(t, string(v.Message.Content), string(content), where)
+			require.Equal(t, string(v.ToolUseResult), string(tur), where)
+		}
+		if blocks, ok := skimBlocks(content); ok && json.Valid(content) {
+			var want []json.RawMessage
+			require.NoError(t, json.Unmarshal(content, &want), where)
+			require.Equal(t, len(want), len(blocks), where)
+			for i := range want {
+				require.Equal(t, string(want[i]), string(blocks[i]), where)
+			}
+		}
+	}
+	var msg json.RawMessage
+	if json.Unmarshal(b, &struct {
+		Message *json.RawMessage `json:"message"`
+	}{&msg}) != nil || !json.Valid(msg) {
+		msg = b // the fuzzer's text as a message
+	}
+	if !json.Valid(msg) {
+		return answered
+	}
+	for _, last := range []bool{false, true} {
+		if text, reform, ok := skimPlainText(msg, last); ok {
+			answered++
+			wt, wr := plainTextJSON(msg, last)
+			require.Equal(t, wr, reform, where)
+			if wr {
+				require.Equal(t, wt, text, where)
+			}
+		}
+	}
+	if blocks, ok := skimToolBlocks(msg); ok {
+		answered++
+		want := loggedToolBlocksJSON(msg)
+		require.Equal(t, len(want), len(blocks), where)
+		for i := range want {
+			require.Equal(t, want[i], blocks[i], where)
+		}
+	}
+	return answered
+}
+
+// TestSkimIsEncodingJSONs: on every line of every Claude Code fixture the
+// skims answer (most lines) and answer as encoding/json does.
+func TestSkimIsEncodingJSONs(t *testing.T) {
+	answered := 0
+	for _, f := range fixtures.All(t) {
+		if f.Agent != "claude-code" {
+			continue
+		}
+		err := filepath.WalkDir(f.Dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			sc.Buffer(nil, 64<<20)
+			for n := 1; sc.Scan(); n++ {
+				answered += skimAgrees(t, sc.Bytes(), fmt.Sprintf("%s:%d", path, n))
+			}
+			return sc.Err()
+		})
+		require.NoError(t, err)
+	}
+	require.Greater(t, answered, 1000)
+}
+
+// FuzzSkim: whatever the text, a skim that answers answers as
+// encoding/json does.
+func FuzzSkim(f *testing.F) {
+	for _, s := range []string{
+		`{"message":{"role":"user","content":"hi"}}`,
+		`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"toolUseResult":{"a":1}}`,
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x","is_error":true}]}`,
+		`{"role":"user","Content":[{"TYPE":"text","text":""}]}`,
+		`{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}`,
+		`{"role":null,"content":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { skimAgrees(t, b, string(b)) })
+}
