@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"correx/internal/jsonskim"
 	"correx/model"
 )
 
@@ -290,9 +291,30 @@ func AgentFlagged(call *model.ToolCall) *bool {
 	return m.Truncated
 }
 
+// metaOutputPath is metadata's outputPath: skimmed where only that key
+// can match it (a metadata can hold the whole output), else decoded.
 func metaOutputPath(meta json.RawMessage) string {
 	var m struct {
 		OutputPath string `json:"outputPath"`
+	}
+	var path []byte
+	if json.Valid(meta) && jsonskim.Members(meta, func(k, v []byte) bool {
+		if jsonskim.Folded(k, "outputPath") {
+			return false
+		}
+		if string(k) == `"outputPath"` {
+			if path != nil {
+				return false // a duplicate: left to encoding/json
+			}
+			path = v
+		}
+		return true
+	}) {
+		if path == nil {
+			return ""
+		}
+		_ = json.Unmarshal(path, &m.OutputPath)
+		return m.OutputPath
 	}
 	_ = json.Unmarshal(meta, &m)
 	return m.OutputPath

@@ -5,7 +5,10 @@
 // a caller falls back to encoding/json wherever it says no.
 package jsonskim
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // maxDepth is how deep a skim goes (encoding/json's limit).
 const maxDepth = 10000
@@ -138,4 +141,20 @@ func space(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// Folded reports whether key k (quoted, as written) is one encoding/json
+// may match to one of names though it is not exactly it (case folded,
+// escaped): a skim then leaves the object to encoding/json.
+func Folded(k []byte, names ...string) bool {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return true
+	}
+	s := string(k[1 : len(k)-1])
+	for _, n := range names {
+		if s != n && strings.EqualFold(s, n) {
+			return true
+		}
+	}
+	return false
 }

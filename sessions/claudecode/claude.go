@@ -534,7 +534,7 @@ func (r *ccReader) spawnInfo(out *model.Session) {
 func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
 	lineNo := ln.N
 	var l ccLine
-	if err := json.Unmarshal(raw, &l); err != nil {
+	if err := decodeLine(raw, &l); err != nil {
 		what := "bad JSON"
 		if last {
 			what = "partial line (still being written?)"
@@ -1142,10 +1142,15 @@ type ccParsed struct {
 	bad     []bool // blocks that are not objects
 }
 
+// parseCCMessage reads raw, a line's message (valid JSON: decodeLine
+// checked it).
 func parseCCMessage(raw json.RawMessage) *ccParsed {
 	p := &ccParsed{}
-	if json.Unmarshal(raw, &p.m) != nil {
-		return p
+	if !decodeSkimmed(raw, &p.m, []string{"content"}, []*json.RawMessage{&p.m.Content}) {
+		p.m = ccMessage{}
+		if json.Unmarshal(raw, &p.m) != nil {
+			return p
+		}
 	}
 	p.ok = true
 	c := p.m.Content
@@ -1156,8 +1161,15 @@ func parseCCMessage(raw json.RawMessage) *ccParsed {
 			return p
 		}
 	}
-	if len(c) == 0 || c[0] != '[' || json.Unmarshal(c, &p.blocks) != nil {
+	if len(c) == 0 || c[0] != '[' {
 		return p
+	}
+	var ok bool
+	if p.blocks, ok = skimBlocks(c); !ok {
+		p.blocks = nil
+		if json.Unmarshal(c, &p.blocks) != nil {
+			return p
+		}
 	}
 	p.list = true
 	p.decoded, p.bad = make([]model.AnthropicBlock, len(p.blocks)), make([]bool, len(p.blocks))

@@ -19,22 +19,6 @@ import (
 	"correx/internal/jsonskim"
 )
 
-// odd reports whether key k (quoted, as written) is one encoding/json may
-// match to one of names though it is not exactly it (case folded,
-// escaped): the skim then leaves the object to encoding/json.
-func odd(k []byte, names ...string) bool {
-	if bytes.IndexByte(k, '\\') >= 0 {
-		return true
-	}
-	s := string(k[1 : len(k)-1])
-	for _, n := range names {
-		if s != n && strings.EqualFold(s, n) {
-			return true
-		}
-	}
-	return false
-}
-
 // plainString is the text of span v, a JSON string of printable UTF-8
 // without escapes, or "" for null; ok false for any other value.
 func plainString(v []byte) (string, bool) {
@@ -69,7 +53,7 @@ func skimLine(data []byte) (msg, content, toolUseResult json.RawMessage, ok bool
 			}
 			toolUseResult = v
 		default:
-			return !odd(k, "message", "toolUseResult")
+			return !jsonskim.Folded(k, "message", "toolUseResult")
 		}
 		return true
 	})
@@ -83,7 +67,7 @@ func skimLine(data []byte) (msg, content, toolUseResult json.RawMessage, ok bool
 				return false
 			}
 			content = v
-		case odd(k, "content"):
+		case jsonskim.Folded(k, "content"):
 			return false
 		}
 		return true
@@ -118,7 +102,7 @@ func skimPlainText(raw []byte, last bool) (text string, reform, ok bool) {
 			}
 			content = v
 		default:
-			return !odd(k, "role", "content")
+			return !jsonskim.Folded(k, "role", "content")
 		}
 		return true
 	}) {
@@ -205,7 +189,7 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 				return false
 			}
 			content = v
-		case odd(k, "content"):
+		case jsonskim.Folded(k, "content"):
 			return false
 		}
 		return true
@@ -228,7 +212,7 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 		}
 		var b toolBlock
 		good := jsonskim.Members(el, func(k, v []byte) bool {
-			if odd(k, "type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "tool_name", "content", "is_error", "source") {
+			if jsonskim.Folded(k, "type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "tool_name", "content", "is_error", "source") {
 				return false
 			}
 			name := string(k[1 : len(k)-1])
@@ -263,4 +247,55 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 		return good
 	})
 	return blocks, ok
+}
+
+// decodeSkimmed decodes object b, valid JSON, into v as json.Unmarshal
+// does, but for the members named in names: each of those is left out of
+// what encoding/json reads and its value's span put in the RawMessage of
+// the same index in raws (which must be v's fields of those names). ok
+// false, v to be decoded again, when the skim cannot vouch for it or
+// encoding/json fails.
+func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) bool {
+	small := make([]byte, 0, 1024)
+	small = append(small, '{')
+	var spans [4][]byte
+	ok := jsonskim.Members(b, func(k, val []byte) bool {
+		if jsonskim.Folded(k, names...) {
+			return false
+		}
+		for i, n := range names {
+			if len(k) == len(n)+2 && string(k[1:len(k)-1]) == n {
+				if spans[i] != nil {
+					return false // a duplicate: left to encoding/json
+				}
+				spans[i] = val
+				return true
+			}
+		}
+		if len(small) > 1 {
+			small = append(small, ',')
+		}
+		small = append(append(append(small, k...), ':'), val...)
+		return true
+	})
+	if !ok || len(names) > len(spans) || json.Unmarshal(append(small, '}'), v) != nil {
+		return false
+	}
+	for i, s := range spans[:len(names)] {
+		if s != nil {
+			*raws[i] = bytes.Clone(s) // b may be a scan's buffer
+		}
+	}
+	return true
+}
+
+// decodeLine decodes transcript line raw into l as json.Unmarshal does,
+// its message, toolUseResult, attachment and content skimmed.
+func decodeLine(raw []byte, l *ccLine) error {
+	if json.Valid(raw) && decodeSkimmed(raw, l, []string{"message", "toolUseResult", "attachment", "content"},
+		[]*json.RawMessage{&l.Message, &l.ToolUseResult, &l.Attachment, &l.Content}) {
+		return nil
+	}
+	*l = ccLine{}
+	return json.Unmarshal(raw, l)
 }

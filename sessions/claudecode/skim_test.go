@@ -18,6 +18,18 @@ import (
 // skimAgrees checks that where a skim answers for transcript line b (and
 // for its message, as a logged message) it answers as encoding/json does.
 func skimAgrees(t testing.TB, b []byte, where string) (answered int) {
+	if json.Valid(b) {
+		var got, want ccLine
+		gerr, werr := decodeLine(b, &got), json.Unmarshal(b, &want)
+		require.Equal(t, werr, gerr, where)
+		require.Equal(t, want, got, where)
+		var gm, wm ccMessage
+		if decodeSkimmed(b, &gm, []string{"content"}, []*json.RawMessage{&gm.Content}) {
+			answered++
+			require.NoError(t, json.Unmarshal(b, &wm), where)
+			require.Equal(t, wm, gm, where)
+		}
+	}
 	if msg, content, tur, ok := skimLine(b); ok {
 		answered++
 		var v struct {
