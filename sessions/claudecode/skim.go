@@ -60,7 +60,14 @@ func skimLine(data []byte) (msg, content, toolUseResult json.RawMessage, ok bool
 	if !ok || msg == nil {
 		return nil, nil, nil, false
 	}
-	ok = jsonskim.Members(msg, func(k, v []byte) bool {
+	content, ok = contentOf(msg)
+	return msg, content, toolUseResult, ok
+}
+
+// contentOf is the content of message b (nil when it has none); ok false
+// when the skim cannot vouch for it (a duplicate, a folded key).
+func contentOf(b []byte) (content []byte, ok bool) {
+	ok = jsonskim.Members(b, func(k, v []byte) bool {
 		switch {
 		case string(k) == `"content"`:
 			if content != nil {
@@ -72,7 +79,7 @@ func skimLine(data []byte) (msg, content, toolUseResult json.RawMessage, ok bool
 		}
 		return true
 	})
-	return msg, content, toolUseResult, ok
+	return content, ok
 }
 
 // skimBlocks is the elements of content, an array, as []json.RawMessage
@@ -181,19 +188,8 @@ type toolBlock struct {
 // decodes them (nil for a string content); ok false where the skim cannot
 // vouch for them.
 func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
-	var content []byte
-	if !jsonskim.Members(raw, func(k, v []byte) bool {
-		switch {
-		case string(k) == `"content"`:
-			if content != nil {
-				return false
-			}
-			content = v
-		case jsonskim.Folded(k, "content"):
-			return false
-		}
-		return true
-	}) {
+	content, ok := contentOf(raw)
+	if !ok {
 		return nil, false
 	}
 	if content == nil || string(content) == "null" {
