@@ -55,7 +55,7 @@ type sessionData struct {
 	steps int
 	// names interns the calls' tools and statuses
 	names map[string]string
-	// maxHeld is Config.HeldPages; clock counts page uses
+	// maxHeld is Config.HeldMessages; clock counts page uses
 	maxHeld int
 	clock   uint64
 }
