@@ -297,23 +297,13 @@ func metaOutputPath(meta json.RawMessage) string {
 	var m struct {
 		OutputPath string `json:"outputPath"`
 	}
-	var path []byte
-	if json.Valid(meta) && jsonskim.Members(meta, func(k, v []byte) bool {
-		if jsonskim.Folded(k, "outputPath") {
-			return false
+	if !json.Valid(meta) {
+		return ""
+	}
+	if vals, ok := jsonskim.Named(meta, "outputPath"); ok {
+		if vals[0] != nil {
+			_ = json.Unmarshal(vals[0], &m.OutputPath)
 		}
-		if string(k) == `"outputPath"` {
-			if path != nil {
-				return false // a duplicate: left to encoding/json
-			}
-			path = v
-		}
-		return true
-	}) {
-		if path == nil {
-			return ""
-		}
-		_ = json.Unmarshal(path, &m.OutputPath)
 		return m.OutputPath
 	}
 	_ = json.Unmarshal(meta, &m)

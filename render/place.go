@@ -105,11 +105,11 @@ type Placer struct {
 	gaps   []Gap
 }
 
-// Gap records a place of an agent's own wire its store does not hold as
+// Gap records places of an agent's own wire its store does not hold as
 // sent.
-func (pl *Placer) Gap(g Gap) {
+func (pl *Placer) Gap(gs ...Gap) {
 	if pl != nil {
-		pl.gaps = append(pl.gaps, g)
+		pl.gaps = append(pl.gaps, gs...)
 	}
 }
 

@@ -143,6 +143,29 @@ func space(b []byte, i int) int {
 	return i
 }
 
+// Named is the values of object b's members named names, in their order
+// (nil for one absent); ok false when b is not an object as far as the
+// skim sees, or a member is named twice or by a key that Folded says
+// encoding/json may also take for it.
+func Named(b []byte, names ...string) (vals [][]byte, ok bool) {
+	vals = make([][]byte, len(names))
+	ok = Members(b, func(k, v []byte) bool {
+		if Folded(k, names...) {
+			return false
+		}
+		for i, n := range names {
+			if len(k) == len(n)+2 && string(k[1:len(k)-1]) == n {
+				if vals[i] != nil {
+					return false
+				}
+				vals[i] = v
+			}
+		}
+		return true
+	})
+	return vals, ok
+}
+
 // Folded reports whether key k (quoted, as written) is one encoding/json
 // may match to one of names though it is not exactly it (case folded,
 // escaped): a skim then leaves the object to encoding/json.

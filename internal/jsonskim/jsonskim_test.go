@@ -42,6 +42,18 @@ func TestSpansAreEncodingJSONs(t *testing.T) {
 	}
 }
 
+// TestNamed: the named members' values; no for a duplicate or a key
+// encoding/json would also take.
+func TestNamed(t *testing.T) {
+	vals, ok := Named([]byte(`{"a":1,"b":"x","c":[2]}`), "c", "z", "a")
+	require.True(t, ok)
+	require.Equal(t, [][]byte{[]byte(`[2]`), nil, []byte(`1`)}, vals)
+	for _, s := range []string{`{"a":1,"a":2}`, `{"A":1}`, `{"\u0061":1}`, `[1]`} {
+		_, ok := Named([]byte(s), "a")
+		require.False(t, ok, s)
+	}
+}
+
 // TestSaysNo: what is not one whole object or array, or what f stops.
 func TestSaysNo(t *testing.T) {
 	for _, s := range []string{``, `{`, `{"a"}`, `{"a":1,}`, `{"a":1} x`, `{"a":"b}`, `[1,]`, `[1 2]`, `"s"`, `{"a":}`} {

@@ -40,46 +40,19 @@ func plainString(v []byte) (string, bool) {
 // transcript line data, as ccLines.read decodes them; ok false when the
 // skim cannot vouch for them (a message that is not an object, a null).
 func skimLine(data []byte) (msg, content, toolUseResult json.RawMessage, ok bool) {
-	ok = jsonskim.Members(data, func(k, v []byte) bool {
-		switch string(k) {
-		case `"message"`:
-			if msg != nil || v[0] != '{' {
-				return false
-			}
-			msg = v
-		case `"toolUseResult"`:
-			if toolUseResult != nil || string(v) == "null" {
-				return false
-			}
-			toolUseResult = v
-		default:
-			return !jsonskim.Folded(k, "message", "toolUseResult")
-		}
-		return true
-	})
-	if !ok || msg == nil {
+	vals, ok := jsonskim.Named(data, "message", "toolUseResult")
+	if !ok || vals[0] == nil || vals[0][0] != '{' || string(vals[1]) == "null" {
 		return nil, nil, nil, false
 	}
-	content, ok = contentOf(msg)
-	return msg, content, toolUseResult, ok
+	content, ok = contentOf(vals[0])
+	return vals[0], content, vals[1], ok
 }
 
 // contentOf is the content of message b (nil when it has none); ok false
 // when the skim cannot vouch for it (a duplicate, a folded key).
-func contentOf(b []byte) (content []byte, ok bool) {
-	ok = jsonskim.Members(b, func(k, v []byte) bool {
-		switch {
-		case string(k) == `"content"`:
-			if content != nil {
-				return false
-			}
-			content = v
-		case jsonskim.Folded(k, "content"):
-			return false
-		}
-		return true
-	})
-	return content, ok
+func contentOf(b []byte) ([]byte, bool) {
+	vals, ok := jsonskim.Named(b, "content")
+	return vals[0], ok
 }
 
 // skimBlocks is the elements of content, an array, as []json.RawMessage
@@ -95,26 +68,11 @@ func skimBlocks(content []byte) ([]json.RawMessage, bool) {
 
 // skimPlainText is plainText where the skim can vouch for it.
 func skimPlainText(raw []byte, last bool) (text string, reform, ok bool) {
-	var role, content []byte
-	if !jsonskim.Members(raw, func(k, v []byte) bool {
-		switch string(k) {
-		case `"role"`:
-			if role != nil {
-				return false
-			}
-			role = v
-		case `"content"`:
-			if content != nil {
-				return false
-			}
-			content = v
-		default:
-			return !jsonskim.Folded(k, "role", "content")
-		}
-		return true
-	}) {
+	vals, ok := jsonskim.Named(raw, "role", "content")
+	if !ok {
 		return "", false, false
 	}
+	role, content := vals[0], vals[1]
 	r, ok := plainString(role)
 	if role != nil && !ok {
 		return "", false, false
@@ -254,7 +212,7 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) bool {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
-	var spans [4][]byte
+	spans := make([][]byte, len(names))
 	ok := jsonskim.Members(b, func(k, val []byte) bool {
 		if jsonskim.Folded(k, names...) {
 			return false
@@ -274,10 +232,10 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) boo
 		small = append(append(append(small, k...), ':'), val...)
 		return true
 	})
-	if !ok || len(names) > len(spans) || json.Unmarshal(append(small, '}'), v) != nil {
+	if !ok || json.Unmarshal(append(small, '}'), v) != nil {
 		return false
 	}
-	for i, s := range spans[:len(names)] {
+	for i, s := range spans {
 		if s != nil {
 			*raws[i] = bytes.Clone(s) // b may be a scan's buffer
 		}

@@ -36,9 +36,7 @@ func init() {
 		Provider: render.OpenAIChat,
 		Conversation: func(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
 			v, gaps := conversation(s, upto, pl)
-			for _, g := range gaps {
-				pl.Gap(g)
-			}
+			pl.Gap(gaps...)
 			return v, nil
 		},
 	})

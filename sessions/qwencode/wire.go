@@ -75,9 +75,7 @@ type chatCall struct {
 func ownConversation(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
 	conv, err := conversation(s, upto, pl)
 	if err == nil {
-		for _, g := range gaps(s, upto, conv) {
-			pl.Gap(g)
-		}
+		pl.Gap(gaps(s, upto, conv)...)
 	}
 	return conv, err
 }
