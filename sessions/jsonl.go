@@ -41,6 +41,9 @@ type LineIndex struct {
 	partial bool   // the last scan ended in a line without its newline
 	atEnd   bool   // the last ScanTo reached the file's end
 	endStat string // StatPrint before it ("" when the file was written just now)
+	// where the last Foresee ended (its last complete line) when past end
+	foreEnd int64
+	foreN   int
 }
 
 // NewLineIndex is an index of path with nothing scanned yet.
@@ -70,6 +73,72 @@ func (x *LineIndex) ScanTo(ctx context.Context, want int, stable func() int, onR
 	defer x.mu.Unlock()
 	x.atEnd, x.endStat = reached, stat
 	return nil
+}
+
+// Foresee gives fn, in order, the head of every line past the last scan's
+// end (numbered as the next Scan numbers them) that no Foresee gave yet
+// (but a last line without its newline, given again): its first headBytes
+// bytes, whole when that is all of it. It decodes nothing, reading a buffer
+// at a time, so that a reader whose Stable needs the lines still to come
+// (a Foreseer) learns them at a small part of a scan's cost. A rewrite
+// since the last scan goes unseen here: the Scan after it starts afresh,
+// with a new reader.
+func (x *LineIndex) Foresee(ctx context.Context, headBytes int, fn func(n int, head []byte, whole bool)) error {
+	x.mu.Lock()
+	from, n := x.end, x.n
+	if x.foreEnd > from {
+		from, n = x.foreEnd, x.foreN
+	}
+	x.mu.Unlock()
+	done := func(end int64, n int) {
+		x.mu.Lock()
+		x.foreEnd, x.foreN = end, n
+		x.mu.Unlock()
+	}
+	f, _, err := openRegular(x.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return fileErr(x.path, err)
+	}
+	buf := make([]byte, 1<<20)
+	head := make([]byte, 0, headBytes)
+	size := 0 // of the line so far
+	off := from
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k, rerr := f.Read(buf)
+		for b := buf[:k]; len(b) > 0; {
+			i := bytes.IndexByte(b, '\n')
+			seg := b
+			if i >= 0 {
+				seg = b[:i]
+			}
+			head = append(head, seg[:min(len(seg), headBytes-len(head))]...)
+			size += len(seg)
+			if i < 0 {
+				break
+			}
+			n++
+			fn(n, head, size <= headBytes)
+			off += int64(size) + 1
+			head, size, b = head[:0], 0, b[i+1:]
+		}
+		if errors.Is(rerr, io.EOF) {
+			if size > 0 {
+				fn(n+1, head, size <= headBytes)
+			}
+			done(off, n)
+			return nil
+		}
+		if rerr != nil {
+			return fileErr(x.path, rerr)
+		}
+	}
 }
 
 // AtEnd tells whether the last ScanTo reached the file's end.
@@ -112,6 +181,7 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 	defer f.Close()
 	if x.end > 0 && !x.appended(f, fi.Size()) {
 		x.lines, x.end, x.n, x.head, x.tail, x.partial = nil, 0, 0, nil, nil, false
+		x.foreEnd, x.foreN = 0, 0
 		reset = true
 		if onReset != nil {
 			onReset()

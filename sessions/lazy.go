@@ -98,3 +98,23 @@ type TextStreamer interface {
 	// is valid during its write only (its buffer is reused for the next).
 	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
 }
+
+// PageWarnings remembers the warnings the pages of one session gave, so
+// that a later page gives those the lines read for it raised, each once.
+type PageWarnings map[string]bool
+
+// Of is what the page from message from says of all, the warnings so far:
+// the first page all of them, a later one those no page gave.
+func (g *PageWarnings) Of(from int, all []string) []string {
+	if from == 0 || *g == nil {
+		*g = PageWarnings{}
+	}
+	var out []string
+	for _, w := range all {
+		if from == 0 || !(*g)[w] {
+			out = append(out, w)
+		}
+		(*g)[w] = true
+	}
+	return out
+}

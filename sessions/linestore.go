@@ -35,6 +35,18 @@ type LineReader interface {
 	Output(partID string, read func(Line) ([]byte, error)) (*model.ToolCall, error)
 }
 
+// Foreseer is implemented by a LineReader whose Stable needs the lines
+// still to come (a Gemini CLI line can reach back to the first message):
+// before a scan that may stop short of the file's end, Foresee is given
+// the head of each line past where the scan begins (LineIndex.Foresee),
+// at most ForeseeBytes of it.
+type Foreseer interface {
+	Foresee(n int, head []byte, whole bool)
+}
+
+// ForeseeBytes is the head of a line a Foreseer is given.
+const ForeseeBytes = 512
+
 // Filler is implemented by a LineReader whose outline leaves out more than
 // its calls' outputs (records in a message's Stored): Fill puts them back
 // in sess, a session Session gave, read again through read, for Load.
@@ -77,6 +89,7 @@ type lineFile struct {
 	warns  []string
 	sess   *model.Session
 	dirty  bool // lines were read since sess was built
+	given  PageWarnings
 }
 
 // file is the open lineFile of path, or a new one.
@@ -107,6 +120,11 @@ func (f *lineFile) reset(newReader func(string, func(int, string, ...any)) LineR
 // scan reads on until the reader holds want stable messages (want < 0:
 // to the file's end). Call with f.mu held.
 func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
+	if fs, ok := f.reader.(Foreseer); ok && want >= 0 && !f.index.AtEnd() {
+		if err := f.index.Foresee(ctx, ForeseeBytes, fs.Foresee); err != nil {
+			return err
+		}
+	}
 	return f.index.ScanTo(ctx, want, func() int { return f.reader.Stable() }, func() { f.reset(s.Reader) }, func(l Line, data []byte, last bool) {
 		f.reader.Line(l, data, last)
 		f.dirty = true
@@ -301,10 +319,9 @@ func (s *LineStore) LoadOutline(ctx context.Context, id string, from, limit int)
 		end = min(end, from+limit)
 	}
 	from = min(from, end)
+	sess.Warnings = f.given.Of(from, sess.Warnings)
 	if from == 0 {
 		sess.Warnings = append(Warnings(s), sess.Warnings...)
-	} else {
-		sess.Warnings = nil
 	}
 	more := !f.index.AtEnd() || end < len(sess.Messages)
 	sess.Messages = sess.Messages[from:end]

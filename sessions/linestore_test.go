@@ -121,16 +121,22 @@ func TestLineStorePagesReadOnlyWhatTheyShow(t *testing.T) {
 	assert.Equal(t, 4, lines, "the first page reads the lines of its two messages, and no more")
 	assert.True(t, page.Session.Messages[1].Parts[0].Tool.Elided)
 
+	assert.Empty(t, page.Session.Warnings)
 	var all []model.Message
+	var warned []string
 	all = append(all, page.Session.Messages...)
 	for page.More {
 		page, err = s.LoadOutline(ctx, "toy", len(all), 3)
 		require.NoError(t, err)
 		assert.Equal(t, len(all), page.From)
 		all = append(all, page.Session.Messages...)
+		warned = append(warned, page.Session.Warnings...)
 	}
 	assert.Equal(t, 21, lines, "each line is read once")
-	assert.Empty(t, page.Session.Warnings, "later pages carry no warnings")
+	assert.Equal(t, []string{p + ":21: not JSON"}, warned, "the page whose lines warned says so, once")
+	again, err := s.LoadOutline(ctx, "toy", 2, 3)
+	require.NoError(t, err)
+	assert.Empty(t, again.Session.Warnings, "a page read again does not warn again")
 
 	whole, err := s.Load(ctx, "toy")
 	require.NoError(t, err)

@@ -204,6 +204,11 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 		old = len(d.sess.Messages)
 		d.sess.Messages = append(d.sess.Messages, p.Session.Messages...)
 		d.sess.Warnings = append(d.sess.Warnings, p.Session.Warnings...)
+		// the file as read so far (a title, the last update, may come
+		// late); the calls are counted here
+		info := p.Session.Info
+		info.ToolCalls, info.Truncated, info.Errors = d.sess.Info.ToolCalls, d.sess.Info.Truncated, d.sess.Info.Errors
+		d.sess.Info = info
 	}
 	pg := outlinePage{from: p.From, limit: limit, lo: old, hi: len(d.sess.Messages), call0: len(d.calls), held: true}
 	d.roomForCalls(len(facts))

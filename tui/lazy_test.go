@@ -12,8 +12,9 @@ import (
 // TestHeldPagesShowWhatAllPagesShow: a lazy session whose outline pages
 // are dropped but for one (HeldMessages 2, pages of 2 messages) and read again
 // by key when a call is shown shows every call's list row and every pane,
-// on every call, exactly as the same session with all its pages held;
-// over every fixture whose store reads lazily.
+// on every call, exactly as the same session with all its pages held, and
+// the session's title and last update as Load gives them; over every
+// fixture whose store reads lazily.
 func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 	paged := 0
 	for _, f := range fixtures.All(t) {
@@ -29,7 +30,11 @@ func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 			open := func(held int) (*harness, *sessionView) {
 				cfg := DefaultConfig()
 				cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, held
-				h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: in.ID, Config: &cfg}, 140, 40)
+				// a store not listed: its first page is the file's head
+				fresh, err := sessions.Open(f.Source)
+				require.NoError(t, err)
+				t.Cleanup(func() { fresh.Close() })
+				h := newHarness(t, Options{Stores: []sessions.Store{fresh}, SessionID: in.ID, Config: &cfg}, 140, 40)
 				v := h.m.current()
 				require.NotNil(t, v, where)
 				h.key("l")
@@ -38,6 +43,15 @@ func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 			hw, whole := open(0)
 			hp, part := open(2)
 			require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
+			// what comes late in the file (a title, the last update) is
+			// the session's once every page is read
+			loaded, err := st.Load(t.Context(), in.ID)
+			require.NoError(t, err)
+			for _, d := range []*sessionData{whole.data, part.data} {
+				require.False(t, d.loading, where)
+				require.Equal(t, loaded.Info.Title, d.sess.Info.Title, where)
+				require.Equal(t, loaded.Info.Updated, d.sess.Info.Updated, where)
+			}
 			if len(part.data.pages) > 1 {
 				paged++
 			}

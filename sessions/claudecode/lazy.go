@@ -36,6 +36,7 @@ type ccFile struct {
 	root  string
 	index *sessions.LineIndex
 	r     *ccReader
+	given sessions.PageWarnings
 }
 
 // ccListed is what List read of a file: each session's info, message
@@ -300,10 +301,9 @@ func (s *claudeStore) LoadOutline(ctx context.Context, id string, from, limit in
 	}
 	from = min(from, end)
 	out := f.r.snapshot(sess, from, end, f.index.AtEnd())
+	out.Warnings = f.given.Of(from, out.Warnings)
 	if from == 0 {
 		out.Warnings = append(out.Warnings, s.Warnings()...)
-	} else {
-		out.Warnings = nil
 	}
 	return &sessions.OutlinePage{Session: out, From: from, More: !f.index.AtEnd() || end < len(sess.Messages)}, nil
 }

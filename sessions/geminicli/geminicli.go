@@ -199,6 +199,9 @@ type gcReader struct {
 		v     gcVersion
 		calls []gcToolCall
 	}
+	cur  int       // the number of the line read last
+	fore foresight // the lines still to come, as their heads say
+	walk stableWalk
 }
 
 func newGCReader(path string, warnf func(n int, format string, args ...any)) *gcReader {
@@ -326,10 +329,21 @@ type gcLine struct {
 	RawID     json.RawMessage `json:"id"`
 }
 
-// Line implements sessions.LineReader.
-func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
-	r.dirty = true
-	n := l.N
+// lineKind is what a chat line does to the list.
+type lineKind int
+
+const (
+	kindSkipped lineKind = iota // not a JSON object: warned and skipped
+	kindRewind                  // $rewindTo: drops the list from a message on
+	kindSet                     // $set: metadata, perhaps the whole list
+	kindMeta                    // a metadata line: a new run
+	kindRecord                  // a message record
+	kindUnknown                 // none of these: warned and skipped
+)
+
+// classify decodes line b as Line reads it: its kind and its top-level
+// keys (err: the decoding's, with a type error in a field kept).
+func classify(b []byte) (gcLine, lineKind, error) {
 	var top gcLine
 	err := json.Unmarshal(withoutDisplays(b), &top)
 	if err != nil { // as the line itself says it
@@ -337,12 +351,42 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 		err = json.Unmarshal(b, &top)
 	}
 	var te *json.UnmarshalTypeError
-	if err != nil && (!errors.As(err, &te) || te.Field == "") {
-		r.warnf(n, "skipped a line that is not a JSON object (%v)", err)
-		return
-	}
 	switch {
+	case err != nil && (!errors.As(err, &te) || te.Field == ""):
+		return top, kindSkipped, err
 	case top.RewindTo != nil:
+		return top, kindRewind, err
+	case top.Set != nil:
+		return top, kindSet, err
+	case top.SessionID != nil && top.RawID == nil:
+		return top, kindMeta, err
+	case top.RawID != nil:
+		return top, kindRecord, err
+	}
+	return top, kindUnknown, err
+}
+
+// gcSet is the value of a $set line.
+type gcSet struct {
+	SessionID json.RawMessage `json:"sessionId"`
+	Messages  json.RawMessage `json:"messages"`
+}
+
+// Line implements sessions.LineReader.
+func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
+	r.dirty = true
+	n := l.N
+	r.cur = n
+	top, kind, err := classify(b)
+	recordID := ""
+	if kind == kindRecord && err == nil && json.Unmarshal(top.RawID, &recordID) != nil {
+		recordID = ""
+	}
+	r.fore.check(r, n, kind, recordID)
+	switch kind {
+	case kindSkipped:
+		r.warnf(n, "skipped a line that is not a JSON object (%v)", err)
+	case kindRewind:
 		var id string
 		_ = json.Unmarshal(top.RewindTo, &id)
 		for i, e := range r.list {
@@ -354,11 +398,8 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 				break
 			}
 		}
-	case top.Set != nil:
-		var set struct {
-			SessionID json.RawMessage `json:"sessionId"`
-			Messages  json.RawMessage `json:"messages"`
-		}
+	case kindSet:
+		var set gcSet
 		if err := json.Unmarshal(top.Set, &set); err != nil {
 			r.warnf(n, "skipped a $set that is not an object")
 			return
@@ -391,17 +432,15 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 				r.rws = append(r.rws, rw)
 			}
 		}
-	case top.SessionID != nil && top.RawID == nil:
+	case kindMeta:
 		r.newRun()
 		r.setMeta(b)
-	case top.RawID != nil:
+	case kindRecord:
 		if r.run == 0 {
 			r.run = 1
 		}
 		rec := &top.gcRecord
-		if err != nil || json.Unmarshal(top.RawID, &rec.ID) != nil {
-			rec.ID = ""
-		}
+		rec.ID = recordID
 		e := r.record(n, b, rec, false, &l, -1)
 		if e == nil {
 			return
@@ -414,14 +453,6 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 		r.warnf(n, "skipped an unknown line")
 	}
 }
-
-// Stable implements sessions.LineReader: no message is stable before the
-// file's end. Every kind of line Gemini CLI appends can reach back to the
-// first message: a `$rewindTo` (/rewind) drops the list from any earlier
-// message on, a `$set` of messages (a resume, a setHistory) replaces the
-// whole list and adds a version to each record, and a new run adds the
-// whole list to the history it loaded (Message.Stored).
-func (r *gcReader) Stable() int { return 0 }
 
 // Session implements sessions.LineReader.
 func (r *gcReader) Session() (*model.Session, error) {
@@ -646,13 +677,7 @@ func geminiWarnReplaced(sess *model.Session, path string, order, list []*gcEntry
 // made of: the record as last written live gives the tool calls (a
 // resume's rewrite has none).
 func geminiMessage(e *gcEntry) (model.Message, gcVersion, bool) {
-	var v gcVersion
-	hasLive := false
-	for _, x := range e.versions {
-		if !hasLive || !x.Set {
-			v, hasLive = x, hasLive || !x.Set
-		}
-	}
+	v := e.shownVersion()
 	r := v.facts
 	m := model.Message{ID: e.id, Created: sessions.ParseTime(r.timestamp), Completed: sessions.ParseTime(r.timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
@@ -695,6 +720,25 @@ func geminiMessage(e *gcEntry) (model.Message, gcVersion, bool) {
 		return m, v, false
 	}
 	return m, v, true
+}
+
+// shownVersion is the version of e its message shows: the last written
+// live, else the last.
+func (e *gcEntry) shownVersion() gcVersion {
+	var v gcVersion
+	hasLive := false
+	for _, x := range e.versions {
+		if !hasLive || !x.Set {
+			v, hasLive = x, hasLive || !x.Set
+		}
+	}
+	return v
+}
+
+// isMessage tells whether e is a message of the session (geminiMessage).
+func (e *gcEntry) isMessage() bool {
+	t := e.shownVersion().facts.typ
+	return t == "user" || t == "gemini"
 }
 
 // geminiTexts are the non-thought texts of a PartListUnion.

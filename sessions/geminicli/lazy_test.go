@@ -47,7 +47,7 @@ func lowElide(t *testing.T) {
 }
 
 // outline reads session id in pages of n messages (0: one page), each
-// elided call read whole with LoadOutput.
+// elided call read whole with LoadOutput; its info is the last page's.
 func outline(t *testing.T, st *sessions.LineStore, id string, n int) *model.Session {
 	ctx := context.Background()
 	var sess *model.Session
@@ -74,8 +74,9 @@ func outline(t *testing.T, st *sessions.LineStore, id string, n int) *model.Sess
 		}
 		if sess == nil {
 			sess = p.Session
-		} else {
+		} else { // a page's info is the file's as read so far
 			sess.Messages = append(sess.Messages, msgs...)
+			sess.Info = p.Session.Info
 		}
 		if !p.More {
 			return sess
