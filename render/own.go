@@ -19,10 +19,6 @@ type OwnWire struct {
 	// Chat), recording in pl where each call and result sit and the
 	// places the store does not hold as the agent sent them (Placer.Gap).
 	Conversation func(s *model.Session, upto int, pl *Placer) (Value, error)
-	// StreamedSignatures, when set, counts the model turns of the
-	// request at upto that went with thoughtSignatures the model streamed
-	// and the agent did not store (Gemini CLI): Conversation lacks them.
-	StreamedSignatures func(s *model.Session, upto int) int
 	// ResentResults, when set, are the results the request at upto sent
 	// in another form than the call's stored result (Gemini CLI's masked
 	// outputs), by call id on the wire: each copy's output or error text
@@ -34,7 +30,9 @@ type OwnWire struct {
 // byte for byte: correx renders the stored form there, and Why says what
 // the agent sent instead. Path is the keys and list indexes inside
 // conversation item Item ("content", or "tool_calls", "0", "function",
-// "arguments").
+// "arguments"). A model turn sent with the thoughtSignatures the model
+// streamed, which Gemini CLI does not store, is a gap at its "parts" for
+// StreamedSignaturesWhy.
 type Gap struct {
 	Item   int      `json:"item"`
 	Path   []string `json:"path"`
@@ -64,12 +62,15 @@ func OwnWireGaps(s *model.Session, p Provider, step int) []Gap {
 // "" when the request is rebuilt whole.
 func WireNote(s *model.Session, p Provider, step int, gaps []Gap) string {
 	notes := []string{}
-	if n := GeminiStreamedSignaturesNote(GeminiStreamedSignatures(s, p, step)); n != "" {
+	if n := GeminiStreamedSignaturesNote(streamedTurns(gaps)); n != "" {
 		notes = append(notes, n)
 	}
 	count := map[string]int{}
 	var whys []string
 	for _, g := range gaps {
+		if g.Why == StreamedSignaturesWhy {
+			continue
+		}
 		if count[g.Why] == 0 {
 			whys = append(whys, g.Why)
 		}
@@ -154,12 +155,22 @@ func stepOf(s *model.Session, step int) (int, bool) {
 // rendering of these turns lacks them). It is 0 for other agents and
 // providers.
 func GeminiStreamedSignatures(s *model.Session, p Provider, step int) int {
-	w, ok := ownWireOf(s.Info.Agent)
-	upto, found := stepOf(s, step)
-	if !ok || w.StreamedSignatures == nil || p != w.Provider || !found {
-		return 0
+	return streamedTurns(OwnWireGaps(s, p, step))
+}
+
+// StreamedSignaturesWhy is the Why of a model turn's gap for the
+// thoughtSignatures the model streamed (Gap).
+const StreamedSignaturesWhy = "the model turn went with the thoughtSignatures the model streamed, which Gemini CLI does not store"
+
+// streamedTurns counts the gaps for streamed thoughtSignatures.
+func streamedTurns(gaps []Gap) int {
+	n := 0
+	for _, g := range gaps {
+		if g.Why == StreamedSignaturesWhy {
+			n++
+		}
 	}
-	return w.StreamedSignatures(s, upto)
+	return n
 }
 
 // GeminiStreamedSignaturesNote says what GeminiStreamedSignatures counts,

@@ -21,8 +21,7 @@ func init() {
 		Conversation: func(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
 			return Contents(s, upto, pl), nil
 		},
-		StreamedSignatures: streamedSignatures,
-		ResentResults:      resentResults,
+		ResentResults: resentResults,
 	})
 }
 
@@ -67,10 +66,13 @@ type gcContent struct {
 //     local executor's "<agent id>#<turn>-<index>" is the stored id only).
 //
 // The signatures the model streamed are kept in memory only: a live model
-// turn is rendered without them.
+// turn is rendered without them, a gap (render.StreamedSignaturesWhy).
 func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 	out := []render.Value{}
 	for _, c := range gcHistory(s, upto) {
+		if c.live { // its thoughtSignatures are not stored
+			pl.Gap(render.Gap{Item: len(out), Path: []string{"parts"}, Why: render.StreamedSignaturesWhy})
+		}
 		parts := []render.Value{}
 		for _, p := range c.parts {
 			p = gcStripPrefix(p)
@@ -80,20 +82,6 @@ func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 		out = append(out, render.Obj{render.KV("role", c.role), render.KV("parts", parts)})
 	}
 	return out
-}
-
-// streamedSignatures is the number of model turns that the request at
-// upto sent with the thoughtSignatures the model had streamed in that
-// run: Gemini CLI keeps those in memory only, so the rebuilt turns lack
-// them (render.GeminiStreamedSignatures).
-func streamedSignatures(s *model.Session, upto int) int {
-	n := 0
-	for _, c := range gcHistory(s, upto) {
-		if c.live {
-			n++
-		}
-	}
-	return n
 }
 
 // gcHistory is the request's contents before the ids lose their stored
