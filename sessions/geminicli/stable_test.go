@@ -212,3 +212,31 @@ type countForeseen struct{ countLines }
 func (c countForeseen) Foresee(n int, head []byte, whole bool) {
 	c.LineReader.(sessions.Foreseer).Foresee(n, head, whole)
 }
+
+// FuzzOrderedObj: on valid JSON, the skimmed object is the decoded one
+// (seeds: every line of every fixture chat, and each part of them).
+func FuzzOrderedObj(f *testing.F) {
+	for _, src := range []string{
+		"../../testdata/gemini-cli/gemini-3.8-flash/data",
+		"../../testdata/gemini-cli/gemini-2.5-pro-third/data",
+	} {
+		chats, _ := filepath.Glob(filepath.Join(src, "tmp/*/chats/session-*.jsonl"))
+		for _, c := range chats {
+			b, _ := os.ReadFile(c)
+			for _, l := range bytes.Split(b, []byte("\n")) {
+				f.Add(l)
+			}
+		}
+	}
+	f.Add([]byte(`{"a":1,"a":2,"\u0041":[{"b":"\"}"}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		got, gok := orderedObj(raw)
+		want, wok := orderedObjDecoded(raw)
+		if gok != wok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%.200q: skimmed %v %v, decoded %v %v", raw, gok, got, wok, want)
+		}
+	})
+}

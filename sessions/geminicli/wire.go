@@ -5,11 +5,13 @@ package geminicli
 // (testdata/gemini-cli).
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -367,7 +369,7 @@ func gcPick(stored []json.RawMessage, run int) (gcVersion, bool) {
 // gcParts is a PartListUnion as parts (a string is one text part).
 func gcParts(content json.RawMessage) []render.Obj {
 	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if t := bytes.TrimLeft(content, " \t\r\n"); len(t) > 0 && t[0] == '"' && json.Unmarshal(content, &s) == nil {
 		if s == "" {
 			return nil
 		}
@@ -384,9 +386,29 @@ func gcParts(content json.RawMessage) []render.Obj {
 	return out
 }
 
-// orderedObj decodes a JSON object keeping its key order, values raw.
+// orderedObj decodes a JSON object keeping its key order, values raw
+// (spans of raw). raw is valid JSON, decoded before (a record, its
+// content, a part): its members are skimmed, and decoded only where the
+// skim says no.
 func orderedObj(raw json.RawMessage) (render.Obj, bool) {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	var o render.Obj
+	skimmed := jsonskim.Members(raw, func(key, val []byte) bool {
+		var k string
+		if json.Unmarshal(key, &k) != nil {
+			return false
+		}
+		o = append(o, render.KV(k, json.RawMessage(val)))
+		return true
+	})
+	if skimmed {
+		return o, true
+	}
+	return orderedObjDecoded(raw)
+}
+
+// orderedObjDecoded is orderedObj by encoding/json alone.
+func orderedObjDecoded(raw json.RawMessage) (render.Obj, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, false
 	}
@@ -461,20 +483,50 @@ func gcPlace(p render.Obj, unnamed string, item, j int, pl *render.Placer) {
 		if f.Key != "functionCall" && f.Key != "functionResponse" {
 			continue
 		}
-		var inner struct {
-			ID string `json:"id"`
-		}
-		if b, err := render.Marshal(f.Val); err == nil && json.Unmarshal(b, &inner) == nil {
-			if inner.ID == "" {
-				inner.ID = unnamed
+		if id, ok := partID(f.Val); ok {
+			if id == "" {
+				id = unnamed
 			}
 			if f.Key == "functionCall" {
-				pl.Call(inner.ID, item, j)
+				pl.Call(id, item, j)
 			} else {
-				pl.Result(inner.ID, item, j, 1)
+				pl.Result(id, item, j, 1)
 			}
 		}
 	}
+}
+
+// partID is the id of a function call or response, as encoding/json
+// reads it; ok false when v is not an object. The id is skimmed from v's
+// bytes when they name it once, so that a big response is not encoded
+// again to be decoded.
+func partID(v render.Value) (string, bool) {
+	var inner struct {
+		ID string `json:"id"`
+	}
+	switch x := v.(type) {
+	case json.RawMessage:
+		if vals, ok := jsonskim.Named(x, "id"); ok && (vals[0] == nil || json.Unmarshal(vals[0], &inner.ID) == nil) {
+			return inner.ID, true
+		}
+	case render.Obj: // as gcStripPrefix rebuilt it: one key "id", a string
+		ids := 0
+		for _, f := range x {
+			if strings.EqualFold(f.Key, "id") {
+				ids++
+				inner.ID, _ = f.Val.(string)
+			}
+		}
+		if id, ok := x.Get("id"); ok && ids == 1 {
+			if _, isString := id.(string); isString {
+				return inner.ID, true
+			}
+		}
+	}
+	if b, err := render.Marshal(v); err == nil && json.Unmarshal(b, &inner) == nil {
+		return inner.ID, true
+	}
+	return "", false
 }
 
 func gcAny(parts []render.Obj, key string) bool {
