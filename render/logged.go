@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"correx/internal/jsonskim"
 	"correx/model"
 )
 
@@ -81,15 +82,12 @@ func promptFromAnthropic(messages []json.RawMessage) ([]msg, error) {
 	var out []msg
 	names := map[string]string{} // tool_use id -> tool name
 	for i, raw := range messages {
-		var m struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil {
+		m, err := loggedMessage(raw)
+		if err != nil {
 			return nil, fmt.Errorf("logged message %d: %w", i, err)
 		}
 		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
+		if isJSONString(m.Content) && json.Unmarshal(m.Content, &s) == nil {
 			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
 			continue
 		}
@@ -155,10 +153,35 @@ func wireFilePart(b model.AnthropicBlock) part {
 	return part{kind: pFile, mime: b.Source.MediaType, url: b.Source.URL}
 }
 
+// loggedRole is a logged message's role and its content, as written.
+type loggedRole struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// loggedMessage decodes a logged message's role and finds its content: by
+// a skim when the message names each once (the content, most of the
+// message, is decoded once, by its reader), else by encoding/json.
+func loggedMessage(raw []byte) (loggedRole, error) {
+	var m loggedRole
+	if vals, ok := jsonskim.Named(raw, "role", "content"); ok && (vals[0] == nil || json.Unmarshal(vals[0], &m.Role) == nil) {
+		m.Content = vals[1]
+		return m, nil
+	}
+	err := json.Unmarshal(raw, &m)
+	return m, err
+}
+
+// isJSONString tells whether JSON text b is a string, by its first byte.
+func isJSONString(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '"'
+}
+
 // wireToolOutput is a tool_result's content as an AI SDK output.
 func wireToolOutput(b model.AnthropicBlock) output {
 	var s string
-	if len(b.Content) == 0 || json.Unmarshal(b.Content, &s) == nil {
+	if len(b.Content) == 0 || isJSONString(b.Content) && json.Unmarshal(b.Content, &s) == nil {
 		if b.Errored() {
 			return output{kind: outErrorText, value: s}
 		}

@@ -268,14 +268,33 @@ func (x *LineIndex) Read(l Line) ([]byte, error) { return ReadLineAt(x.path, l) 
 // ReadLineAt reads line l of the regular file path: the l.Len bytes at
 // l.Off, which must not hold a newline. Lines are at most 64 MiB.
 func ReadLineAt(path string, l Line) ([]byte, error) {
+	r := LinesAt{Path: path}
+	defer r.Close()
+	return r.Read(l)
+}
+
+// LinesAt reads lines of one file again as ReadLineAt does, the file kept
+// open from the first read to Close: the thousands of lines of one
+// request cost a read each, not an open, two stats and a close.
+type LinesAt struct {
+	Path string
+	f    *os.File
+}
+
+// Read reads line l (see ReadLineAt).
+func (r *LinesAt) Read(l Line) ([]byte, error) {
+	path := r.Path
 	if l.Len < 0 || l.Len > maxLineBytes || l.Off < 0 {
 		return nil, fmt.Errorf("%s:%d: no such line", path, l.N)
 	}
-	f, _, err := openRegular(path)
-	if err != nil {
-		return nil, err
+	if r.f == nil {
+		f, _, err := openRegular(path)
+		if err != nil {
+			return nil, err
+		}
+		r.f = f
 	}
-	defer f.Close()
+	f := r.f
 	b := make([]byte, l.Len)
 	if _, err := f.ReadAt(b, l.Off); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -287,4 +306,14 @@ func ReadLineAt(path string, l Line) ([]byte, error) {
 		return nil, fmt.Errorf("%s:%d: the file changed since it was read", path, l.N)
 	}
 	return b, nil
+}
+
+// Close closes the file, if a read opened it; r may read again after.
+func (r *LinesAt) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
 }

@@ -86,3 +86,36 @@ func TestLineIndexStopsWhereToldAndGoesOn(t *testing.T) {
 	assert.Equal(t, []string{"1", "2", "3"}, got)
 	assert.Equal(t, 3, x.Lines()[2].N)
 }
+
+// TestLinesAtKeepsItsFileOpen: the lines an index found read back through
+// one LinesAt, which opens the file once, says when the file changed
+// under it, and reads again after Close.
+func TestLinesAtKeepsItsFileOpen(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n  {\"b\":2}\n{\"c\":3}\n"), 0o644))
+	x := NewLineIndex(p)
+	var lines []Line
+	_, err := x.Scan(context.Background(), nil, func(l Line, _ []byte, _ bool) bool {
+		lines = append(lines, l)
+		return true
+	}, func(int, string, ...any) {})
+	require.NoError(t, err)
+	r := LinesAt{Path: p}
+	defer r.Close()
+	for i, want := range []string{`{"a":1}`, `{"b":2}`, `{"c":3}`} {
+		b, err := r.Read(lines[i])
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b))
+	}
+	f := r.f
+	_, err = r.Read(lines[0])
+	require.NoError(t, err)
+	assert.Same(t, f, r.f, "one open for every read")
+	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n\n"), 0o644))
+	_, err = r.Read(lines[2])
+	assert.ErrorContains(t, err, p+":3: the file is shorter than when it was read")
+	require.NoError(t, r.Close())
+	b, err := r.Read(lines[0])
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":1}`, string(b))
+}

@@ -1367,7 +1367,9 @@ func (r *ccReader) sendResult(st *ccState, s ccSent) {
 	}
 	content := s.content
 	if content == nil {
-		raw, err := newCCLines(r.file).block(s.block)
+		x := newCCLines(r.file)
+		raw, err := x.block(s.block)
+		x.close()
 		var b model.AnthropicBlock
 		if err == nil {
 			err = json.Unmarshal(raw, &b)
@@ -1414,6 +1416,7 @@ func (r *ccReader) stableMessages() int {
 // last line read.
 type ccLines struct {
 	file          string
+	lines         sessions.LinesAt // open from the first read to close
 	at            sessions.Line
 	msg           json.RawMessage // the line's message
 	toolUseResult json.RawMessage // the line's
@@ -1421,14 +1424,17 @@ type ccLines struct {
 	blocks        []json.RawMessage
 }
 
-func newCCLines(file string) *ccLines { return &ccLines{file: file} }
+func newCCLines(file string) *ccLines { return &ccLines{file: file, lines: sessions.LinesAt{Path: file}} }
+
+// close closes the file the reads opened.
+func (x *ccLines) close() { x.lines.Close() }
 
 // read reads line l (whole: its message too) unless it was the last.
 func (x *ccLines) read(l sessions.Line, whole bool) error {
 	if x.at == l && x.content != nil && (!whole || x.msg != nil) {
 		return nil
 	}
-	data, err := sessions.ReadLineAt(x.file, l)
+	data, err := x.lines.Read(l)
 	if err != nil {
 		return err
 	}

@@ -342,6 +342,7 @@ func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int
 	}
 	st := f.r.st[sess]
 	x := newCCLines(f.path)
+	defer x.close()
 	if why := f.r.rebuiltWhy(st, msg, k); why != "" {
 		return st.rebuilt(x, st.stepLine[msg], why)
 	}
@@ -447,7 +448,9 @@ func (r *ccReader) settle(st *ccState, final bool) {
 		}
 		n.done = true
 		c := st.calls[n.id].call
-		req, err := newCCLines(r.file).logged(cr)
+		x := newCCLines(r.file)
+		req, err := x.logged(cr)
+		x.close()
 		if err != nil {
 			continue
 		}
@@ -469,6 +472,7 @@ func (r *ccReader) output(cc *ccCall) (*model.ToolCall, error) {
 		return &c, nil
 	}
 	x := newCCLines(r.file)
+	defer x.close()
 	var b model.AnthropicBlock
 	raw, err := x.block(cc.result)
 	if err == nil && json.Unmarshal(raw, &b) != nil {
@@ -520,6 +524,7 @@ func (r *ccReader) whole(sess *model.Session) (*model.Session, error) {
 	st := r.st[sess]
 	out := r.snapshot(sess, 0, len(sess.Messages), true)
 	x := newCCLines(r.file)
+	defer x.close()
 	logged, err := st.resolved(x)
 	if err != nil {
 		return nil, err

@@ -91,7 +91,9 @@ func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 func gcHistory(s *model.Session, upto int) []gcContent {
 	run := s.Messages[upto].Run
 	// a record Stored keeps by its place is read from the chat file
-	read := func(l sessions.Line) ([]byte, error) { return sessions.ReadLineAt(s.Info.Source, l) }
+	lines := sessions.LinesAt{Path: s.Info.Source}
+	defer lines.Close()
+	read := lines.Read
 	var hist []gcContent
 	if run > 1 {
 		// a resumed run: the session context it wrote, then the history
