@@ -1424,7 +1424,9 @@ type ccLines struct {
 	blocks        []json.RawMessage
 }
 
-func newCCLines(file string) *ccLines { return &ccLines{file: file, lines: sessions.LinesAt{Path: file}} }
+func newCCLines(file string) *ccLines {
+	return &ccLines{file: file, lines: sessions.LinesAt{Path: file}}
+}
 
 // close closes the file the reads opened.
 func (x *ccLines) close() { x.lines.Close() }
