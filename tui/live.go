@@ -24,7 +24,9 @@ import (
 // (sessions.Fingerprint: a few stats) and lists only when it differs from
 // the one taken before the previous successful list. The fingerprint rides
 // the check loop (liveMsg, then the next liveTickMsg); a check with none
-// (the first, or after a failure, or a store that cannot say) lists.
+// (the first, or after a failure, or a store that cannot say) lists. After
+// a check that found nothing, a wait (liveWaitCmd) takes the fingerprint
+// every Config.LiveEvery without a message, until it moves.
 
 // liveTickMsg starts a check; fp is the store's fingerprint at the
 // previous successful check ("" when there is none).
@@ -50,6 +52,31 @@ func liveTick(every time.Duration) tea.Cmd { return nextLiveTick(every, "") }
 // nextLiveTick schedules a check that knows the fingerprint fp.
 func nextLiveTick(every time.Duration, fp string) tea.Cmd {
 	return tea.Tick(every, func(time.Time) tea.Msg { return liveTickMsg{fp: fp} })
+}
+
+// liveQuiet is how many unchanged fingerprints a wait takes before it
+// hands back to a check (which sees what is open then): every message
+// draws a frame, so a TUI left open draws two in that time, not two at
+// every check.
+const liveQuiet = 15
+
+// liveWaitCmd takes the store's fingerprint every `every` until it is no
+// longer fp (or cannot be taken), or liveQuiet times; then the next check
+// starts, with fp to compare.
+func liveWaitCmd(ctx context.Context, every time.Duration, store sessions.Store, fp string) tea.Cmd {
+	return func() tea.Msg {
+		for range liveQuiet {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(every):
+			}
+			if now, ok := sessions.Fingerprint(store); !ok || now != fp {
+				break
+			}
+		}
+		return liveTickMsg{fp: fp}
+	}
 }
 
 // liveCmd checks the store: when its fingerprint is still prevFP it does
@@ -125,7 +152,7 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 	case liveMsg:
 		m.checking = false
 		if msg.unchanged {
-			return nextLiveTick(m.cfg.LiveEvery, msg.fp)
+			return liveWaitCmd(m.ctx, m.cfg.LiveEvery, m.store, msg.fp)
 		}
 		if msg.err == nil {
 			m.picker.Refresh(msg.infos)

@@ -245,3 +245,37 @@ func TestLiveBeforeTheCountedList(t *testing.T) {
 	res, _ := liveCheck(t, h, liveTickMsg{})
 	require.NotNil(t, res.data)
 }
+
+// fpStore is a store whose fingerprint moves from "a" to "b" at its
+// moveAt-th taking.
+type fpStore struct {
+	sessions.Store
+	taken, moveAt int
+}
+
+func (s *fpStore) Fingerprint() (string, bool) {
+	s.taken++
+	if s.moveAt > 0 && s.taken >= s.moveAt {
+		return "b", true
+	}
+	return "a", true
+}
+
+// A TUI left open on an unchanged store gets no message between checks:
+// the wait takes the fingerprint liveQuiet times before the next check
+// starts, and hands over at once when it moves.
+func TestLiveWaitIsQuiet(t *testing.T) {
+	for _, moveAt := range []int{0, 3} {
+		st := &fpStore{moveAt: moveAt}
+		msg := liveWaitCmd(t.Context(), time.Millisecond, st, "a")()
+		require.Equal(t, liveTickMsg{fp: "a"}, msg)
+		want := liveQuiet
+		if moveAt > 0 {
+			want = moveAt
+		}
+		require.Equal(t, want, st.taken, "moveAt %d", moveAt)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.Nil(t, liveWaitCmd(ctx, time.Hour, &fpStore{}, "a")(), "the app's end ends the wait")
+}
