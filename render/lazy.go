@@ -272,7 +272,7 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if !ok {
 			return false, errEmbedded
 		}
-		call, text, err := c.load(ctx, lp.id)
+		call, text, escaped, err := c.load(ctx, lp.id)
 		if err != nil {
 			return false, err
 		}
@@ -282,7 +282,14 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if _, err := io.WriteString(w, `"`); err != nil {
 			return false, err
 		}
-		if err := text(lp.field, func(s string) error { return writeRunes(w, s) }); err != nil {
+		write := func(s string) error { return writeRunes(w, s) }
+		if escaped {
+			write = func(body string) error {
+				_, err := io.WriteString(w, body)
+				return err
+			}
+		}
+		if err := text(lp.field, write); err != nil {
 			return false, err
 		}
 		_, err = io.WriteString(w, `"`)
@@ -296,22 +303,38 @@ type TextStreamer interface {
 	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
 }
 
-// load reads part id and a function that writes its output or error.
-func (c *LazyConversation) load(ctx context.Context, id string) (*model.ToolCall, func(string, func(string) error) error, error) {
+// JSONStreamer is a TextStreamer that gives the text as the body of the
+// JSON string writeRunes writes for it (sessions.JSONStreamer).
+type JSONStreamer interface {
+	LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(body string) error) error, error)
+}
+
+// load reads part id and a function that writes its output or error:
+// escaped, as the body of its JSON string.
+func (c *LazyConversation) load(ctx context.Context, id string) (*model.ToolCall, func(string, func(string) error) error, bool, error) {
+	if js, ok := c.l.(JSONStreamer); ok && !plainStreams {
+		call, text, err := js.LoadStreamedJSON(ctx, c.sessionID, id)
+		return call, text, true, err
+	}
 	if ts, ok := c.l.(TextStreamer); ok {
-		return ts.LoadStreamed(ctx, c.sessionID, id)
+		call, text, err := ts.LoadStreamed(ctx, c.sessionID, id)
+		return call, text, false, err
 	}
 	full, err := c.l.LoadOutput(ctx, c.sessionID, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	return full, func(field string, write func(string) error) error {
 		if field == "error" {
 			return write(full.Error)
 		}
 		return write(full.Output)
-	}, nil
+	}, false, nil
 }
+
+// plainStreams makes load take the decoded text even from a JSONStreamer
+// (tests compare the two).
+var plainStreams = false
 
 // MarshalIndent is WriteIndent into memory.
 func (c *LazyConversation) MarshalIndent(ctx context.Context, v Value) ([]byte, error) {

@@ -99,6 +99,14 @@ type TextStreamer interface {
 	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
 }
 
+// JSONStreamer is a TextStreamer that can give the output and error as
+// the body of the JSON string formatters.Stringify writes for them (no
+// quotes), so that a text stored in that form is copied to the wire, not
+// decoded and encoded again.
+type JSONStreamer interface {
+	LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(body string) error) error, error)
+}
+
 // PageWarnings remembers the warnings the pages of one session gave, so
 // that a later page gives those the lines read for it raised, each once.
 type PageWarnings map[string]bool

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"correx/formatters"
 	"correx/internal/props"
 	"correx/model"
 )
@@ -92,7 +93,9 @@ func FuzzPartScan(f *testing.F) {
 }
 
 // FuzzUnquotePieces: a JSON string literal decoded a piece at a time
-// (stream.go) is what encoding/json decodes it to, whatever the pieces.
+// (stream.go) is what encoding/json decodes it to, whatever the pieces;
+// given as the body of its JSON string (LoadStreamedJSON), it is what
+// formatters.Stringify writes for that text.
 func FuzzUnquotePieces(f *testing.F) {
 	for _, c := range []string{`"plain"`, `"a\"b\\c\u00e9\n"`, `"\ud83d\ude00 \ud83d x \udc00"`, "\"\xff\xfe bad\"", `"\u12"`} {
 		f.Add(c, uint8(3))
@@ -106,6 +109,9 @@ func FuzzUnquotePieces(f *testing.F) {
 		if json.Unmarshal(p, &sp) == nil && len(sp.State.Output) > 0 && sp.State.Output[0] == '"' {
 			f.Add(string(sp.State.Output), uint8(len(p)))
 		}
+	}
+	for _, c := range []string{`"\u0008\b\u001B\u001b\u2028\u007f\/"`, "\"raw \u2028 sep\""} {
+		f.Add(c, uint8(1))
 	}
 	f.Fuzz(func(t *testing.T, lit string, piece uint8) {
 		var want string
@@ -121,6 +127,23 @@ func FuzzUnquotePieces(f *testing.F) {
 		}
 		if got.String() != want {
 			t.Fatalf("%q in pieces of %d: %q, encoding/json %q", lit, pieceBytes, got.String(), want)
+		}
+		// as the body of its JSON string: stored pieces copied where they
+		// are canonical, the rest encoded again, makes what Stringify makes
+		enc, err := formatters.Stringify(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body strings.Builder
+		if err := feedPieces(lit, &unquoter{write: func(s string) error { body.WriteString(s); return nil }, escaped: true}); err != nil {
+			t.Fatalf("%q: %v", lit, err)
+		}
+		if body.String() != string(enc[1:len(enc)-1]) {
+			t.Fatalf("%q in pieces of %d, escaped: %q, Stringify %q", lit, pieceBytes, body.String(), enc)
+		}
+		// and a body Stringify writes is canonical, so copied whole
+		if b := string(enc[1 : len(enc)-1]); !canonicalBody(b) {
+			t.Fatalf("Stringify's %q is not canonical", b)
 		}
 	})
 }

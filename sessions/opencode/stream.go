@@ -11,10 +11,41 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"correx/formatters"
 	"correx/model"
 )
 
 func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
+	if err != nil || row == nil {
+		return tc, wholeText(tc, func(t string, write func(string) error) error { return write(t) }), err
+	}
+	return tc, row.text, nil
+}
+
+// LoadStreamedJSON implements sessions.JSONStreamer: LoadStreamed, its
+// text given as the body of the JSON string formatters.Stringify writes
+// for it. opencode stores a tool's output with JSON.stringify, whose
+// escapes are Stringify's: a stored piece is copied when its escapes are
+// those (canonicalBody), and decoded and encoded again only when not.
+func (s *sqliteStore) LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
+	if err != nil || row == nil {
+		return tc, wholeText(tc, func(t string, write func(string) error) error {
+			b, err := formatters.AppendStringify(nil, t)
+			if err != nil {
+				return err
+			}
+			return write(string(b[1 : len(b)-1]))
+		}), err
+	}
+	return tc, row.json, nil
+}
+
+// loadStreamed reads part partID for LoadStreamed: as the outline gives
+// it with its scanned row, or (row nil) whole, a small row or one the
+// scanner cannot vouch for.
+func (s *sqliteStore) loadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, *scannedRow, error) {
 	slot := &partSlot{id: partID}
 	rowid, big, decoded, err := s.readPart(ctx, sessionID, slot)
 	if err == nil && big {
@@ -23,24 +54,31 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
 				tc := slot.p.Tool
 				tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, elided[0] == 'A', row.size-len(elided)+1
-				return tc, row.text, nil
+				return tc, row, nil
 			}
 		}
 	}
-	// a small row, or one the scanner cannot vouch for: read it whole
-	var full *model.ToolCall
 	if err == nil && decoded && slot.ok && slot.p.Tool != nil {
-		full = slot.p.Tool
+		full := slot.p.Tool
 		full.OutputBytes = len(full.Output)
-	} else if full, err = s.LoadOutput(ctx, sessionID, partID); err != nil {
-		return nil, nil, err
+		return full, nil, nil
 	}
-	return full, func(field string, write func(string) error) error {
+	full, err := s.LoadOutput(ctx, sessionID, partID)
+	return full, nil, err
+}
+
+// wholeText writes a call read whole: its output (field "output") or
+// error, through put.
+func wholeText(full *model.ToolCall, put func(text string, write func(string) error) error) func(string, func(string) error) error {
+	if full == nil {
+		return nil
+	}
+	return func(field string, write func(string) error) error {
 		if field == "error" {
-			return write(full.Error)
+			return put(full.Error, write)
 		}
-		return write(full.Output)
-	}, nil
+		return put(full.Output, write)
+	}
 }
 
 // scannedRow is a large part row, scanned whole once, whose output and
@@ -102,11 +140,21 @@ func (r *scannedRow) span(field string) span {
 // text writes the row's output (field "output") or error, decoded, to
 // write in pieces of whole runes.
 func (r *scannedRow) text(field string, write func(string) error) error {
+	return r.feed(field, &unquoter{write: write})
+}
+
+// json writes the row's output or error as the body of the JSON string
+// Stringify writes for it, in pieces (LoadStreamedJSON).
+func (r *scannedRow) json(field string, write func(string) error) error {
+	return r.feed(field, &unquoter{write: write, escaped: true})
+}
+
+// feed feeds the row's output or error, as stored, to u.
+func (r *scannedRow) feed(field string, u *unquoter) error {
 	sp := r.span(field)
 	if sp.end == 0 {
 		return nil
 	}
-	u := unquoter{write: write}
 	if r.data != nil {
 		data := r.data
 		defer func() { r.data = nil; putScratch(r.scratch, data) }() // again: from the store
@@ -150,7 +198,11 @@ var pieceBytes = 64 << 10
 // encoding/json decodes it, to write a piece at a time (pieceBytes of lit
 // at a time).
 func unquotePieces(lit string, write func(string) error) error {
-	u := unquoter{write: write}
+	return feedPieces(lit, &unquoter{write: write})
+}
+
+// feedPieces feeds the body of lit to u, pieceBytes at a time.
+func feedPieces(lit string, u *unquoter) error {
 	for body := lit[1 : len(lit)-1]; len(body) > 0; {
 		n := min(pieceBytes, len(body))
 		if err := u.feed([]byte(body[:n]), false); err != nil {
@@ -173,6 +225,10 @@ func unquotePieces(lit string, write func(string) error) error {
 type unquoter struct {
 	carry, buf, out []byte
 	write           func(string) error
+	// escaped: write gets each piece as the body of the JSON string
+	// Stringify writes for it, the stored bytes when canonicalBody
+	escaped bool
+	enc     []byte
 }
 
 // maxUnit is the longest unit: an escaped surrogate pair.
@@ -199,6 +255,9 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 		return nil
 	}
 	piece := data[:cut]
+	if u.escaped && canonicalBody(piece) {
+		return u.write(piece)
+	}
 	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
 		// escapes or invalid bytes; else encoding/json gives it as it is
 		var ok bool
@@ -208,7 +267,55 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 			return err
 		}
 	}
+	if u.escaped {
+		var err error
+		if u.enc, err = formatters.AppendStringify(u.enc, piece); err != nil {
+			return err
+		}
+		piece = unsafe.String(unsafe.SliceData(u.enc[1:]), len(u.enc)-2)
+	}
 	return u.write(piece)
+}
+
+// canonicalBody tells whether s, the body of a JSON string literal cut
+// between its units, is the body formatters.Stringify writes for the
+// string it decodes to (JSON.stringify's: valid UTF-8, and only the
+// escapes \" \\ \b \f \n \r \t, or \u00xx in lower-case hex for the other
+// control characters).
+func canonicalBody(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' {
+			return false
+		}
+		if c != '\\' {
+			continue
+		}
+		if i+1 >= len(s) {
+			return false
+		}
+		switch s[i+1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i++
+			continue
+		case 'u':
+		default:
+			return false
+		}
+		const hex = "0123456789abcdef"
+		if i+5 >= len(s) || s[i+2] != '0' || s[i+3] != '0' || s[i+4] > '1' || s[i+4] < '0' || strings.IndexByte(hex, s[i+5]) < 0 {
+			return false
+		}
+		switch c := (s[i+4]-'0')<<4 | byte(strings.IndexByte(hex, s[i+5])); c {
+		case '\b', '\f', '\n', '\r', '\t':
+			return false // written short
+		}
+		i += 5
+	}
+	return true
 }
 
 // unquoteSimple decodes a string body whose escapes are all one of

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -47,7 +48,8 @@ func TestUnquotePieces(t *testing.T) {
 // TestLoadStreamed checks, on every part of the recorded stores, on the
 // scanner's cases and on an output of several blob chunks, all read with
 // blob I/O, that LoadOutput and the streamed output and error are what
-// Load reads through SQLite, and the streamed call is the outline's.
+// Load reads through SQLite (and, streamed as JSON, what Stringify writes
+// for it), and the streamed call is the outline's.
 func TestLoadStreamed(t *testing.T) {
 	defer func(b int64) { blobBytes = b }(blobBytes)
 	blobBytes = 0
@@ -104,10 +106,17 @@ func TestLoadStreamed(t *testing.T) {
 					require.Equal(t, full, out, pt.ID)
 					call, text, err := s.LoadStreamed(ctx, in.ID, pt.ID)
 					require.NoError(t, err)
+					_, body, err := s.LoadStreamedJSON(ctx, in.ID, pt.ID)
+					require.NoError(t, err)
 					for field, want := range map[string]string{"output": full.Output, "error": full.Error} {
 						var got strings.Builder
 						require.NoError(t, text(field, func(p string) error { got.WriteString(p); return nil }))
 						require.Equal(t, want, got.String(), "%s %s %s", dir, pt.ID, field)
+						enc, err := formatters.Stringify(want)
+						require.NoError(t, err)
+						got.Reset()
+						require.NoError(t, body(field, func(p string) error { got.WriteString(p); return nil }))
+						require.Equal(t, string(enc[1:len(enc)-1]), got.String(), "%s %s %s as JSON", dir, pt.ID, field)
 					}
 					require.Equal(t, full.Status, call.Status)
 					require.Equal(t, full.CallID, call.CallID)
