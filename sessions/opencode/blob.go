@@ -41,6 +41,13 @@ func cptr(p uintptr) uintptr { return *(*uintptr)(unsafe.Add(nil, p)) }
 // into its page cache on the way).
 const blobChunk = 64 << 10
 
+// blobCachePragma bounds the blob connection's page cache. A blob read
+// visits each overflow page of its row once, so a cache of SQLite's
+// default 2 MB only held the pages of the last rows read, in C memory
+// that Go's collector never sees (some 500 pages of 4 KiB held for
+// good); the b-tree pages that find a row fit in what is left.
+const blobCachePragma = "PRAGMA cache_size=-128"
+
 // blobBytes is the size above which a row is read with blob I/O: SQLite's
 // allocations up to it come from modernc's small slabs, which it reuses.
 // Tests lower it.
@@ -78,6 +85,14 @@ func openBlobReader(path string, immutable bool) (_ *blobReader, err error) {
 		return nil, b.err("open", rc)
 	}
 	sqlite3.Xsqlite3_busy_timeout(tls, b.db, busyTimeoutMS)
+	pragma, err := libc.CString(blobCachePragma)
+	if err != nil {
+		return nil, err
+	}
+	defer libc.Xfree(tls, pragma)
+	if rc := sqlite3.Xsqlite3_exec(tls, b.db, pragma, 0, 0, 0); rc != sqlite3.SQLITE_OK {
+		return nil, b.err("cache_size", rc)
+	}
 	return b, nil
 }
 

@@ -109,7 +109,7 @@ func sqliteDSN(path string, immutable bool) string {
 		p = "/" + p // C:/x -> file:///C:/x
 	}
 	u := url.URL{Scheme: "file", Path: p}
-	q := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)&_pragma=cache_size(-512)", busyTimeoutMS)
+	q := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)&_pragma=cache_size(-128)", busyTimeoutMS)
 	if immutable {
 		q += "&immutable=1"
 	}

@@ -103,7 +103,7 @@ func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *s
 	if partScanOff {
 		return nil, nil, false
 	}
-	scratch := blobScratch.Get().(*[]byte)
+	scratch := getScratch()
 	buf, err := s.c().blobs.read(rowid, (*scratch)[:0])
 	if err != nil {
 		putScratch(scratch, buf)
