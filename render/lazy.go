@@ -33,7 +33,7 @@ type OutputLoader interface {
 }
 
 // RequestLoader reads a logged request an outline left in the store
-// (sessions.RequestLoader).
+// (sessions.RequestLoader), a copy of its own for each call.
 type RequestLoader interface {
 	LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error)
 }
@@ -71,11 +71,11 @@ var placeholderMark = fmt.Sprintf("\x00correx-lazy-%x:", time.Now().UnixNano())
 func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model) (*LazyConversation, error) {
 	c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
 	for _, lazy := range []bool{true, false} {
-		sess, err := c.resolve(ctx, s, step, lazy)
+		sess, own, err := c.resolve(ctx, s, step, lazy)
 		if err != nil {
 			return nil, err
 		}
-		r, err := Render(sess, p, step, m)
+		r, err := render(sess, p, step, m, own)
 		if err != nil {
 			return c, err
 		}
@@ -90,8 +90,9 @@ func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p P
 }
 
 // resolve returns a copy of s whose elided calls of the messages up to
-// step are read whole or, with lazy, given placeholders when they can be.
-func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step int, lazy bool) (*model.Session, error) {
+// step are read whole or, with lazy, given placeholders when they can be;
+// own tells that the step's logged request was read for this copy alone.
+func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step int, lazy bool) (_ *model.Session, own bool, _ error) {
 	last := len(s.Messages) - 1
 	if steps := s.AssistantSteps(); step > 0 && step <= len(steps) {
 		last = steps[step-1]
@@ -108,15 +109,15 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 			if req.Elided {
 				rl, ok := c.l.(RequestLoader)
 				if !ok {
-					return nil, fmt.Errorf("session %s: the store cannot read the logged request of message %d", s.Info.ID, at)
+					return nil, false, fmt.Errorf("session %s: the store cannot read the logged request of message %d", s.Info.ID, at)
 				}
 				full, err := rl.LoadRequest(ctx, s.Info.ID, at)
 				if err != nil {
-					return nil, err
+					return nil, false, err
 				}
-				cp.Messages[at].Request = full
+				cp.Messages[at].Request, own = full, true
 			}
-			return &cp, nil
+			return &cp, own, nil
 		}
 	}
 	for mi := 0; mi <= last && mi < len(cp.Messages); mi++ {
@@ -137,12 +138,12 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 			}
 			full, err := c.l.LoadOutput(ctx, s.Info.ID, pt.ID)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			msg.Parts[pi].Tool = full
 		}
 	}
-	return &cp, nil
+	return &cp, false, nil
 }
 
 // placeholder returns the outline call oc with a placeholder in the place

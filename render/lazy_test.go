@@ -249,3 +249,72 @@ func TestRuneCut(t *testing.T) {
 		}
 	}
 }
+
+// keptRequests is a RequestLoader that gives a copy of each session's
+// logged requests, as a store reads them, and keeps what it gave.
+type keptRequests struct {
+	outputs
+	whole *model.Session
+	given []*model.LoggedRequest
+}
+
+func (k *keptRequests) LoadRequest(_ context.Context, _ string, msg int) (*model.LoggedRequest, error) {
+	req := *k.whole.Messages[msg].Request
+	req.Messages = append([]json.RawMessage(nil), req.Messages...)
+	k.given = append(k.given, &req)
+	return &req, nil
+}
+
+// TestLoggedRequestSpentOnlyWhenRead checks that a lowering lets go of a
+// logged request's messages as it decodes them only when the request was
+// read for it (a lazy conversation's), never the caller's: every Claude
+// Code fixture, every step, every provider but its own.
+func TestLoggedRequestSpentOnlyWhenRead(t *testing.T) {
+	ctx := context.Background()
+	dirs, _ := filepath.Glob("../testdata/claude-code/*")
+	spent := 0
+	for _, dir := range dirs {
+		st, err := sessions.Open(dir)
+		require.NoError(t, err)
+		infos, err := st.List(ctx)
+		require.NoError(t, err)
+		for _, in := range infos {
+			whole, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			outline := *whole
+			outline.Messages = append([]model.Message(nil), whole.Messages...)
+			for i := range outline.Messages {
+				if outline.Messages[i].Request != nil {
+					outline.Messages[i].Request = &model.LoggedRequest{Provider: "anthropic", Elided: true}
+				}
+			}
+			for step, at := range whole.AssistantSteps() {
+				req := whole.Messages[at].Request
+				if req == nil {
+					continue
+				}
+				before := append([]json.RawMessage(nil), req.Messages...)
+				for _, p := range []Provider{OpenAIChat, OpenAIResponses, Gemini, Bedrock} {
+					val, err := Conversation(whole, p, step+1, Model{})
+					require.NoError(t, err)
+					require.Equal(t, before, req.Messages, "%s %s step %d %s: Render changed the caller's request", dir, in.ID, step+1, p)
+					want, err := MarshalIndent(val)
+					require.NoError(t, err)
+					l := &keptRequests{whole: whole}
+					lc, err := ConversationLazy(ctx, l, &outline, p, step+1, Model{})
+					require.NoError(t, err)
+					got, err := lc.MarshalIndent(ctx, lc.Value)
+					require.NoError(t, err)
+					require.Equal(t, string(want), string(got), "%s %s step %d %s", dir, in.ID, step+1, p)
+					require.Len(t, l.given, 1)
+					for i, m := range l.given[0].Messages {
+						require.True(t, m == nil, "%s %s step %d %s: message %d of the request read for the lowering was kept", dir, in.ID, step+1, p, i)
+					}
+					spent++
+				}
+			}
+		}
+		st.Close()
+	}
+	require.Greater(t, spent, 20)
+}

@@ -18,9 +18,10 @@ import (
 
 // loggedProjection is the conversation of another provider than the one
 // the agent logged req for: the logged messages through the prompt IR
-// and the converters.
-func loggedProjection(req *model.LoggedRequest, p Provider, m Model, pl *Placer) (Value, error) {
-	prompt, err := promptFromAnthropic(req.Messages)
+// and the converters; with spend, req.Messages are dropped as they are
+// decoded.
+func loggedProjection(req *model.LoggedRequest, p Provider, m Model, pl *Placer, spend bool) (Value, error) {
+	prompt, err := promptFromAnthropic(req.Messages, spend)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +79,13 @@ func decodeOrdered(dec *json.Decoder) (Value, error) {
 // promptFromAnthropic lifts logged Anthropic messages into the prompt IR:
 // runs of tool_result blocks become tool messages, other user blocks user
 // messages, in their order.
-func promptFromAnthropic(messages []json.RawMessage) ([]msg, error) {
+func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) {
 	var out []msg
 	names := map[string]string{} // tool_use id -> tool name
 	for i, raw := range messages {
+		if spend {
+			messages[i] = nil // raw is all that holds it now
+		}
 		m, err := loggedMessage(raw)
 		if err != nil {
 			return nil, fmt.Errorf("logged message %d: %w", i, err)

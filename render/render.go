@@ -92,6 +92,14 @@ func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error
 // Render is Conversation with where each call and its result sit in it
 // (place.go), recorded by the lowering that built it.
 func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) {
+	return render(s, p, step, m, false)
+}
+
+// render is Render; with spend, the step's logged request is the
+// caller's own, read for this rendering alone, and its messages are let
+// go one by one as they are decoded (a request of many MB is not held
+// beside its decoded form).
+func render(s *model.Session, p Provider, step int, m Model, spend bool) (*Rendered, error) {
 	steps := s.AssistantSteps()
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("session %s has no assistant step", s.Info.ID)
@@ -118,7 +126,7 @@ func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) 
 	case registered && p == own.Provider:
 		v, err = own.Conversation(s, steps[step-1], pl)
 	case at.Request != nil: // the agent logged its request (Claude Code)
-		v, err = loggedProjection(at.Request, p, m, pl)
+		v, err = loggedProjection(at.Request, p, m, pl, spend)
 	case registered:
 		v = cliProjection(s, steps[step-1], p, m, pl)
 	case m.Lowering == model.LoweringNative:

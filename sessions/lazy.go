@@ -59,7 +59,8 @@ type WholeOutliner interface {
 // api-request records, whose messages are its transcript's lines).
 type RequestLoader interface {
 	// LoadRequest reads the logged request of message index msg (an
-	// assistant step) of session sessionID whole.
+	// assistant step) of session sessionID whole, read for this call:
+	// the caller's to keep or let go.
 	LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error)
 }
 
