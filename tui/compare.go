@@ -18,7 +18,23 @@ type compareView struct {
 	wrap          bool
 	cache         map[int]string
 	cacheW        int
+	// sides are drawn sides of rows by what they are drawn from, kept
+	// across contents: a provider switched on one side leaves the other
+	// side's rows as they were, and a long JSON line takes milliseconds
+	// to highlight
+	sides map[sideKey]string
 }
+
+// sideKey is all one side of a row is drawn from (with the styles).
+type sideKey struct {
+	text        string
+	has, diff   bool
+	width, xOff int
+	wrap        bool
+}
+
+// maxSides bounds compareView.sides: a few screens of rows.
+const maxSides = 1024
 
 // ScrollRight scrolls both sides n cells sideways (left when negative).
 func (c *compareView) ScrollRight(n int) {
@@ -33,7 +49,7 @@ func (c *compareView) ScrollRight(n int) {
 // many lines as its longer side needs.
 func (c *compareView) SetWrap(on bool) { c.wrap, c.xOff, c.cache = on, 0, nil }
 
-func (c *compareView) SetStyles(st *Styles) { c.st = st; c.cache = nil }
+func (c *compareView) SetStyles(st *Styles) { c.st, c.cache, c.sides = st, nil, nil }
 
 func (c *compareView) SetContent(left, right string, keep bool) {
 	a, _ := splitLines(left)
@@ -87,28 +103,16 @@ func (c *compareView) row(i int) string {
 	lw, rw := c.half()
 	r := c.rows[i]
 	side := func(text string, has bool, w int) string {
-		if !has {
-			return c.st.Subtle.Render(strings.Repeat("╌", w))
+		k := sideKey{text: text, has: has, diff: !r.same, width: w, xOff: c.xOff, wrap: c.wrap}
+		if s, ok := c.sides[k]; ok {
+			return s
 		}
-		if len(text) > maxLineBytes {
-			text = text[:maxLineBytes]
+		if c.sides == nil || len(c.sides) >= maxSides {
+			c.sides = map[sideKey]string{}
 		}
-		base := plainStyle
-		spans := syntaxSpans(lexerByName("json"), text, 0, c.st)
-		if !r.same {
-			base = c.st.DiffLine
-			for k := range spans {
-				spans[k].style = spans[k].style.Inherit(base)
-			}
-		}
-		line := styleLine(text, spans, base, c.st)
-		if c.wrap {
-			return ansi.Hardwrap(line, w, true)
-		}
-		if c.xOff > 0 {
-			line = ansi.TruncateLeft(line, c.xOff, "…")
-		}
-		return fit(ansi.Truncate(line, w, "…"), w)
+		s := c.drawSide(k)
+		c.sides[k] = s
+		return s
 	}
 	mid := c.st.Gutter.Render("│")
 	if !r.same {
@@ -129,6 +133,34 @@ func (c *compareView) row(i int) string {
 	s := strings.Join(lines, "\n")
 	c.cache[i] = s
 	return s
+}
+
+// drawSide draws one side of a row: its text highlighted as JSON, tinted
+// where the sides differ, cut (or wrapped) to the side's width.
+func (c *compareView) drawSide(k sideKey) string {
+	text, w := k.text, k.width
+	if !k.has {
+		return c.st.Subtle.Render(strings.Repeat("╌", w))
+	}
+	if len(text) > maxLineBytes {
+		text = text[:maxLineBytes]
+	}
+	base := plainStyle
+	spans := syntaxSpans(lexerByName("json"), text, 0, c.st)
+	if k.diff {
+		base = c.st.DiffLine
+		for i := range spans {
+			spans[i].style = spans[i].style.Inherit(base)
+		}
+	}
+	line := styleLine(text, spans, base, c.st)
+	if k.wrap {
+		return ansi.Hardwrap(line, w, true)
+	}
+	if k.xOff > 0 {
+		line = ansi.TruncateLeft(line, k.xOff, "…")
+	}
+	return fit(ansi.Truncate(line, w, "…"), w)
 }
 
 func (c *compareView) View() string {
