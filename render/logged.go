@@ -95,8 +95,8 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
 			continue
 		}
-		var blocks []model.AnthropicBlock
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
+		blocks, err := loggedBlocks(m.Content)
+		if err != nil {
 			return nil, fmt.Errorf("logged message %d: content: %w", i, err)
 		}
 		if m.Role == "assistant" {
@@ -176,6 +176,61 @@ func loggedMessage(raw []byte) (loggedRole, error) {
 	return m, err
 }
 
+// loggedBlocks decodes a logged message's content blocks, as
+// encoding/json does: it checks the content once, then builds a
+// tool_result from its skimmed members, its content left raw (most of a
+// request's bytes, decoded once, by wireToolOutput), and decodes any
+// other block, or one the skim says no to, by encoding/json.
+func loggedBlocks(content json.RawMessage) ([]model.AnthropicBlock, error) {
+	blocks := []model.AnthropicBlock{}
+	if !json.Valid(content) || !jsonskim.Elements(content, func(raw []byte) bool {
+		b, ok := skimToolResult(raw)
+		if !ok && json.Unmarshal(raw, &b) != nil {
+			return false
+		}
+		blocks = append(blocks, b)
+		return true
+	}) {
+		blocks = nil
+		err := json.Unmarshal(content, &blocks)
+		return blocks, err
+	}
+	return blocks, nil
+}
+
+// blockMembers are the members model.AnthropicBlock decodes: a
+// tool_result's four, then those it has none of.
+var blockMembers = []string{"type", "tool_use_id", "content", "is_error", "text", "thinking", "signature", "data", "id", "name", "input", "tool_name", "source"}
+
+// skimToolResult is raw, a valid block, as encoding/json decodes it, when
+// it is a tool_result the skim reads; ok false otherwise.
+func skimToolResult(raw []byte) (b model.AnthropicBlock, ok bool) {
+	vals, ok := jsonskim.Named(raw, blockMembers...)
+	if !ok || string(vals[0]) != `"tool_result"` {
+		return b, false
+	}
+	for _, v := range vals[4:] {
+		if v != nil {
+			return b, false
+		}
+	}
+	if vals[1] != nil && json.Unmarshal(vals[1], &b.ToolUseID) != nil || vals[3] != nil && json.Unmarshal(vals[3], &b.IsError) != nil {
+		return b, false
+	}
+	b.Type, b.Content = "tool_result", vals[2]
+	return b, true
+}
+
+// jsonText is raw decoded when it is a JSON string: by jsonskim.String
+// where it can, else by encoding/json.
+func jsonText(raw []byte) (string, bool) {
+	if s, ok := jsonskim.String(raw); ok {
+		return s, true
+	}
+	var s string
+	return s, isJSONString(raw) && json.Unmarshal(raw, &s) == nil
+}
+
 // isJSONString tells whether JSON text b is a string, by its first byte.
 func isJSONString(b []byte) bool {
 	b = bytes.TrimLeft(b, " \t\r\n")
@@ -184,8 +239,8 @@ func isJSONString(b []byte) bool {
 
 // wireToolOutput is a tool_result's content as an AI SDK output.
 func wireToolOutput(b model.AnthropicBlock) output {
-	var s string
-	if len(b.Content) == 0 || isJSONString(b.Content) && json.Unmarshal(b.Content, &s) == nil {
+	s, isText := jsonText(b.Content)
+	if len(b.Content) == 0 || isText {
 		if b.Errored() {
 			return output{kind: outErrorText, value: s}
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	sqlite "modernc.org/sqlite"
+
+	"correx/internal/jsonskim"
 )
 
 // A small JSON scanner for opencode part rows, run inside SQLite as two
@@ -256,7 +258,7 @@ func (p *partScanner) str() (raw string, escaped, ok bool) {
 	start := p.i
 	p.i++
 	for p.i < len(p.s) {
-		p.i += plainRun(p.s, p.i)
+		p.i += jsonskim.PlainRun(p.s, p.i)
 		if p.i == len(p.s) {
 			break
 		}

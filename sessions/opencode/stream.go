@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 )
 
@@ -243,7 +244,7 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	}
 	cut := 0
 	for cut < limit {
-		if n := asciiRun(data, cut); n > 0 {
+		if n := jsonskim.ASCIIRun(data, cut); n > 0 {
 			cut += min(n, limit-cut) // the common units, without a call each
 			continue
 		}
@@ -261,7 +262,7 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
 		// escapes or invalid bytes; else encoding/json gives it as it is
 		var ok bool
-		if u.out, ok = appendUnquoted(u.out[:0], piece); ok {
+		if u.out, ok = jsonskim.AppendUnquoted(u.out[:0], piece); ok {
 			piece = unsafe.String(unsafe.SliceData(u.out), len(u.out))
 		} else if err := json.Unmarshal([]byte(`"`+piece+`"`), &piece); err != nil {
 			return err
@@ -316,57 +317,6 @@ func canonicalBody(s string) bool {
 		i += 5
 	}
 	return true
-}
-
-// unquoteSimple decodes a string body whose escapes are all one of
-// \" \\ \/ \b \f \n \r \t, in valid UTF-8 without control characters,
-// as encoding/json does (the escapes of almost every tool output: its
-// newlines and tabs); ok false for anything else (\u escapes, invalid
-// bytes, a raw control character, a malformed escape), left to
-// encoding/json. FuzzUnquotePieces checks both against encoding/json.
-func unquoteSimple(s string) (string, bool) {
-	b, ok := appendUnquoted(make([]byte, 0, len(s)), s)
-	if !ok {
-		return "", false
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is not written after
-}
-
-// appendUnquoted is unquoteSimple appending to b.
-func appendUnquoted(b []byte, s string) ([]byte, bool) {
-	if !utf8.ValidString(s) {
-		return b, false
-	}
-	for i := 0; i < len(s); i++ {
-		n := plainRun(s, i)
-		b = append(b, s[i:i+n]...)
-		if i += n; i == len(s) {
-			break
-		}
-		if s[i] != '\\' { // '"' or a control character
-			return b, false
-		}
-		if i++; i == len(s) {
-			return b, false
-		}
-		switch s[i] {
-		case '"', '\\', '/':
-			b = append(b, s[i])
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		default:
-			return b, false
-		}
-	}
-	return b, true
 }
 
 // unitLen is the length of the unit s starts with.
@@ -432,7 +382,7 @@ func literal(s string, sp span) (string, error) {
 		if strings.IndexByte(body, '\\') < 0 && utf8.ValidString(body) {
 			return strings.Clone(body), nil
 		}
-		if out, ok := unquoteSimple(body); ok {
+		if out, ok := jsonskim.UnquoteSimple(body); ok {
 			return out, nil
 		}
 		var out string

@@ -1,4 +1,4 @@
-package opencode
+package jsonskim
 
 // Word-at-a-time skips over the plain bytes of JSON string bodies: the
 // scanner and the unquoter walk outputs of megabytes, and almost every
@@ -20,9 +20,9 @@ func load8(s string, i int) uint64 {
 // whole, though the bits it sets may not name every such byte.
 func below(x uint64, n uint64) bool { return (x-ones*n)&^x&highs != 0 }
 
-// plainRun is the length of the run of bytes of s from i on that are
+// PlainRun is the length of the run of bytes of s from i on that are
 // none of '"', '\\' and a control character (below 0x20).
-func plainRun(s string, i int) int {
+func PlainRun(s string, i int) int {
 	j := i
 	for ; j+8 <= len(s); j += 8 {
 		x := load8(s, j)
@@ -36,9 +36,9 @@ func plainRun(s string, i int) int {
 	return j - i
 }
 
-// asciiRun is the length of the run of bytes of s from i on that are
+// ASCIIRun is the length of the run of bytes of s from i on that are
 // ASCII and not '\\'.
-func asciiRun(s string, i int) int {
+func ASCIIRun(s string, i int) int {
 	j := i
 	for ; j+8 <= len(s); j += 8 {
 		x := load8(s, j)

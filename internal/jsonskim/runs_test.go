@@ -1,4 +1,4 @@
-package opencode
+package jsonskim
 
 import (
 	"math/rand"
@@ -28,11 +28,11 @@ func TestRuns(t *testing.T) {
 			for j := i; j < len(s) && s[j] < 0x80 && s[j] != '\\'; j++ {
 				ascii++
 			}
-			if got := plainRun(s, i); got != plain {
-				t.Fatalf("plainRun(%q, %d) = %d, want %d", s, i, got, plain)
+			if got := PlainRun(s, i); got != plain {
+				t.Fatalf("PlainRun(%q, %d) = %d, want %d", s, i, got, plain)
 			}
-			if got := asciiRun(s, i); got != ascii {
-				t.Fatalf("asciiRun(%q, %d) = %d, want %d", s, i, got, ascii)
+			if got := ASCIIRun(s, i); got != ascii {
+				t.Fatalf("ASCIIRun(%q, %d) = %d, want %d", s, i, got, ascii)
 			}
 		}
 	}
