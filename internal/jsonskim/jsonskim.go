@@ -1,4 +1,5 @@
-// Package jsonskim finds the parts of a JSON text without decoding it: the
+// Package jsonskim finds the parts of a JSON text without decoding it (and
+// decodes the strings whose escapes are the common ones, word at a time): the
 // members of an object and the elements of an array, as byte spans, with
 // strings skipped by bytes.IndexByte. It does not validate what it skips:
 // it is for text that encoding/json checks later (or checked before), and
