@@ -377,8 +377,13 @@ func gcParts(content json.RawMessage) []render.Obj {
 		}
 		return []render.Obj{{render.KV("text", s)}}
 	}
+	// content was checked with the record it is in: its parts are
+	// skimmed, not copied
 	var raws []json.RawMessage
-	_ = json.Unmarshal(content, &raws)
+	if !jsonskim.Elements(content, func(v []byte) bool { raws = append(raws, v); return true }) {
+		raws = nil
+		_ = json.Unmarshal(content, &raws)
+	}
 	var out []render.Obj
 	for _, r := range raws {
 		if o, ok := orderedObj(r); ok {
