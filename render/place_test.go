@@ -1,8 +1,10 @@
 package render_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -75,6 +77,11 @@ func TestPlacementsEveryFixture(t *testing.T) {
 									t.Fatalf("%s step %d %s %s: %v", in.ID, step, p, low, err)
 								}
 								convs[step] = r
+								b, err := render.MarshalIndent(r.Value)
+								if err != nil {
+									t.Fatal(err)
+								}
+								checkNoHTMLEscapes(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 								if outline != nil {
 									checkLazySame(t, ctx, lazy, outline, p, step, m, r)
 									lazyRenders++
@@ -84,6 +91,20 @@ func TestPlacementsEveryFixture(t *testing.T) {
 							if checkPlacement(t, p, sess, ref, r, m) {
 								placed++
 							}
+						}
+						for step := 1; step <= len(steps); step++ {
+							if convs[step] != nil {
+								continue // checked above
+							}
+							r, err := render.Render(sess, p, step, m)
+							if err != nil {
+								t.Fatalf("%s step %d %s %s: %v", in.ID, step, p, low, err)
+							}
+							b, err := render.MarshalIndent(r.Value)
+							if err != nil {
+								t.Fatal(err)
+							}
+							checkNoHTMLEscapes(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 						}
 					}
 				}
@@ -98,6 +119,19 @@ func TestPlacementsEveryFixture(t *testing.T) {
 		})
 	}
 	t.Logf("all fixtures: %d calls; %d call×provider×lowering checked, %d placements found", total["calls"], total["checked"], total["placed"])
+}
+
+// checkNoHTMLEscapes fails when a conversation as written escapes <, >
+// or &: JSON.stringify never does, nor any request a real agent sent
+// (none of the recorded ones has such an escape), so the wire's bytes
+// would not be the ones sent.
+func checkNoHTMLEscapes(t *testing.T, b []byte, what string) {
+	t.Helper()
+	for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+		if i := bytes.Index(b, []byte(esc)); i >= 0 && (i == 0 || b[i-1] != '\\') {
+			t.Errorf("%s: the wire writes %s (at byte %d), which JSON.stringify never does", what, esc, i)
+		}
+	}
 }
 
 // lowerings are the lowerings a session can be rendered under.
@@ -117,6 +151,11 @@ func checkLazySame(t *testing.T, ctx context.Context, l render.OutputLoader, out
 	if !reflect.DeepEqual(lc.Places, want.Places) {
 		t.Errorf("lazy step %d %s %s: placements differ from the eager conversation's", step, p, m.Lowering)
 	}
+	b, err := lc.MarshalIndent(ctx, lc.Value)
+	if err != nil {
+		t.Fatalf("lazy step %d %s: %v", step, p, err)
+	}
+	checkNoHTMLEscapes(t, b, fmt.Sprintf("lazy step %d %s %s", step, p, m.Lowering))
 }
 
 // checkPlacement checks the placement in r of ref's call, rendered for

@@ -142,10 +142,8 @@ func (e *gcEntry) put(v gcVersion) {
 }
 
 // resolve is v's record, read through read when Stored keeps only its
-// place (as the file holds it; with asStored, for the wire, compact as
-// Stored holds a record inline: json.Marshal escapes <, > and &, and
-// without its calls' resultDisplay); nil when the file no longer holds
-// it.
+// place (as the file holds it; with asStored, for the wire, without its
+// calls' resultDisplay); nil when the file no longer holds it.
 func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error), asStored bool) json.RawMessage {
 	if v.Line == nil {
 		return v.Record
@@ -166,8 +164,9 @@ func (v gcVersion) resolve(read func(sessions.Line) ([]byte, error), asStored bo
 		b = set.Set.Messages[*v.At]
 	}
 	if asStored {
-		// the wire reads no resultDisplay
-		b, _ = json.Marshal(json.RawMessage(withoutDisplays(b)))
+		// the wire reads no resultDisplay (and checks the record as it
+		// decodes it)
+		b = withoutDisplays(b)
 	}
 	return b
 }
@@ -681,7 +680,10 @@ func geminiMessage(e *gcEntry) (model.Message, gcVersion, bool) {
 	r := v.facts
 	m := model.Message{ID: e.id, Created: sessions.ParseTime(r.timestamp), Completed: sessions.ParseTime(r.timestamp), Run: e.firstRun}
 	for _, v := range e.versions {
-		b, _ := json.Marshal(v)
+		// as JSON.stringify wrote the record (here and in a rewrite):
+		// json.Marshal would escape its <, > and &, and the wire writes a
+		// record's strings as kept
+		b, _ := formatters.Stringify(v)
 		m.Stored = append(m.Stored, b)
 	}
 	if len(e.history) > 0 {
@@ -689,7 +691,7 @@ func geminiMessage(e *gcEntry) (model.Message, gcVersion, bool) {
 		m.Stored = append(m.Stored, b)
 	}
 	for _, c := range e.carried {
-		b, _ := json.Marshal(map[string]any{"rewrite": map[string]any{"run": c.rewrite.run, "id": c.id, "versions": c.versions, "history": c.history}})
+		b, _ := formatters.Stringify(map[string]any{"rewrite": map[string]any{"run": c.rewrite.run, "id": c.id, "versions": c.versions, "history": c.history}})
 		m.Stored = append(m.Stored, b)
 	}
 	switch r.typ {
