@@ -297,7 +297,7 @@ func metaOutputPath(meta json.RawMessage) string {
 	var m struct {
 		OutputPath string `json:"outputPath"`
 	}
-	if !json.Valid(meta) {
+	if !jsonskim.Valid(meta) {
 		return ""
 	}
 	if vals, ok := jsonskim.Named(meta, "outputPath"); ok {

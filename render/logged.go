@@ -183,7 +183,7 @@ func loggedMessage(raw []byte) (loggedRole, error) {
 // other block, or one the skim says no to, by encoding/json.
 func loggedBlocks(content json.RawMessage) ([]model.AnthropicBlock, error) {
 	blocks := []model.AnthropicBlock{}
-	if !json.Valid(content) || !jsonskim.Elements(content, func(raw []byte) bool {
+	if !jsonskim.Valid(content) || !jsonskim.Elements(content, func(raw []byte) bool {
 		b, ok := skimToolResult(raw)
 		if !ok && json.Unmarshal(raw, &b) != nil {
 			return false

@@ -246,7 +246,7 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) boo
 // decodeLine decodes transcript line raw into l as json.Unmarshal does,
 // its message, toolUseResult, attachment and content skimmed.
 func decodeLine(raw []byte, l *ccLine) error {
-	if json.Valid(raw) && decodeSkimmed(raw, l, []string{"message", "toolUseResult", "attachment", "content"},
+	if jsonskim.Valid(raw) && decodeSkimmed(raw, l, []string{"message", "toolUseResult", "attachment", "content"},
 		[]*json.RawMessage{&l.Message, &l.ToolUseResult, &l.Attachment, &l.Content}) {
 		return nil
 	}

@@ -1,0 +1,32 @@
+package jsonskim
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzValid checks Valid against encoding/json's.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, ` {"a": [1, -0.5e+3, true, false, null, "x\ny\u00e9\"\\\/"]} `, `{"a":}`, `[1,]`, `01`, `1.`, `-`, `1e`, "\"\x01\"", "\"\xff\"", `"\x"`, `"\u12"`, `tru`, `{"a" 1}`, `[1 2]`, `{"a":1,}`, `""`, ``, ` `, `nul`, `"abc`, `{"a":"b"}x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json: %v", b, got, want)
+		}
+	})
+}
+
+// TestValidNesting: as deep as encoding/json takes, and no deeper.
+func TestValidNesting(t *testing.T) {
+	for _, n := range []int{maxNesting - 1, maxNesting, maxNesting + 1} {
+		for _, open := range []string{"[", `{"a":`} {
+			closer := map[string]string{"[": "]", `{"a":`: "}"}[open]
+			b := []byte(strings.Repeat(open, n) + "1" + strings.Repeat(closer, n))
+			if got, want := Valid(b), json.Valid(b); got != want {
+				t.Errorf("%d deep %s: Valid %v, encoding/json %v", n, open, got, want)
+			}
+		}
+	}
+}
