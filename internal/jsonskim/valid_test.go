@@ -30,3 +30,23 @@ func TestValidNesting(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkValid: a transcript line that is mostly a tool's output,
+// by Valid and by encoding/json.
+func BenchmarkValid(b *testing.B) {
+	out := strings.Repeat(`func main() {\n\tfmt.Println(\"héllo\")\n}\n`, 20000)
+	line := []byte(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"` + out + `"}]},"toolUseResult":{"stdout":"` + out + `","stderr":"","interrupted":false}}`)
+	for _, c := range []struct {
+		name  string
+		valid func([]byte) bool
+	}{{"skim", Valid}, {"encoding-json", json.Valid}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if !c.valid(line) {
+					b.Fatal("not valid")
+				}
+			}
+		})
+	}
+}
