@@ -58,15 +58,15 @@ const eventsFile = "events.jsonl"
 // open claims a COPILOT_HOME (it has session-state/), its session-state/
 // folder, one session folder (an events.jsonl) or one events.jsonl.
 func open(path string, dir bool) (sessions.Store, bool, error) {
-	var home string
+	var home, single string // single: the one log a store of one session reads
 	var files func() ([]string, []string)
 	switch {
 	case !dir && filepath.Base(path) == eventsFile && isCopilotLog(path):
-		home = filepath.Dir(filepath.Dir(filepath.Dir(path)))
+		home, single = filepath.Dir(filepath.Dir(filepath.Dir(path))), path
 		files = func() ([]string, []string) { return []string{path}, nil }
 	case dir && sessions.IsFile(filepath.Join(path, eventsFile)) && isCopilotLog(filepath.Join(path, eventsFile)):
-		home = filepath.Dir(filepath.Dir(path))
-		files = func() ([]string, []string) { return []string{filepath.Join(path, eventsFile)}, nil }
+		home, single = filepath.Dir(filepath.Dir(path)), filepath.Join(path, eventsFile)
+		files = func() ([]string, []string) { return []string{single}, nil }
 	case dir && filepath.Base(path) == "session-state" && hasSessions(path):
 		home = filepath.Dir(path)
 		files = func() ([]string, []string) { return sessionLogs(path) }
@@ -86,8 +86,9 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 			return &notingReader{newReader(f, home, warnf, true), st}
 		},
 		Guess: func(id string) []string {
-			if fs, _ := files(); len(fs) == 1 {
-				return fs
+			// by name, not by listing the folder: every call read asks
+			if single != "" {
+				return []string{single}
 			}
 			if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 				return nil
