@@ -82,6 +82,8 @@ func TestPlacementsEveryFixture(t *testing.T) {
 									t.Fatal(err)
 								}
 								checkNoHTMLEscapes(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
+							checkStringified(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
+								checkStringified(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 								if outline != nil {
 									checkLazySame(t, ctx, lazy, outline, p, step, m, r)
 									lazyRenders++
@@ -105,6 +107,7 @@ func TestPlacementsEveryFixture(t *testing.T) {
 								t.Fatal(err)
 							}
 							checkNoHTMLEscapes(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
+							checkStringified(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 						}
 					}
 				}
@@ -134,6 +137,32 @@ func checkNoHTMLEscapes(t *testing.T, b []byte, what string) {
 	}
 }
 
+// checkStringified fails when a conversation as written is not, but for
+// its indentation, what JSON.stringify writes of its value: an escape
+// JSON.stringify does not write (\/, \u00e9, an upper-case hex digit).
+func checkStringified(t *testing.T, b []byte, what string) {
+	t.Helper()
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, b); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	v, err := render.OrderedJSON(b)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	want, err := formatters.Stringify(v)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got := compact.Bytes(); !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Errorf("%s: written %q, JSON.stringify writes %q", what, got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
+	}
+}
+
 // lowerings are the lowerings a session can be rendered under.
 func lowerings(in model.SessionInfo) []model.Lowering {
 	if render.SessionLowering(in, "") != model.LoweringAISDK {
@@ -156,6 +185,7 @@ func checkLazySame(t *testing.T, ctx context.Context, l render.OutputLoader, out
 		t.Fatalf("lazy step %d %s: %v", step, p, err)
 	}
 	checkNoHTMLEscapes(t, b, fmt.Sprintf("lazy step %d %s %s", step, p, m.Lowering))
+	checkStringified(t, b, fmt.Sprintf("lazy step %d %s %s", step, p, m.Lowering))
 }
 
 // checkPlacement checks the placement in r of ref's call, rendered for
