@@ -83,7 +83,6 @@ func TestPlacementsEveryFixture(t *testing.T) {
 								}
 								checkNoHTMLEscapes(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 								checkStringified(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
-								checkStringified(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 								if outline != nil {
 									checkLazySame(t, ctx, lazy, outline, p, step, m, r)
 									lazyRenders++
