@@ -62,6 +62,26 @@ func stripMetadata(raw []byte) []byte {
 	return b
 }
 
+// eachSession calls fn with every session of the stores in dirs, read
+// whole, and where it came from.
+func eachSession(t *testing.T, dirs []string, fn func(full *model.Session, where string)) {
+	t.Helper()
+	ctx := context.Background()
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		st, err := sessions.Open(dir)
+		require.NoError(t, err)
+		infos, err := st.List(ctx)
+		require.NoError(t, err)
+		for _, in := range infos {
+			full, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			fn(full, dir+" "+in.ID)
+		}
+		st.Close()
+	}
+}
+
 // TestConversationLazyExact checks that the conversation of an outline
 // whose every output was left out, written with its results read as it is
 // written, is byte for byte the one of the whole session: every recorded
@@ -71,49 +91,39 @@ func TestConversationLazyExact(t *testing.T) {
 	stringChunk = 7 // cut every large result many times
 	ctx := context.Background()
 	dirs, _ := filepath.Glob("../testdata/opencode/*/data")
-	require.NotEmpty(t, dirs)
 	placeholders, streams := 0, 0
-	for _, dir := range dirs {
-		st, err := sessions.Open(dir)
-		require.NoError(t, err)
-		infos, err := st.List(ctx)
-		require.NoError(t, err)
-		for _, in := range infos {
-			full, err := st.Load(ctx, in.ID)
-			require.NoError(t, err)
-			outline, whole := outlineOf(full)
-			lows := []model.Lowering{model.LoweringNative}
-			if full.Info.Pipeline != model.PipelineV2 {
-				lows = append(lows, model.LoweringAISDK)
-			}
-			n := len(full.AssistantSteps())
-			for _, step := range []int{1, (n + 1) / 2, n} {
-				for _, p := range Providers {
-					for _, low := range lows {
-						m := Model{Lowering: low}
-						val, err := Conversation(full, p, step, m)
-						if err != nil {
-							continue
-						}
-						want, err := MarshalIndent(val)
-						require.NoError(t, err)
-						counted := countingLoader{outputs: whole}
-						var l OutputLoader = &counted
-						if step == n { // the streamed path on the last step
-							l = &streamingLoader{countingLoader: counted, streams: &streams}
-						}
-						lc, err := ConversationLazy(ctx, l, outline, p, step, m)
-						require.NoError(t, err)
-						got, err := lc.MarshalIndent(ctx, lc.Value)
-						require.NoError(t, err)
-						require.Equal(t, string(want), string(got), "%s %s %s %s step %d", dir, in.ID, p, low, step)
-						placeholders += len(lc.parts)
+	eachSession(t, dirs, func(full *model.Session, where string) {
+		outline, whole := outlineOf(full)
+		lows := []model.Lowering{model.LoweringNative}
+		if full.Info.Pipeline != model.PipelineV2 {
+			lows = append(lows, model.LoweringAISDK)
+		}
+		n := len(full.AssistantSteps())
+		for _, step := range []int{1, (n + 1) / 2, n} {
+			for _, p := range Providers {
+				for _, low := range lows {
+					m := Model{Lowering: low}
+					val, err := Conversation(full, p, step, m)
+					if err != nil {
+						continue
 					}
+					want, err := MarshalIndent(val)
+					require.NoError(t, err)
+					counted := countingLoader{outputs: whole}
+					var l OutputLoader = &counted
+					if step == n { // the streamed path on the last step
+						l = &streamingLoader{countingLoader: counted, streams: &streams}
+					}
+					lc, err := ConversationLazy(ctx, l, outline, p, step, m)
+					require.NoError(t, err)
+					got, err := lc.MarshalIndent(ctx, lc.Value)
+					require.NoError(t, err)
+					require.Equal(t, string(want), string(got), "%s %s %s step %d", where, p, low, step)
+					placeholders += len(lc.parts)
 				}
 			}
 		}
-		st.Close()
-	}
+	})
 	require.Greater(t, placeholders, 1000)
 	require.Greater(t, streams, 100, "the streamed path was not taken")
 }
@@ -273,48 +283,39 @@ func TestLoggedRequestSpentOnlyWhenRead(t *testing.T) {
 	ctx := context.Background()
 	dirs, _ := filepath.Glob("../testdata/claude-code/*")
 	spent := 0
-	for _, dir := range dirs {
-		st, err := sessions.Open(dir)
-		require.NoError(t, err)
-		infos, err := st.List(ctx)
-		require.NoError(t, err)
-		for _, in := range infos {
-			whole, err := st.Load(ctx, in.ID)
-			require.NoError(t, err)
-			outline := *whole
-			outline.Messages = append([]model.Message(nil), whole.Messages...)
-			for i := range outline.Messages {
-				if outline.Messages[i].Request != nil {
-					outline.Messages[i].Request = &model.LoggedRequest{Provider: "anthropic", Elided: true}
-				}
-			}
-			for step, at := range whole.AssistantSteps() {
-				req := whole.Messages[at].Request
-				if req == nil {
-					continue
-				}
-				before := append([]json.RawMessage(nil), req.Messages...)
-				for _, p := range []Provider{OpenAIChat, OpenAIResponses, Gemini, Bedrock} {
-					val, err := Conversation(whole, p, step+1, Model{})
-					require.NoError(t, err)
-					require.Equal(t, before, req.Messages, "%s %s step %d %s: Render changed the caller's request", dir, in.ID, step+1, p)
-					want, err := MarshalIndent(val)
-					require.NoError(t, err)
-					l := &keptRequests{whole: whole}
-					lc, err := ConversationLazy(ctx, l, &outline, p, step+1, Model{})
-					require.NoError(t, err)
-					got, err := lc.MarshalIndent(ctx, lc.Value)
-					require.NoError(t, err)
-					require.Equal(t, string(want), string(got), "%s %s step %d %s", dir, in.ID, step+1, p)
-					require.Len(t, l.given, 1)
-					for i, m := range l.given[0].Messages {
-						require.True(t, m == nil, "%s %s step %d %s: message %d of the request read for the lowering was kept", dir, in.ID, step+1, p, i)
-					}
-					spent++
-				}
+	eachSession(t, dirs, func(whole *model.Session, where string) {
+		outline := *whole
+		outline.Messages = append([]model.Message(nil), whole.Messages...)
+		for i := range outline.Messages {
+			if outline.Messages[i].Request != nil {
+				outline.Messages[i].Request = &model.LoggedRequest{Provider: "anthropic", Elided: true}
 			}
 		}
-		st.Close()
-	}
+		for step, at := range whole.AssistantSteps() {
+			req := whole.Messages[at].Request
+			if req == nil {
+				continue
+			}
+			before := append([]json.RawMessage(nil), req.Messages...)
+			for _, p := range []Provider{OpenAIChat, OpenAIResponses, Gemini, Bedrock} {
+				val, err := Conversation(whole, p, step+1, Model{})
+				require.NoError(t, err)
+				require.Equal(t, before, req.Messages, "%s step %d %s: Render changed the caller's request", where, step+1, p)
+				want, err := MarshalIndent(val)
+				require.NoError(t, err)
+				l := &keptRequests{whole: whole}
+				lc, err := ConversationLazy(ctx, l, &outline, p, step+1, Model{})
+				require.NoError(t, err)
+				got, err := lc.MarshalIndent(ctx, lc.Value)
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got), "%s step %d %s", where, step+1, p)
+				require.Len(t, l.given, 1)
+				for i, m := range l.given[0].Messages {
+					require.True(t, m == nil, "%s step %d %s: message %d of the request read for the lowering was kept", where, step+1, p, i)
+				}
+				spent++
+			}
+		}
+	})
 	require.Greater(t, spent, 20)
 }
