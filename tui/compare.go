@@ -21,8 +21,9 @@ type compareView struct {
 	// sides are drawn sides of rows by what they are drawn from, kept
 	// across contents: a provider switched on one side leaves the other
 	// side's rows as they were, and a long JSON line takes milliseconds
-	// to highlight
-	sides map[sideKey]string
+	// to highlight; sideBytes is what they hold
+	sides     map[sideKey]string
+	sideBytes int
 }
 
 // sideKey is all one side of a row is drawn from (with the styles).
@@ -33,8 +34,10 @@ type sideKey struct {
 	wrap        bool
 }
 
-// maxSides bounds compareView.sides: a few screens of rows.
-const maxSides = 1024
+// maxSideBytes bounds what compareView.sides holds, keys and drawn sides:
+// a few screens of rows. A key holds a copy of its text, not the content
+// it was cut from, so that no content outlives its pane.
+const maxSideBytes = 2 << 20
 
 // ScrollRight scrolls both sides n cells sideways (left when negative).
 func (c *compareView) ScrollRight(n int) {
@@ -49,7 +52,7 @@ func (c *compareView) ScrollRight(n int) {
 // many lines as its longer side needs.
 func (c *compareView) SetWrap(on bool) { c.wrap, c.xOff, c.cache = on, 0, nil }
 
-func (c *compareView) SetStyles(st *Styles) { c.st, c.cache, c.sides = st, nil, nil }
+func (c *compareView) SetStyles(st *Styles) { c.st, c.cache, c.sides, c.sideBytes = st, nil, nil, 0 }
 
 func (c *compareView) SetContent(left, right string, keep bool) {
 	a, _ := splitLines(left)
@@ -103,15 +106,17 @@ func (c *compareView) row(i int) string {
 	lw, rw := c.half()
 	r := c.rows[i]
 	side := func(text string, has bool, w int) string {
-		k := sideKey{text: text, has: has, diff: !r.same, width: w, xOff: c.xOff, wrap: c.wrap}
+		k := sideKey{text: text[:min(len(text), maxLineBytes)], has: has, diff: !r.same, width: w, xOff: c.xOff, wrap: c.wrap}
 		if s, ok := c.sides[k]; ok {
 			return s
 		}
-		if c.sides == nil || len(c.sides) >= maxSides {
-			c.sides = map[sideKey]string{}
-		}
 		s := c.drawSide(k)
+		if n := len(k.text) + len(s); c.sides == nil || c.sideBytes+n > maxSideBytes {
+			c.sides, c.sideBytes = map[sideKey]string{}, 0
+		}
+		k.text = strings.Clone(k.text)
 		c.sides[k] = s
+		c.sideBytes += len(k.text) + len(s)
 		return s
 	}
 	mid := c.st.Gutter.Render("│")
@@ -138,12 +143,9 @@ func (c *compareView) row(i int) string {
 // drawSide draws one side of a row: its text highlighted as JSON, tinted
 // where the sides differ, cut (or wrapped) to the side's width.
 func (c *compareView) drawSide(k sideKey) string {
-	text, w := k.text, k.width
+	text, w := k.text, k.width // text at most maxLineBytes
 	if !k.has {
 		return c.st.Subtle.Render(strings.Repeat("╌", w))
-	}
-	if len(text) > maxLineBytes {
-		text = text[:maxLineBytes]
 	}
 	base := plainStyle
 	spans := syntaxSpans(lexerByName("json"), text, 0, c.st)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +12,7 @@ import (
 // TestCompareSidesKeptAcrossContents checks that the drawn sides a
 // compare view keeps across contents draw what a fresh view draws, that
 // the side a new content leaves as it was is not drawn again, and that
-// what is kept stays bounded.
+// what is kept stays bounded, copies of the texts (no content kept).
 func TestCompareSidesKeptAcrossContents(t *testing.T) {
 	conv := func(tag string, n int) string {
 		var b strings.Builder
@@ -45,6 +46,12 @@ func TestCompareSidesKeptAcrossContents(t *testing.T) {
 	require.Contains(t, c.View(), "KEPT", "the left side, unchanged, was drawn again")
 	c.SetStyles(c.st)
 	require.Equal(t, fresh(a, d, 0, false), c.View())
+	for k := range c.sides {
+		for _, content := range []string{a, d} {
+			p, lo := uintptr(unsafe.Pointer(unsafe.StringData(k.text))), uintptr(unsafe.Pointer(unsafe.StringData(content)))
+			require.False(t, len(k.text) > 0 && p >= lo && p < lo+uintptr(len(content)), "a kept side's key holds its content")
+		}
+	}
 	c.ScrollRight(7)
 	require.Equal(t, fresh(a, d, 7, false), c.View())
 	c.SetWrap(true)
@@ -52,6 +59,11 @@ func TestCompareSidesKeptAcrossContents(t *testing.T) {
 	for i := range 200 {
 		c.SetContent(conv(fmt.Sprint(i), 40), d, false)
 		c.View()
-		require.LessOrEqual(t, len(c.sides), maxSides)
+		require.LessOrEqual(t, c.sideBytes, maxSideBytes)
+		n := 0
+		for k, v := range c.sides {
+			n += len(k.text) + len(v)
+		}
+		require.Equal(t, n, c.sideBytes)
 	}
 }
