@@ -2,8 +2,9 @@
 // decodes the strings whose escapes are the common ones, word at a time): the
 // members of an object and the elements of an array, as byte spans, with
 // strings skipped by bytes.IndexByte. It does not validate what it skips:
-// it is for text that encoding/json checks later (or checked before), and
-// a caller falls back to encoding/json wherever it says no.
+// it is for text that encoding/json checks later, or that Valid (encoding/
+// json's Valid, faster) checked before, and a caller falls back to
+// encoding/json wherever it says no.
 package jsonskim
 
 import (
@@ -137,7 +138,7 @@ func value(b []byte, i, depth int) (int, bool) {
 	return j, j > i
 }
 
-func space(b []byte, i int) int {
+func space[T string | []byte](b T, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}

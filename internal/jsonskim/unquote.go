@@ -10,7 +10,8 @@ import (
 // as encoding/json does (the escapes of almost every tool output: its
 // newlines and tabs); ok false for anything else (\u escapes, invalid
 // bytes, a raw control character, a malformed escape), left to
-// encoding/json. FuzzUnquoteSimple here and opencode's FuzzUnquotePieces check it against encoding/json.
+// encoding/json. FuzzString here and opencode's FuzzUnquotePieces check it
+// against encoding/json.
 func UnquoteSimple(s string) (string, bool) {
 	b, ok := AppendUnquoted(make([]byte, 0, len(s)), s)
 	if !ok {

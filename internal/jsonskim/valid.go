@@ -9,8 +9,8 @@ import "unsafe"
 // it against encoding/json.
 func Valid(b []byte) bool {
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // read, not kept
-	i, ok := validValue(s, space(b, 0), 0)
-	return ok && space(b, i) == len(b)
+	i, ok := validValue(s, space(s, 0), 0)
+	return ok && space(s, i) == len(s)
 }
 
 // maxNesting is encoding/json's limit of nested arrays and objects.
@@ -56,7 +56,7 @@ func validContainer(s string, i, depth int) (int, bool) {
 	if obj {
 		end = '}'
 	}
-	i = spaceIn(s, i+1)
+	i = space(s, i+1)
 	if i < len(s) && s[i] == end {
 		return i + 1, true
 	}
@@ -69,20 +69,20 @@ func validContainer(s string, i, depth int) (int, bool) {
 			if i, ok = validString(s, i); !ok {
 				return i, false
 			}
-			if i = spaceIn(s, i); i >= len(s) || s[i] != ':' {
+			if i = space(s, i); i >= len(s) || s[i] != ':' {
 				return i, false
 			}
-			i = spaceIn(s, i+1)
+			i = space(s, i+1)
 		}
 		if i, ok = validValue(s, i, depth); !ok {
 			return i, false
 		}
-		if i = spaceIn(s, i); i >= len(s) {
+		if i = space(s, i); i >= len(s) {
 			return i, false
 		}
 		switch s[i] {
 		case ',':
-			i = spaceIn(s, i+1)
+			i = space(s, i+1)
 		case end:
 			return i + 1, true
 		default:
@@ -163,12 +163,4 @@ func validNumber(s string, i int) (int, bool) {
 		i = j
 	}
 	return i, true
-}
-
-// spaceIn is space over a string.
-func spaceIn(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
 }
