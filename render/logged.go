@@ -90,8 +90,7 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 		if err != nil {
 			return nil, fmt.Errorf("logged message %d: %w", i, err)
 		}
-		var s string
-		if isJSONString(m.Content) && json.Unmarshal(m.Content, &s) == nil {
+		if s, ok := jsonText(m.Content); ok {
 			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
 			continue
 		}
