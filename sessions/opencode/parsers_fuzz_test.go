@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/internal/props"
 	"correx/model"
 )
@@ -142,7 +143,7 @@ func FuzzUnquotePieces(f *testing.F) {
 			t.Fatalf("%q in pieces of %d, escaped: %q, Stringify %q", lit, pieceBytes, body.String(), enc)
 		}
 		// and a body Stringify writes is canonical, so copied whole
-		if b := string(enc[1 : len(enc)-1]); !canonicalBody(b) {
+		if b := string(enc[1 : len(enc)-1]); !jsonskim.Canonical(b) {
 			t.Fatalf("Stringify's %q is not canonical", b)
 		}
 	})

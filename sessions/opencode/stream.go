@@ -28,7 +28,7 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 // text given as the body of the JSON string formatters.Stringify writes
 // for it. opencode stores a tool's output with JSON.stringify, whose
 // escapes are Stringify's: a stored piece is copied when its escapes are
-// those (canonicalBody), and decoded and encoded again only when not.
+// those (jsonskim.Canonical), and decoded and encoded again only when not.
 func (s *sqliteStore) LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
 	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
 	if err != nil || row == nil {
@@ -227,7 +227,7 @@ type unquoter struct {
 	carry, buf, out []byte
 	write           func(string) error
 	// escaped: write gets each piece as the body of the JSON string
-	// Stringify writes for it, the stored bytes when canonicalBody
+	// Stringify writes for it, the stored bytes when jsonskim.Canonical
 	escaped bool
 	enc     []byte
 }
@@ -256,7 +256,7 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 		return nil
 	}
 	piece := data[:cut]
-	if u.escaped && canonicalBody(piece) {
+	if u.escaped && jsonskim.Canonical(piece) {
 		return u.write(piece)
 	}
 	if strings.IndexByte(piece, '\\') >= 0 || !utf8.ValidString(piece) {
@@ -276,47 +276,6 @@ func (u *unquoter) feed(chunk []byte, final bool) error {
 		piece = unsafe.String(unsafe.SliceData(u.enc[1:]), len(u.enc)-2)
 	}
 	return u.write(piece)
-}
-
-// canonicalBody tells whether s, the body of a JSON string literal cut
-// between its units, is the body formatters.Stringify writes for the
-// string it decodes to (JSON.stringify's: valid UTF-8, and only the
-// escapes \" \\ \b \f \n \r \t, or \u00xx in lower-case hex for the other
-// control characters).
-func canonicalBody(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' {
-			return false
-		}
-		if c != '\\' {
-			continue
-		}
-		if i+1 >= len(s) {
-			return false
-		}
-		switch s[i+1] {
-		case '"', '\\', 'b', 'f', 'n', 'r', 't':
-			i++
-			continue
-		case 'u':
-		default:
-			return false
-		}
-		const hex = "0123456789abcdef"
-		if i+5 >= len(s) || s[i+2] != '0' || s[i+3] != '0' || s[i+4] > '1' || s[i+4] < '0' || strings.IndexByte(hex, s[i+5]) < 0 {
-			return false
-		}
-		switch c := (s[i+4]-'0')<<4 | byte(strings.IndexByte(hex, s[i+5])); c {
-		case '\b', '\f', '\n', '\r', '\t':
-			return false // written short
-		}
-		i += 5
-	}
-	return true
 }
 
 // unitLen is the length of the unit s starts with.
