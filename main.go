@@ -570,6 +570,7 @@ func (c *cli) wire(args []string) error {
 		if err != nil {
 			return err
 		}
+		defer lc.Close()
 		c.wireNotes(page.Session, p, lc.Gaps)
 		if err := lc.WriteIndent(ctx, out, lc.Value); err != nil {
 			return err

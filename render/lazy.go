@@ -51,11 +51,36 @@ type LazyConversation struct {
 	l         OutputLoader
 	sessionID string
 	parts     map[string]lazyPart // by placeholder
+	closers   []func() error
+}
+
+// DeferringRequestLoader is a RequestLoader that can leave the large
+// strings of a logged request in its store (sessions.DeferringRequestLoader):
+// it puts in the request, in the place of each, the JSON string place
+// returns for the body writer that writes it (as the body of the JSON
+// string formatters.Stringify writes for it, a piece at a time) when the
+// conversation is written; closed, once no longer written, closes what
+// the writers read from.
+type DeferringRequestLoader interface {
+	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) []byte) (req *model.LoggedRequest, closed func() error, err error)
+}
+
+// Close lets go of what the conversation's writes read from; it may be
+// written again after.
+func (c *LazyConversation) Close() error {
+	var errs []error
+	for _, f := range c.closers {
+		errs = append(errs, f())
+	}
+	return errors.Join(errs...)
 }
 
 // lazyPart is the part whose output or error (field) a placeholder stands
-// for.
-type lazyPart struct{ id, field string }
+// for, or (body set) a string a DeferringRequestLoader left in its store.
+type lazyPart struct {
+	id, field string
+	body      func(ctx context.Context, write func(body string) error) error
+}
 
 // placeholderSeq makes every placeholder of the process unique.
 var placeholderSeq atomic.Int64
@@ -107,11 +132,7 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 		if req := cp.Messages[at].Request; req != nil {
 			// a logged request is all Render reads of the session
 			if req.Elided {
-				rl, ok := c.l.(RequestLoader)
-				if !ok {
-					return nil, false, fmt.Errorf("session %s: the store cannot read the logged request of message %d", s.Info.ID, at)
-				}
-				full, err := rl.LoadRequest(ctx, s.Info.ID, at)
+				full, err := c.loadRequest(ctx, s.Info.ID, at, lazy)
 				if err != nil {
 					return nil, false, err
 				}
@@ -146,6 +167,31 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 	return &cp, false, nil
 }
 
+// loadRequest reads the logged request of message msg, with lazy its
+// large strings left in the store where the loader can.
+func (c *LazyConversation) loadRequest(ctx context.Context, sessionID string, msg int, lazy bool) (*model.LoggedRequest, error) {
+	if dl, ok := c.l.(DeferringRequestLoader); ok && lazy {
+		req, closed, err := dl.LoadRequestDeferred(ctx, sessionID, msg, c.deferred)
+		if closed != nil {
+			c.closers = append(c.closers, closed)
+		}
+		return req, err
+	}
+	rl, ok := c.l.(RequestLoader)
+	if !ok {
+		return nil, fmt.Errorf("session %s: the store cannot read the logged request of message %d", sessionID, msg)
+	}
+	return rl.LoadRequest(ctx, sessionID, msg)
+}
+
+// deferred is the placeholder, as a JSON string, of a string body writes.
+func (c *LazyConversation) deferred(body func(ctx context.Context, write func(body string) error) error) []byte {
+	token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
+	c.parts[token] = lazyPart{body: body}
+	b, _ := formatters.Stringify(token)
+	return b
+}
+
 // placeholder returns the outline call oc with a placeholder in the place
 // of the text its result shows, or nil when oc must be read whole.
 func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model.ToolCall {
@@ -171,6 +217,10 @@ func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model
 	}
 	return &ph
 }
+
+// placeholderJSON is in every JSON text that holds a placeholder: the
+// mark after its NUL (written \u0000).
+var placeholderJSON = []byte(placeholderMark[1:])
 
 // Marks for resultField.
 var (
@@ -212,7 +262,7 @@ func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok boo
 		return "output", true
 	case exact && r.Text == errorMark:
 		return "error", true
-	case !strings.Contains(formatters.ResultText(r), placeholderMark) && !bytes.Contains(r.JSON, []byte("correx-lazy")):
+	case !strings.Contains(formatters.ResultText(r), placeholderMark) && !bytes.Contains(r.JSON, placeholderJSON):
 		return "", true
 	}
 	return "", false
@@ -254,7 +304,12 @@ func (c *LazyConversation) standalone(v Value) bool {
 			return ok
 		}
 	case json.RawMessage:
-		return !bytes.Contains(x, []byte("correx-lazy"))
+		if !bytes.Contains(x, placeholderJSON) {
+			return true
+		}
+		// a logged message a DeferringRequestLoader put placeholders in
+		v, err := OrderedJSON(x)
+		return err == nil && c.standalone(v)
 	}
 	return true
 }
@@ -273,6 +328,9 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if !ok {
 			return false, errEmbedded
 		}
+		if lp.body != nil {
+			return true, writeString(w, func(write func(string) error) error { return lp.body(ctx, write) }, true)
+		}
 		call, text, escaped, err := c.load(ctx, lp.id)
 		if err != nil {
 			return false, err
@@ -280,22 +338,28 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if field, ok := c.resultField(asOutlined(call)); !ok || field != lp.field {
 			return false, fmt.Errorf("render: part %s of session %s changed in the store while it was written", lp.id, c.sessionID)
 		}
-		if _, err := io.WriteString(w, `"`); err != nil {
-			return false, err
-		}
-		write := func(s string) error { return writeRunes(w, s) }
-		if escaped {
-			write = func(body string) error {
-				_, err := io.WriteString(w, body)
-				return err
-			}
-		}
-		if err := text(lp.field, write); err != nil {
-			return false, err
-		}
-		_, err = io.WriteString(w, `"`)
-		return true, err
+		return true, writeString(w, func(write func(string) error) error { return text(lp.field, write) }, escaped)
 	})
+}
+
+// writeString writes a JSON string whose text (with escaped, the body of
+// its JSON string) text writes a piece at a time.
+func writeString(w io.Writer, text func(write func(string) error) error, escaped bool) error {
+	if _, err := io.WriteString(w, `"`); err != nil {
+		return err
+	}
+	write := func(s string) error { return writeRunes(w, s) }
+	if escaped {
+		write = func(body string) error {
+			_, err := io.WriteString(w, body)
+			return err
+		}
+	}
+	if err := text(write); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, `"`)
+	return err
 }
 
 // TextStreamer is an OutputLoader that gives a call's output and error a

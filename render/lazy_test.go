@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"correx/formatters"
 	"correx/model"
 	"correx/sessions"
 )
@@ -208,9 +209,13 @@ func TestConversationLazyReadsOnlyWhatItMust(t *testing.T) {
 // TestConversationLazyEmbedded checks that a placeholder a converter put
 // inside a larger string is caught, before anything is written.
 func TestConversationLazyEmbedded(t *testing.T) {
-	lc := &LazyConversation{parts: map[string]lazyPart{placeholderMark + "1\x00": {"prt_1", "output"}}}
+	lc := &LazyConversation{parts: map[string]lazyPart{placeholderMark + "1\x00": {id: "prt_1", field: "output"}}}
 	ok := Obj{{"content", placeholderMark + "1\x00"}}
 	require.True(t, lc.standalone([]Value{ok}))
+	// and in a logged message, as a DeferringRequestLoader leaves it
+	ph, _ := formatters.Stringify(placeholderMark + "1\x00")
+	require.True(t, lc.standalone(json.RawMessage(`{"content":[`+string(ph)+`]}`)))
+	require.False(t, lc.standalone(json.RawMessage(`{"content":"x`+string(ph[1:])+`}`)))
 	require.False(t, lc.standalone([]Value{Obj{{"content", "x" + placeholderMark + "1\x00"}}}))
 	require.False(t, lc.standalone(Obj{{placeholderMark + "1\x00", 1}}))
 	_, err := lc.MarshalIndent(context.Background(), Obj{{"content", "[" + placeholderMark + "1\x00]"}})

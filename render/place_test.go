@@ -83,7 +83,7 @@ func TestPlacementsEveryFixture(t *testing.T) {
 								}
 								checkStringified(t, b, fmt.Sprintf("%s step %d %s %s", in.ID, step, p, low))
 								if outline != nil {
-									checkLazySame(t, ctx, lazy, outline, p, step, m, r)
+									checkLazySame(t, ctx, lazy, outline, p, step, m, r, b)
 									lazyRenders++
 								}
 							}
@@ -156,18 +156,22 @@ func lowerings(in model.SessionInfo) []model.Lowering {
 	return []model.Lowering{model.LoweringAISDK, model.LoweringNative}
 }
 
-func checkLazySame(t *testing.T, ctx context.Context, l render.OutputLoader, outline *model.Session, p render.Provider, step int, m render.Model, want *render.Rendered) {
+func checkLazySame(t *testing.T, ctx context.Context, l render.OutputLoader, outline *model.Session, p render.Provider, step int, m render.Model, want *render.Rendered, wantJSON []byte) {
 	t.Helper()
 	lc, err := render.ConversationLazy(ctx, l, outline, p, step, m)
 	if err != nil {
 		t.Fatalf("lazy step %d %s: %v", step, p, err)
 	}
+	defer lc.Close()
 	if !reflect.DeepEqual(lc.Places, want.Places) {
 		t.Errorf("lazy step %d %s %s: placements differ from the eager conversation's", step, p, m.Lowering)
 	}
 	b, err := lc.MarshalIndent(ctx, lc.Value)
 	if err != nil {
 		t.Fatalf("lazy step %d %s: %v", step, p, err)
+	}
+	if !bytes.Equal(b, wantJSON) {
+		t.Errorf("lazy step %d %s %s: the written conversation is not the eager one's", step, p, m.Lowering)
 	}
 	checkStringified(t, b, fmt.Sprintf("lazy step %d %s %s", step, p, m.Lowering))
 }

@@ -322,6 +322,16 @@ func (iw *indentWriter) value(v Value, depth int) {
 				return
 			}
 		}
+		if raw, ok := v.(json.RawMessage); ok && iw.leaf != nil && bytes.Contains(raw, placeholderJSON) {
+			// a logged message with placeholders: its strings are leaves
+			dv, err := OrderedJSON(raw)
+			if err != nil {
+				iw.err = err
+				return
+			}
+			iw.value(dv, depth)
+			return
+		}
 		raw, err := marshal(v)
 		if err != nil {
 			iw.err = err

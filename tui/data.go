@@ -425,7 +425,14 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	var sem sync.Once
 	unlock := func() { sem.Do(func() { <-convSem }) }
-	release := func() { cancel(); unlock() }
+	var lc *render.LazyConversation
+	release := func() {
+		if lc != nil {
+			lc.Close()
+		}
+		cancel()
+		unlock()
+	}
 	lc, err := render.ConversationLazy(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 	if err != nil {
 		release()

@@ -10,6 +10,7 @@ package jsonskim
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 )
 
 // maxDepth is how deep a skim goes (encoding/json's limit).
@@ -182,4 +183,17 @@ func Folded(k []byte, names ...string) bool {
 		}
 	}
 	return false
+}
+
+// Within is where inner, a span a skim gave, starts in outer, when it lies
+// in it (a file's offsets of what a skim found in a line read from it).
+func Within(outer, inner []byte) (int, bool) {
+	if len(inner) == 0 || len(outer) == 0 {
+		return 0, false
+	}
+	o, i := uintptr(unsafe.Pointer(unsafe.SliceData(outer))), uintptr(unsafe.Pointer(unsafe.SliceData(inner)))
+	if i < o || i-o+uintptr(len(inner)) > uintptr(len(outer)) {
+		return 0, false
+	}
+	return int(i - o), true
 }

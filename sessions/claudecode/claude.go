@@ -1422,6 +1422,10 @@ type ccLines struct {
 	toolUseResult json.RawMessage // the line's
 	content       json.RawMessage // its message's content
 	blocks        []json.RawMessage
+	// with deferral, the line as read: the large results of the
+	// messages read from it are left in the file
+	deferral *ccDeferral
+	data     []byte
 }
 
 func newCCLines(file string) *ccLines {
@@ -1440,13 +1444,18 @@ func (x *ccLines) read(l sessions.Line, whole bool) error {
 	if err != nil {
 		return err
 	}
+	x.data = nil
 	if msg, content, tur, ok := skimLine(data); ok {
+		x.at = l
+		if x.deferral != nil {
+			x.data = data
+		}
 		if whole {
-			msg = bytes.Clone(msg) // kept: not the rest of the line with it
+			msg = x.kept(msg) // not the rest of the line with it
 		} else {
 			msg = nil
 		}
-		x.at, x.msg, x.toolUseResult, x.content, x.blocks = l, msg, tur, content, nil
+		x.msg, x.toolUseResult, x.content, x.blocks = msg, tur, content, nil
 		return nil
 	}
 	// one pass for a block's line, which needs no message whole
@@ -1516,6 +1525,7 @@ func (x *ccLines) runBlocks(run *ccRun, n int) ([]json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
+		raw, _ = x.deferral.leftInFile(x.at, x.data, raw, true)
 		out = append(out, raw)
 	}
 	return out, nil

@@ -330,6 +330,22 @@ func (s *claudeStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 // LoadRequest implements sessions.RequestLoader: the logged request of
 // message msg, read again from the lines it names.
 func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error) {
+	return s.loadRequest(ctx, sessionID, msg, nil)
+}
+
+// LoadRequestDeferred implements sessions.DeferringRequestLoader:
+// LoadRequest with the string content of each large tool_result of a
+// logged request left in the transcript (a rebuilt request is read whole).
+func (s *claudeStore) LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(func(context.Context, func(string) error) error) []byte) (*model.LoggedRequest, func() error, error) {
+	d := &ccDeferral{place: place}
+	req, err := s.loadRequest(ctx, sessionID, msg, d)
+	if d.spans == nil {
+		return req, nil, err
+	}
+	return req, d.spans.Close, err
+}
+
+func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *ccDeferral) (*model.LoggedRequest, error) {
 	f, sess, err := s.opened(ctx, sessionID, msg+1)
 	if err != nil {
 		return nil, err
@@ -345,6 +361,10 @@ func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int
 	defer x.close()
 	if why := f.r.rebuiltWhy(st, msg, k); why != "" {
 		return st.rebuilt(x, st.stepLine[msg], why)
+	}
+	if d != nil {
+		d.spans = &sessions.SpanFile{Path: f.path}
+		x.deferral = d
 	}
 	return x.logged(st.requests[st.stepReq[msg]])
 }
