@@ -257,7 +257,7 @@ func (r *gcReader) touch(ts string) {
 func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, l *sessions.Line, at int) *gcEntry {
 	if rec == nil {
 		rec = &gcRecord{}
-		if json.Unmarshal(withoutDisplays(raw), rec) != nil {
+		if decodeRecord(withoutDisplays(raw), rec) != nil {
 			rec.ID = ""
 		}
 	}

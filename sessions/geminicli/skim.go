@@ -6,7 +6,12 @@ package geminicli
 // only after scanning it byte by byte; skimming finds its end with
 // bytes.IndexByte (jsonskim).
 
-import "correx/internal/jsonskim"
+import (
+	"bytes"
+	"encoding/json"
+
+	"correx/internal/jsonskim"
+)
 
 // withoutDisplays is record line b with the string value of every
 // toolCalls[].resultDisplay replaced by "" (b itself when it has none):
@@ -61,4 +66,89 @@ func withoutDisplays(b []byte) []byte {
 		return b
 	}
 	return append(out, b[last:]...)
+}
+
+// The members a record (gcRecord) and a call (gcToolCall) decode, in
+// their fields' order.
+var (
+	recordMembers = []string{"id", "timestamp", "type", "content", "thoughts", "toolCalls", "model", "displayContent"}
+	callMembers   = []string{"id", "name", "args", "result", "status", "timestamp", "description", "displayName", "agentId"}
+)
+
+// decodeRecord is json.Unmarshal(raw, r) for a zero r: skimmed where the
+// skim can vouch for what encoding/json gives (a valid record whose
+// members are each of their field's type, named once and exactly), its
+// strings found a word at a time. FuzzDecodeRecord checks
+// it against encoding/json.
+func decodeRecord(raw []byte, r *gcRecord) error {
+	if skimRecord(raw, r) {
+		return nil
+	}
+	*r = gcRecord{}
+	return json.Unmarshal(raw, r)
+}
+
+func skimRecord(raw []byte, r *gcRecord) bool {
+	if !jsonskim.Valid(raw) {
+		return false
+	}
+	v, ok := jsonskim.Named(raw, recordMembers...)
+	if !ok || !skimStrings(v, &r.ID, &r.Timestamp, &r.Type) || !skimStrings(v[6:], &r.Model) {
+		return false
+	}
+	r.Content, r.DisplayText = rawValue(v[3]), rawValue(v[7])
+	if v[4] != nil && json.Unmarshal(v[4], &r.Thoughts) != nil {
+		return false
+	}
+	switch calls := v[5]; {
+	case calls == nil || string(calls) == "null":
+	case calls[0] != '[':
+		return false
+	default:
+		r.ToolCalls = []gcToolCall{}
+		ok := jsonskim.Elements(calls, func(c []byte) bool {
+			cv, ok := jsonskim.Named(c, callMembers...)
+			var tc gcToolCall
+			if !ok || !skimStrings(cv, &tc.ID, &tc.Name) || !skimStrings(cv[4:], &tc.Status, &tc.Timestamp, &tc.Description, &tc.DisplayName, &tc.AgentID) {
+				return false
+			}
+			tc.Args, tc.Result = rawValue(cv[2]), rawValue(cv[3])
+			r.ToolCalls = append(r.ToolCalls, tc)
+			return true
+		})
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// skimStrings decodes vals[i] into dsts[i], each a string member's value
+// (nil: absent) as encoding/json does; false when one is not a string or
+// null.
+func skimStrings(vals [][]byte, dsts ...*string) bool {
+	for i, dst := range dsts {
+		switch v := vals[i]; {
+		case v == nil || string(v) == "null":
+		case v[0] != '"':
+			return false
+		default:
+			s, ok := jsonskim.String(v)
+			if !ok && json.Unmarshal(v, &s) != nil {
+				return false
+			}
+			*dst = s
+		}
+	}
+	return true
+}
+
+// rawValue is a member's value as a json.RawMessage field decodes it
+// (absent: nil): a copy, as there, so that what is kept of it does not
+// keep the whole line.
+func rawValue(v []byte) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	return bytes.Clone(v)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"correx/model"
 	"correx/sessions"
 )
@@ -239,4 +241,51 @@ func FuzzOrderedObj(f *testing.F) {
 			t.Fatalf("%.200q: skimmed %v %v, decoded %v %v", raw, gok, got, wok, want)
 		}
 	})
+}
+
+// FuzzDecodeRecord: a record decodes, skimmed or not, as encoding/json
+// decodes it (seeds: every line of every fixture chat).
+func FuzzDecodeRecord(f *testing.F) {
+	chats, _ := filepath.Glob("../../testdata/gemini-cli/*/data/tmp/*/chats/session-*.jsonl")
+	for _, c := range chats {
+		b, _ := os.ReadFile(c)
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"id":"a","ID":"b"}`))
+	f.Add([]byte(`{"id":null,"toolCalls":[{"id":"x","result":null,"args":{}}],"thoughts":null,"content":[]}`))
+	f.Add([]byte(`{"type":5,"id":"a"}`))
+	f.Add([]byte(`{"toolCalls":[null]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got, want gcRecord
+		gerr := decodeRecord(raw, &got)
+		werr := json.Unmarshal(raw, &want)
+		if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%.300q: skimmed %v %+v, decoded %v %+v", raw, gerr, got, werr, want)
+		}
+	})
+}
+
+// TestSkimRecordTaken: the skim, not encoding/json, decodes the records
+// of the fixture chats (else FuzzDecodeRecord would check nothing).
+func TestSkimRecordTaken(t *testing.T) {
+	chats, _ := filepath.Glob("../../testdata/gemini-cli/*/data/tmp/*/chats/session-*.jsonl")
+	skimmed, records := 0, 0
+	for _, c := range chats {
+		b, err := os.ReadFile(c)
+		require.NoError(t, err)
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			if !bytes.Contains(l, []byte(`"type":"gemini"`)) && !bytes.Contains(l, []byte(`"type":"user"`)) || bytes.HasPrefix(l, []byte(`{"$`)) {
+				continue
+			}
+			records++
+			var r gcRecord
+			if skimRecord(l, &r) {
+				skimmed++
+			}
+		}
+	}
+	require.Positive(t, records)
+	require.Equal(t, records, skimmed, "every fixture record is skimmed")
 }

@@ -249,7 +249,7 @@ func gcItems(msgs []model.Message) []gcItem {
 
 func gcRecOf(raw json.RawMessage) gcRecord {
 	var r gcRecord
-	_ = json.Unmarshal(raw, &r)
+	_ = decodeRecord(raw, &r)
 	return r
 }
 
