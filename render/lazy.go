@@ -85,6 +85,9 @@ type lazyPart struct {
 // placeholderSeq makes every placeholder of the process unique.
 var placeholderSeq atomic.Int64
 
+// newPlaceholder is a placeholder no other is.
+func newPlaceholder() string { return fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1)) }
+
 // placeholderMark starts every placeholder: NUL bytes and the start time
 // of the process, which no stored text can foresee.
 var placeholderMark = fmt.Sprintf("\x00correx-lazy-%x:", time.Now().UnixNano())
@@ -100,7 +103,11 @@ func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p P
 		if err != nil {
 			return nil, err
 		}
-		r, err := render(sess, p, step, m, own)
+		var deferring *LazyConversation
+		if lazy {
+			deferring = c
+		}
+		r, err := render(sess, p, step, m, own, deferring)
 		if err != nil {
 			return c, err
 		}
@@ -186,10 +193,15 @@ func (c *LazyConversation) loadRequest(ctx context.Context, sessionID string, ms
 
 // deferred is the placeholder, as a JSON string, of a string body writes.
 func (c *LazyConversation) deferred(body func(ctx context.Context, write func(body string) error) error) []byte {
-	token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
-	c.parts[token] = lazyPart{body: body}
-	b, _ := formatters.Stringify(token)
+	b, _ := formatters.Stringify(c.placeholderFor(body))
 	return b
+}
+
+// placeholderFor is a new placeholder of a string body writes.
+func (c *LazyConversation) placeholderFor(body func(ctx context.Context, write func(body string) error) error) string {
+	token := newPlaceholder()
+	c.parts[token] = lazyPart{body: body}
+	return token
 }
 
 // placeholder returns the outline call oc with a placeholder in the place
@@ -202,7 +214,7 @@ func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model
 	ph := *oc
 	ph.Elided, ph.ElidedFiles = false, false
 	if field != "" {
-		token := fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1))
+		token := newPlaceholder()
 		text := &ph.Error
 		if field == "output" {
 			text = &ph.Output

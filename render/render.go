@@ -92,14 +92,15 @@ func Conversation(s *model.Session, p Provider, step int, m Model) (Value, error
 // Render is Conversation with where each call and its result sit in it
 // (place.go), recorded by the lowering that built it.
 func Render(s *model.Session, p Provider, step int, m Model) (*Rendered, error) {
-	return render(s, p, step, m, false)
+	return render(s, p, step, m, false, nil)
 }
 
 // render is Render; with spend, the step's logged request is the
 // caller's own, read for this rendering alone, and its messages are let
 // go one by one as they are decoded (a request of many MB is not held
-// beside its decoded form).
-func render(s *model.Session, p Provider, step int, m Model, spend bool) (*Rendered, error) {
+// beside its decoded form); with lazy, an own wire may leave its large
+// strings in the store (Placer.Defer).
+func render(s *model.Session, p Provider, step int, m Model, spend bool, lazy *LazyConversation) (*Rendered, error) {
 	steps := s.AssistantSteps()
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("session %s has no assistant step", s.Info.ID)
@@ -119,6 +120,7 @@ func render(s *model.Session, p Provider, step int, m Model, spend bool) (*Rende
 	}
 	m.Lowering = SessionLowering(s.Info, m.Lowering)
 	pl := newPlacer(m.Lowering)
+	pl.lazy = lazy
 	var v Value
 	var err error
 	own, registered := ownWireOf(s.Info.Agent)

@@ -5,4 +5,5 @@ package sessions
 
 var (
 	SpillsInside = Spills.inside
+	SpanWrites   = spanWrites.Load
 )

@@ -11,6 +11,7 @@ import (
 	"hash/maphash"
 	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"correx/internal/jsonskim"
@@ -60,6 +61,7 @@ type SpanFile struct {
 func (sf *SpanFile) Write(ctx context.Context, sp StringSpan, write func(body string) error) error {
 	sf.mu.Lock()
 	defer sf.mu.Unlock()
+	spanWrites.Add(1)
 	if sf.f == nil {
 		f, _, err := openRegular(sf.Path)
 		if err != nil {
@@ -102,4 +104,54 @@ func (sf *SpanFile) Close() error {
 	err := sf.f.Close()
 	sf.f = nil
 	return err
+}
+
+// LeaveBytes is the least string, quotes included, a Leaver leaves in
+// its file: below it a placeholder saves little. Tests lower it.
+var LeaveBytes = 1 << 10
+
+// spanWrites counts the spans written, for tests.
+var spanWrites atomic.Int64
+
+// A Leaver leaves the large strings of JSON texts read from one file in
+// it: each is given as the placeholder Place returns for a writer that
+// copies it from the file (Spans) when the wire is written.
+type Leaver struct {
+	Place func(body func(ctx context.Context, write func(body string) error) error) []byte
+	Spans *SpanFile
+}
+
+// Leave is raw, lying in data (the bytes of line l as read), with a
+// placeholder in the place of each string strs gives (each a span of raw,
+// quotes included, in order) that is at least LeaveBytes long and lies in
+// the file in the form the wire writes (SpanOf); left says some string
+// was left, raw itself is given when none was. A nil Leaver leaves none.
+func (d *Leaver) Leave(l Line, data, raw []byte, strs func(each func(str []byte))) (out []byte, left bool) {
+	if d == nil || data == nil {
+		return raw, false
+	}
+	last := 0
+	strs(func(str []byte) {
+		if len(str) < max(LeaveBytes, 2) || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
+			return
+		}
+		sp, ok := SpanOf(l, data, str[1:len(str)-1])
+		at, in := jsonskim.Within(raw, str)
+		if !ok || !in || at < last {
+			return
+		}
+		if out == nil {
+			out = make([]byte, 0, len(raw)/8)
+		}
+		spans := d.Spans
+		out = append(out, raw[last:at]...)
+		out = append(out, d.Place(func(ctx context.Context, write func(string) error) error {
+			return spans.Write(ctx, sp, write)
+		})...)
+		last = at + len(str)
+	})
+	if out == nil {
+		return raw, false
+	}
+	return append(out, raw[last:]...), true
 }

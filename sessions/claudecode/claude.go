@@ -1424,7 +1424,7 @@ type ccLines struct {
 	blocks        []json.RawMessage
 	// with deferral, the line as read: the large results of the
 	// messages read from it are left in the file
-	deferral *ccDeferral
+	deferral *sessions.Leaver
 	data     []byte
 }
 
@@ -1525,7 +1525,7 @@ func (x *ccLines) runBlocks(run *ccRun, n int) ([]json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw, _ = x.deferral.leftInFile(x.at, x.data, raw, true)
+		raw, _ = x.deferral.Leave(x.at, x.data, raw, blockResult(raw))
 		out = append(out, raw)
 	}
 	return out, nil

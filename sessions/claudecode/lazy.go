@@ -337,15 +337,15 @@ func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int
 // LoadRequest with the string content of each large tool_result of a
 // logged request left in the transcript (a rebuilt request is read whole).
 func (s *claudeStore) LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(func(context.Context, func(string) error) error) []byte) (*model.LoggedRequest, func() error, error) {
-	d := &ccDeferral{place: place}
+	d := &sessions.Leaver{Place: place}
 	req, err := s.loadRequest(ctx, sessionID, msg, d)
-	if d.spans == nil {
+	if d.Spans == nil {
 		return req, nil, err
 	}
-	return req, d.spans.Close, err
+	return req, d.Spans.Close, err
 }
 
-func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *ccDeferral) (*model.LoggedRequest, error) {
+func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *sessions.Leaver) (*model.LoggedRequest, error) {
 	f, sess, err := s.opened(ctx, sessionID, msg+1)
 	if err != nil {
 		return nil, err
@@ -363,7 +363,7 @@ func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int
 		return st.rebuilt(x, st.stepLine[msg], why)
 	}
 	if d != nil {
-		d.spans = &sessions.SpanFile{Path: f.path}
+		d.Spans = &sessions.SpanFile{Path: f.path}
 		x.deferral = d
 	}
 	return x.logged(st.requests[st.stepReq[msg]])

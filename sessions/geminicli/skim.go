@@ -81,22 +81,27 @@ var (
 // strings found a word at a time. FuzzDecodeRecord checks
 // it against encoding/json.
 func decodeRecord(raw []byte, r *gcRecord) error {
-	if skimRecord(raw, r) {
+	if skimRecord(raw, r, rawValue) {
 		return nil
 	}
 	*r = gcRecord{}
 	return json.Unmarshal(raw, r)
 }
 
-func skimRecord(raw []byte, r *gcRecord) bool {
-	if !jsonskim.Valid(raw) {
-		return false
-	}
+// skimRecord decodes raw into r where the skim can vouch for it, the
+// content and each call's result kept by parts (as rawValue keeps them,
+// or with strings left in the file).
+func skimRecord(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) bool {
+	return jsonskim.Valid(raw) && skimValid(raw, r, parts)
+}
+
+// skimValid is skimRecord of a record known to be valid JSON.
+func skimValid(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) bool {
 	v, ok := jsonskim.Named(raw, recordMembers...)
 	if !ok || !skimStrings(v, &r.ID, &r.Timestamp, &r.Type) || !skimStrings(v[6:], &r.Model) {
 		return false
 	}
-	r.Content, r.DisplayText = rawValue(v[3]), rawValue(v[7])
+	r.Content, r.DisplayText = parts(v[3]), rawValue(v[7])
 	if v[4] != nil && json.Unmarshal(v[4], &r.Thoughts) != nil {
 		return false
 	}
@@ -112,7 +117,7 @@ func skimRecord(raw []byte, r *gcRecord) bool {
 			if !ok || !skimStrings(cv, &tc.ID, &tc.Name) || !skimStrings(cv[4:], &tc.Status, &tc.Timestamp, &tc.Description, &tc.DisplayName, &tc.AgentID) {
 				return false
 			}
-			tc.Args, tc.Result = rawValue(cv[2]), rawValue(cv[3])
+			tc.Args, tc.Result = rawValue(cv[2]), parts(cv[3])
 			r.ToolCalls = append(r.ToolCalls, tc)
 			return true
 		})

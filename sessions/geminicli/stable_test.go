@@ -281,7 +281,7 @@ func TestSkimRecordTaken(t *testing.T) {
 			}
 			records++
 			var r gcRecord
-			if skimRecord(l, &r) {
+			if skimRecord(l, &r, rawValue) {
 				skimmed++
 			}
 		}

@@ -71,7 +71,7 @@ type gcContent struct {
 // turn is rendered without them, a gap (render.StreamedSignaturesWhy).
 func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 	out := []render.Value{}
-	for _, c := range gcHistory(s, upto) {
+	for _, c := range gcHistory(s, upto, leaverFor(s, pl)) {
 		if c.live { // its thoughtSignatures are not stored
 			pl.Gap(render.Gap{Item: len(out), Path: []string{"parts"}, Why: render.StreamedSignaturesWhy})
 		}
@@ -87,13 +87,15 @@ func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 }
 
 // gcHistory is the request's contents before the ids lose their stored
-// prefix.
-func gcHistory(s *model.Session, upto int) []gcContent {
+// prefix; with lv, the large outputs of the records read from the chat
+// file are left in it.
+func gcHistory(s *model.Session, upto int, lv *sessions.Leaver) []gcContent {
 	run := s.Messages[upto].Run
 	// a record Stored keeps by its place is read from the chat file
 	lines := sessions.LinesAt{Path: s.Info.Source}
 	defer lines.Close()
 	read := lines.Read
+	record := func(v gcVersion) gcRecord { return gcRecordLeft(v, read, lv) }
 	var hist []gcContent
 	if run > 1 {
 		// a resumed run: the session context it wrote, then the history
@@ -101,7 +103,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 		// file stood when it began)
 		for _, sm := range s.Messages {
 			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.resolve(read, true)) {
-				hist = append(hist, gcContent{role: "user", parts: gcParts(gcRecOf(v.resolve(read, true)).Content)})
+				hist = append(hist, gcContent{role: "user", parts: gcParts(record(v).Content)})
 				break
 			}
 		}
@@ -110,7 +112,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 				continue
 			}
 			if v, ok := gcPick(it.stored, run-1); ok {
-				hist = append(hist, gcConvert(gcRecOf(v.resolve(read, true)))...)
+				hist = append(hist, gcConvert(record(v))...)
 			}
 		}
 	}
@@ -123,7 +125,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 			if !inRewrite {
 				hist, inRewrite = nil, true
 			}
-			r := gcRecOf(v.resolve(read, true))
+			r := record(v)
 			role := "user"
 			if r.Type == "gemini" {
 				role = "model"
@@ -135,7 +137,7 @@ func gcHistory(s *model.Session, upto int) []gcContent {
 		if !ok || v.Run != run || run > 1 && v.Set {
 			continue // an earlier run's record, or a resume's rewrite
 		}
-		r := gcRecOf(v.resolve(read, true))
+		r := record(v)
 		switch {
 		case r.Type == "user":
 			hist = append(hist, gcContent{role: "user", parts: gcParts(r.Content)})
@@ -592,7 +594,7 @@ func gcStripPrefix(p render.Obj) render.Obj {
 // its own, naming its own spill file). render.GeminiResentResults.
 func resentResults(s *model.Session, upto int) map[string][]string {
 	var out map[string][]string
-	for _, c := range gcHistory(s, upto) {
+	for _, c := range gcHistory(s, upto, nil) {
 		for _, p := range c.parts {
 			v, ok := gcStripPrefix(p).Get("functionResponse")
 			if !ok {

@@ -1,0 +1,60 @@
+package sessions_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"correx/internal/fixtures"
+	"correx/model"
+	"correx/render"
+	"correx/sessions"
+)
+
+// TestLeftStringsAreLoad: on every fixture of every agent read lazily,
+// the wire of every step on every provider, written with every string its
+// store can leave in the file left there (sessions.Leaver) and copied
+// from it as it is written, is byte for byte the wire of the session Load
+// reads.
+func TestLeftStringsAreLoad(t *testing.T) {
+	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
+	sessions.LeaveBytes = 2
+	ctx := context.Background()
+	left := map[string]int64{}
+	for _, f := range fixtures.All(t) {
+		st, infos := listFixture(t, f)
+		for _, in := range infos {
+			l := sessions.LazyFor(st, in.ID)
+			if l == nil {
+				continue
+			}
+			whole, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			for step := 1; step <= len(whole.AssistantSteps()); step++ {
+				for _, p := range render.Providers {
+					want, err := render.Conversation(whole, p, step, render.Model{})
+					if err != nil {
+						continue
+					}
+					wantJSON, err := render.MarshalIndent(want)
+					require.NoError(t, err)
+					before := sessions.SpanWrites()
+					lc, err := render.ConversationLazy(ctx, l, page.Session, p, step, render.Model{})
+					require.NoError(t, err)
+					got, err := lc.MarshalIndent(ctx, lc.Value)
+					require.NoError(t, err)
+					require.NoError(t, lc.Close())
+					require.Equal(t, string(wantJSON), string(got), "%s %s, %s, step %d", f.ID(), in.ID, p, step)
+					left[f.Agent] += sessions.SpanWrites() - before
+				}
+			}
+		}
+		st.Close()
+	}
+	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI} {
+		require.Greater(t, left[string(agent)], int64(100), "%s: strings left in the file and copied from it", agent)
+	}
+}
