@@ -181,10 +181,40 @@ func loggedMessage(raw []byte) (loggedRole, error) {
 // request's bytes, decoded once, by wireToolOutput), and decodes any
 // other block, or one the skim says no to, by encoding/json.
 func loggedBlocks(content json.RawMessage) ([]model.AnthropicBlock, error) {
+	return anthropicBlocks(content, false)
+}
+
+// AnthropicMessage is raw, a message in the Anthropic form that is valid
+// JSON (a part of a checked line), as encoding/json decodes it into a
+// role and a raw content, and that content into blocks: skimmed where the
+// skim can vouch for it.
+func AnthropicMessage(raw []byte) (role string, content json.RawMessage, blocks []model.AnthropicBlock, err error) {
+	m, err := loggedMessage(raw)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	blocks, err = anthropicBlocks(m.Content, true)
+	return m.Role, m.Content, blocks, err
+}
+
+// DecodeAnthropicBlock decodes raw, a block that is valid JSON (a part of
+// a checked line), into b, a zero block, as encoding/json does: a
+// tool_result skimmed, its content a span of raw.
+func DecodeAnthropicBlock(raw []byte, b *model.AnthropicBlock) error {
+	if sb, ok := skimToolResult(raw); ok {
+		*b = sb
+		return nil
+	}
+	return json.Unmarshal(raw, b)
+}
+
+// anthropicBlocks is loggedBlocks; checked says content is known to be
+// valid JSON.
+func anthropicBlocks(content json.RawMessage, checked bool) ([]model.AnthropicBlock, error) {
 	blocks := []model.AnthropicBlock{}
-	if !jsonskim.Valid(content) || !jsonskim.Elements(content, func(raw []byte) bool {
-		b, ok := skimToolResult(raw)
-		if !ok && json.Unmarshal(raw, &b) != nil {
+	if !checked && !jsonskim.Valid(content) || !jsonskim.Elements(content, func(raw []byte) bool {
+		var b model.AnthropicBlock
+		if DecodeAnthropicBlock(raw, &b) != nil {
 			return false
 		}
 		blocks = append(blocks, b)
@@ -213,7 +243,14 @@ func skimToolResult(raw []byte) (b model.AnthropicBlock, ok bool) {
 			return b, false
 		}
 	}
-	if vals[1] != nil && json.Unmarshal(vals[1], &b.ToolUseID) != nil || vals[3] != nil && json.Unmarshal(vals[3], &b.IsError) != nil {
+	if vals[1] != nil {
+		id, ok := jsonText(vals[1])
+		if !ok && string(vals[1]) != "null" {
+			return b, false
+		}
+		b.ToolUseID = id
+	}
+	if vals[3] != nil && json.Unmarshal(vals[3], &b.IsError) != nil {
 		return b, false
 	}
 	b.Type, b.Content = "tool_result", vals[2]

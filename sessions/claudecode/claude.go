@@ -47,7 +47,9 @@ import (
 	"unicode/utf8"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
+	"correx/render"
 	"correx/sessions"
 )
 
@@ -883,10 +885,10 @@ func noticeWhere(req *model.LoggedRequest, id, text string) (where string, ok bo
 // claudeResultValue is a tool_result content as a result value: a string
 // (error when is_error), or a block list of text and images (as data: URLs).
 func claudeResultValue(content json.RawMessage, isErr bool) *model.ToolResultValue {
-	var s string
+	s, isString := jsonskim.String(content)
 	if len(content) == 0 || string(content) == "null" {
 		s = ""
-	} else if json.Unmarshal(content, &s) != nil {
+	} else if !isString && json.Unmarshal(content, &s) != nil {
 		var blocks []model.AnthropicBlock
 		if json.Unmarshal(content, &blocks) == nil {
 			v := &model.ToolResultValue{Type: model.ResultContent, Content: []model.ToolContent{}}
@@ -1104,16 +1106,12 @@ func (r *ccReader) request(st *ccState, l ccLine, lineNo int) {
 // newCCBlob reads an api-request-blob record's message for its results.
 func newCCBlob(ln sessions.Line, raw json.RawMessage) *ccBlob {
 	b := &ccBlob{line: ln}
-	var msg struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	var blocks []model.AnthropicBlock
-	if json.Unmarshal(raw, &msg) != nil || json.Unmarshal(msg.Content, &blocks) != nil {
+	role, content, blocks, err := render.AnthropicMessage(raw) // raw is of a checked line
+	if err != nil {
 		return b
 	}
 	b.ok = true
-	b.user = msg.Role == "user" && len(msg.Content) > 0 && msg.Content[0] == '['
+	b.user = role == "user" && len(content) > 0 && content[0] == '['
 	for i, blk := range blocks {
 		if blk.Type == "tool_result" {
 			b.results = append(b.results, newCCSent(blk, i, ccBlock{ln, i}))
@@ -1125,7 +1123,7 @@ func newCCBlob(ln sessions.Line, raw json.RawMessage) *ccBlob {
 func newCCSent(b model.AnthropicBlock, at int, where ccBlock) ccSent {
 	s := ccSent{id: b.ToolUseID, at: at, block: where, errored: b.Errored(), sum: ccSum(b.Content, b.Errored())}
 	if len(b.Content) <= elideBytes {
-		s.content = b.Content
+		s.content = bytes.Clone(b.Content) // kept without the message it lies in
 	}
 	return s
 }
@@ -1174,7 +1172,9 @@ func parseCCMessage(raw json.RawMessage) *ccParsed {
 	p.list = true
 	p.decoded, p.bad = make([]model.AnthropicBlock, len(p.blocks)), make([]bool, len(p.blocks))
 	for i, raw := range p.blocks {
-		p.bad[i] = json.Unmarshal(raw, &p.decoded[i]) != nil
+		d := &p.decoded[i]
+		p.bad[i] = render.DecodeAnthropicBlock(raw, d) != nil
+		d.Content = bytes.Clone(d.Content) // as encoding/json gives it: kept without its line
 	}
 	return p
 }
