@@ -312,6 +312,11 @@ type ccMessage struct {
 	StopReason string          `json:"stop_reason"`
 }
 
+// messageScalars are m's string fields, by their names.
+func messageScalars(m *ccMessage) map[string]any {
+	return map[string]any{"id": &m.ID, "role": &m.Role, "model": &m.Model, "stop_reason": &m.StopReason}
+}
+
 // ccReader builds the sessions of one file, a line at a time (lazy.go
 // feeds it). What it holds of a large result, of the api-request-blob
 // records and of the lines the requests name is where they are in the
@@ -1144,7 +1149,7 @@ type ccParsed struct {
 // checked it).
 func parseCCMessage(raw json.RawMessage) *ccParsed {
 	p := &ccParsed{}
-	if !decodeSkimmed(raw, &p.m, []string{"content"}, []*json.RawMessage{&p.m.Content}) {
+	if !decodeSkimmed(raw, &p.m, []string{"content"}, []*json.RawMessage{&p.m.Content}, messageScalars(&p.m)) {
 		p.m = ccMessage{}
 		if json.Unmarshal(raw, &p.m) != nil {
 			return p

@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
+	"correx/render"
 	"correx/sessions"
 )
 
@@ -495,7 +497,7 @@ func (r *ccReader) output(cc *ccCall) (*model.ToolCall, error) {
 	defer x.close()
 	var b model.AnthropicBlock
 	raw, err := x.block(cc.result)
-	if err == nil && json.Unmarshal(raw, &b) != nil {
+	if err == nil && decodeBlock(raw, &b) != nil {
 		err = fmt.Errorf("%s:%d: the file changed since it was read", r.file, cc.result.line.N)
 	}
 	if err != nil {
@@ -519,7 +521,7 @@ func (r *ccReader) output(cc *ccCall) (*model.ToolCall, error) {
 	case cc.sent != nil:
 		raw, err := x.block(cc.sent.block)
 		var sb model.AnthropicBlock
-		if err == nil && json.Unmarshal(raw, &sb) != nil {
+		if err == nil && decodeBlock(raw, &sb) != nil {
 			err = fmt.Errorf("%s:%d: the file changed since it was read", r.file, cc.sent.block.line.N)
 		}
 		if err != nil {
@@ -536,6 +538,15 @@ func (r *ccReader) output(cc *ccCall) (*model.ToolCall, error) {
 		c.Notice = &n
 	}
 	return &c, nil
+}
+
+// decodeBlock decodes raw, a block of a line read again (and so checked
+// again), as encoding/json does.
+func decodeBlock(raw []byte, b *model.AnthropicBlock) error {
+	if !jsonskim.Valid(raw) {
+		return json.Unmarshal(raw, b)
+	}
+	return render.DecodeAnthropicBlock(raw, b)
 }
 
 // whole is session sess with every result and logged request read again:

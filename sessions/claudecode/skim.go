@@ -204,17 +204,19 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 }
 
 // decodeSkimmed decodes object b, valid JSON, into v as json.Unmarshal
-// does, but for the members named in names: each of those is left out of
-// what encoding/json reads and its value's span put in the RawMessage of
-// the same index in raws (which must be v's fields of those names). ok
-// false, v to be decoded again, when the skim cannot vouch for it or
-// encoding/json fails.
-func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) bool {
+// does, but for the members named in names and in scalars: each of names
+// is left out of what encoding/json reads and its value's span put in the
+// RawMessage of the same index in raws (which must be v's fields of those
+// names); each of scalars (v's fields of those names: a *string, *bool or
+// **string) is decoded by the skim, and encoding/json reads the rest, if
+// any. ok false, v to be decoded again, when the skim cannot vouch for it
+// or encoding/json fails.
+func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, scalars map[string]any) bool {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	spans := make([][]byte, len(names))
 	ok := jsonskim.Members(b, func(k, val []byte) bool {
-		if jsonskim.Folded(k, names...) {
+		if jsonskim.Folded(k, names...) || len(scalars) > 0 && foldedScalar(k, scalars) {
 			return false
 		}
 		for i, n := range names {
@@ -226,13 +228,16 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) boo
 				return true
 			}
 		}
+		if f, ok := scalars[string(k[1:len(k)-1])]; ok {
+			return setScalar(f, val) // a duplicate: the last wins, as in encoding/json
+		}
 		if len(small) > 1 {
 			small = append(small, ',')
 		}
 		small = append(append(append(small, k...), ':'), val...)
 		return true
 	})
-	if !ok || json.Unmarshal(append(small, '}'), v) != nil {
+	if !ok || len(small) > 1 && json.Unmarshal(append(small, '}'), v) != nil {
 		return false
 	}
 	for i, s := range spans {
@@ -243,11 +248,73 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage) boo
 	return true
 }
 
+// foldedScalar is jsonskim.Folded for the names of scalars.
+func foldedScalar(k []byte, scalars map[string]any) bool {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return true
+	}
+	for n := range scalars {
+		if len(k) == len(n)+2 && string(k[1:len(k)-1]) != n && strings.EqualFold(string(k[1:len(k)-1]), n) {
+			return true
+		}
+	}
+	return false
+}
+
+// setScalar decodes val into field f (a *string, *bool or **string) as
+// encoding/json does; false when val is not of f's type (nor null).
+func setScalar(f any, val []byte) bool {
+	if string(val) == "null" {
+		if p, ok := f.(**string); ok {
+			*p = nil
+		}
+		return true
+	}
+	switch p := f.(type) {
+	case *bool:
+		switch string(val) {
+		case "true", "false":
+			*p = string(val) == "true"
+			return true
+		}
+	case *string:
+		s, ok := stringOf(val)
+		*p = s
+		return ok
+	case **string:
+		s, ok := stringOf(val)
+		*p = &s
+		return ok
+	}
+	return false
+}
+
+// stringOf is val decoded when it is a JSON string.
+func stringOf(val []byte) (string, bool) {
+	if s, ok := jsonskim.String(val); ok {
+		return s, true
+	}
+	var s string
+	return s, len(val) > 0 && val[0] == '"' && json.Unmarshal(val, &s) == nil
+}
+
+// lineScalars are l's string and bool fields, by their names.
+func lineScalars(l *ccLine) map[string]any {
+	return map[string]any{
+		"type": &l.Type, "subtype": &l.Subtype, "uuid": &l.UUID, "parentUuid": &l.ParentUUID,
+		"isSidechain": &l.IsSidechain, "isMeta": &l.IsMeta, "isCompactSummary": &l.IsCompactSummary,
+		"isApiErrorMessage": &l.IsAPIErrorMessage, "agentId": &l.AgentID, "sessionId": &l.SessionID,
+		"timestamp": &l.Timestamp, "cwd": &l.CWD, "version": &l.Version, "requestRef": &l.RequestRef,
+		"summary": &l.Summary, "aiTitle": &l.AITitle, "customTitle": &l.CustomTitle,
+		"id": &l.ID, "base": &l.Base, "hash": &l.Hash,
+	}
+}
+
 // decodeLine decodes transcript line raw into l as json.Unmarshal does,
 // its message, toolUseResult, attachment and content skimmed.
 func decodeLine(raw []byte, l *ccLine) error {
 	if jsonskim.Valid(raw) && decodeSkimmed(raw, l, []string{"message", "toolUseResult", "attachment", "content"},
-		[]*json.RawMessage{&l.Message, &l.ToolUseResult, &l.Attachment, &l.Content}) {
+		[]*json.RawMessage{&l.Message, &l.ToolUseResult, &l.Attachment, &l.Content}, lineScalars(l)) {
 		return nil
 	}
 	*l = ccLine{}

@@ -24,7 +24,7 @@ func skimAgrees(t testing.TB, b []byte, where string) (answered int) {
 		require.Equal(t, werr, gerr, where)
 		require.Equal(t, want, got, where)
 		var gm, wm ccMessage
-		if decodeSkimmed(b, &gm, []string{"content"}, []*json.RawMessage{&gm.Content}) {
+		if decodeSkimmed(b, &gm, []string{"content"}, []*json.RawMessage{&gm.Content}, messageScalars(&gm)) {
 			answered++
 			require.NoError(t, json.Unmarshal(b, &wm), where)
 			require.Equal(t, wm, gm, where)
@@ -122,6 +122,9 @@ func FuzzSkim(f *testing.F) {
 		`{"role":"user","Content":[{"TYPE":"text","text":""}]}`,
 		`{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}`,
 		`{"role":null,"content":null}`,
+		`{"type":"user","uuid":"a","parentUuid":null,"isMeta":true,"isSidechain":false,"message":{"role":"user","content":"x"}}`,
+		`{"type":5,"uuid":"a"}`, `{"uuid":"a","UUID":"b"}`, `{"uuid":"a","uuid":"b","parentUuid":"p","parentUuid":null}`,
+		`{"isMeta":"yes"}`, `{"timestamp":"\u00e9\ud800"}`, `{"id":"m","role":"assistant","stop_reason":null,"model":1}`,
 	} {
 		f.Add([]byte(s))
 	}
