@@ -344,11 +344,7 @@ const (
 // keys (err: the decoding's, with a type error in a field kept).
 func classify(b []byte) (gcLine, lineKind, error) {
 	var top gcLine
-	err := json.Unmarshal(withoutDisplays(b), &top)
-	if err != nil { // as the line itself says it
-		top = gcLine{}
-		err = json.Unmarshal(b, &top)
-	}
+	err := decodeGCLine(b, &top)
 	var te *json.UnmarshalTypeError
 	switch {
 	case err != nil && (!errors.As(err, &te) || te.Field == ""):
@@ -363,6 +359,35 @@ func classify(b []byte) (gcLine, lineKind, error) {
 		return top, kindRecord, err
 	}
 	return top, kindUnknown, err
+}
+
+// decodeGCLine decodes line b into top, a zero line, as encoding/json
+// decodes it without its resultDisplays (they are never read) or, when
+// that fails, whole: skimmed where the skim can vouch for the result.
+func decodeGCLine(b []byte, top *gcLine) error {
+	wd := withoutDisplays(b)
+	if jsonskim.Valid(wd) && skimGCLine(wd, top) {
+		return nil
+	}
+	*top = gcLine{}
+	err := json.Unmarshal(wd, top)
+	if err != nil { // as the line itself says it
+		*top = gcLine{}
+		err = json.Unmarshal(b, top)
+	}
+	return err
+}
+
+// skimGCLine is skimValid for a line: its "id" is the line's RawID (the
+// shallower field), not its record's ID.
+func skimGCLine(b []byte, top *gcLine) bool {
+	v, ok := jsonskim.Named(b, "id", "$rewindTo", "$set", "sessionId")
+	if !ok || !skimValid(b, &top.gcRecord, rawValue) {
+		return false
+	}
+	top.ID = ""
+	top.RawID, top.RewindTo, top.Set, top.SessionID = rawValue(v[0]), rawValue(v[1]), rawValue(v[2]), rawValue(v[3])
+	return true
 }
 
 // gcSet is the value of a $set line.

@@ -289,3 +289,30 @@ func TestSkimRecordTaken(t *testing.T) {
 	require.Positive(t, records)
 	require.Equal(t, records, skimmed, "every fixture record is skimmed")
 }
+
+// FuzzDecodeGCLine: a chat line decodes, skimmed or not, as encoding/json
+// decodes it without its resultDisplays or, when that fails, whole.
+func FuzzDecodeGCLine(f *testing.F) {
+	chats, _ := filepath.Glob("../../testdata/gemini-cli/*/data/tmp/*/chats/session-*.jsonl")
+	for _, c := range chats {
+		b, _ := os.ReadFile(c)
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"id":5,"type":"user"}`))
+	f.Add([]byte(`{"$set":{"messages":[]},"sessionId":"s"}`))
+	f.Add([]byte(`{"id":"a","Id":"b","$rewindTo":"x"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got, want gcLine
+		gerr := decodeGCLine(raw, &got)
+		werr := json.Unmarshal(withoutDisplays(raw), &want)
+		if werr != nil {
+			want = gcLine{}
+			werr = json.Unmarshal(raw, &want)
+		}
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%.300q: skimmed %v %+v, decoded %v %+v", raw, gerr, got, werr, want)
+		}
+	})
+}
