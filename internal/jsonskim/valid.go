@@ -164,3 +164,11 @@ func validNumber(s string, i int) (int, bool) {
 	}
 	return i, true
 }
+
+// ValidStringEnd is the index after the closing quote of the JSON string
+// that starts at b[i] (a quote), checked as encoding/json checks one (its
+// escapes, no control characters; a string's plain bytes a word at a
+// time); ok false when it is not one.
+func ValidStringEnd(b []byte, i int) (int, bool) {
+	return validString(unsafe.String(unsafe.SliceData(b), len(b)), i)
+}

@@ -8,6 +8,8 @@ package qwencode
 
 import (
 	"encoding/json"
+
+	"correx/internal/jsonskim"
 )
 
 // decodeLine decodes line b into l as json.Unmarshal does, without
@@ -108,49 +110,17 @@ func ws(b []byte, i int) int {
 	return i
 }
 
-// plain are the bytes a JSON string holds as they are.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // skipString is the end of the JSON string at b[i], checked as
 // encoding/json checks one (escapes, no control characters).
 func skipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	for i++; ; i++ {
-		for i < len(b) && plain[b[i]] {
-			i++
-		}
-		if i >= len(b) || b[i] < 0x20 {
-			return 0, false
-		}
-		if b[i] == '"' {
-			return i + 1, true
-		}
-		if i++; i >= len(b) { // a backslash
-			return 0, false
-		}
-		switch b[i] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		case 'u':
-			if i+4 >= len(b) {
-				return 0, false
-			}
-			for _, h := range b[i+1 : i+5] {
-				if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-					return 0, false
-				}
-			}
-			i += 4
-		default:
-			return 0, false
-		}
+	end, ok := jsonskim.ValidStringEnd(b, i)
+	if !ok {
+		return 0, false
 	}
+	return end, true
 }
 
 // maxDepth is how deep skipValue goes (encoding/json's limit).
