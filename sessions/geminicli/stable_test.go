@@ -243,9 +243,8 @@ func FuzzOrderedObj(f *testing.F) {
 	})
 }
 
-// FuzzDecodeRecord: a record decodes, skimmed or not, as encoding/json
-// decodes it (seeds: every line of every fixture chat).
-func FuzzDecodeRecord(f *testing.F) {
+// addChatLines seeds f with every line of every fixture chat.
+func addChatLines(f *testing.F) {
 	chats, _ := filepath.Glob("../../testdata/gemini-cli/*/data/tmp/*/chats/session-*.jsonl")
 	for _, c := range chats {
 		b, _ := os.ReadFile(c)
@@ -253,6 +252,12 @@ func FuzzDecodeRecord(f *testing.F) {
 			f.Add(l)
 		}
 	}
+}
+
+// FuzzDecodeRecord: a record decodes, skimmed or not, as encoding/json
+// decodes it (seeds: every line of every fixture chat).
+func FuzzDecodeRecord(f *testing.F) {
+	addChatLines(f)
 	f.Add([]byte(`{"id":"a","ID":"b"}`))
 	f.Add([]byte(`{"id":null,"toolCalls":[{"id":"x","result":null,"args":{}}],"thoughts":null,"content":[]}`))
 	f.Add([]byte(`{"type":5,"id":"a"}`))
@@ -293,13 +298,7 @@ func TestSkimRecordTaken(t *testing.T) {
 // FuzzDecodeGCLine: a chat line decodes, skimmed or not, as encoding/json
 // decodes it without its resultDisplays or, when that fails, whole.
 func FuzzDecodeGCLine(f *testing.F) {
-	chats, _ := filepath.Glob("../../testdata/gemini-cli/*/data/tmp/*/chats/session-*.jsonl")
-	for _, c := range chats {
-		b, _ := os.ReadFile(c)
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			f.Add(l)
-		}
-	}
+	addChatLines(f)
 	f.Add([]byte(`{"id":5,"type":"user"}`))
 	f.Add([]byte(`{"$set":{"messages":[]},"sessionId":"s"}`))
 	f.Add([]byte(`{"id":"a","Id":"b","$rewindTo":"x"}`))
