@@ -56,13 +56,13 @@ type LazyConversation struct {
 
 // DeferringRequestLoader is a RequestLoader that can leave the large
 // strings of a logged request in its store (sessions.DeferringRequestLoader):
-// it puts in the request, in the place of each, the JSON string place
+// it puts in the request, in the place of each, the placeholder place
 // returns for the body writer that writes it (as the body of the JSON
 // string formatters.Stringify writes for it, a piece at a time) when the
 // conversation is written; closed, once no longer written, closes what
 // the writers read from.
 type DeferringRequestLoader interface {
-	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) []byte) (req *model.LoggedRequest, closed func() error, err error)
+	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
 }
 
 // Close lets go of what the conversation's writes read from; it may be
@@ -178,7 +178,7 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 // large strings left in the store where the loader can.
 func (c *LazyConversation) loadRequest(ctx context.Context, sessionID string, msg int, lazy bool) (*model.LoggedRequest, error) {
 	if dl, ok := c.l.(DeferringRequestLoader); ok && lazy {
-		req, closed, err := dl.LoadRequestDeferred(ctx, sessionID, msg, c.deferred)
+		req, closed, err := dl.LoadRequestDeferred(ctx, sessionID, msg, c.placeholderFor)
 		if closed != nil {
 			c.closers = append(c.closers, closed)
 		}
@@ -189,12 +189,6 @@ func (c *LazyConversation) loadRequest(ctx context.Context, sessionID string, ms
 		return nil, fmt.Errorf("session %s: the store cannot read the logged request of message %d", sessionID, msg)
 	}
 	return rl.LoadRequest(ctx, sessionID, msg)
-}
-
-// deferred is the placeholder, as a JSON string, of a string body writes.
-func (c *LazyConversation) deferred(body func(ctx context.Context, write func(body string) error) error) []byte {
-	b, _ := formatters.Stringify(c.placeholderFor(body))
-	return b
 }
 
 // placeholderFor is a new placeholder of a string body writes.

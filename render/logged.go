@@ -90,7 +90,7 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 		if err != nil {
 			return nil, fmt.Errorf("logged message %d: %w", i, err)
 		}
-		if s, ok := jsonText(m.Content); ok {
+		if s, ok := jsonskim.Text(m.Content); ok {
 			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
 			continue
 		}
@@ -244,7 +244,7 @@ func skimToolResult(raw []byte) (b model.AnthropicBlock, ok bool) {
 		}
 	}
 	if vals[1] != nil {
-		id, ok := jsonText(vals[1])
+		id, ok := jsonskim.Text(vals[1])
 		if !ok && string(vals[1]) != "null" {
 			return b, false
 		}
@@ -257,25 +257,9 @@ func skimToolResult(raw []byte) (b model.AnthropicBlock, ok bool) {
 	return b, true
 }
 
-// jsonText is raw decoded when it is a JSON string: by jsonskim.String
-// where it can, else by encoding/json.
-func jsonText(raw []byte) (string, bool) {
-	if s, ok := jsonskim.String(raw); ok {
-		return s, true
-	}
-	var s string
-	return s, isJSONString(raw) && json.Unmarshal(raw, &s) == nil
-}
-
-// isJSONString tells whether JSON text b is a string, by its first byte.
-func isJSONString(b []byte) bool {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	return len(b) > 0 && b[0] == '"'
-}
-
 // wireToolOutput is a tool_result's content as an AI SDK output.
 func wireToolOutput(b model.AnthropicBlock) output {
-	s, isText := jsonText(b.Content)
+	s, isText := jsonskim.Text(b.Content)
 	if len(b.Content) == 0 || isText {
 		if b.Errored() {
 			return output{kind: outErrorText, value: s}

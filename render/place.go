@@ -114,17 +114,15 @@ func (pl *Placer) Lazy() bool { return pl != nil && pl.lazy != nil }
 // Defer is the placeholder an own wire puts in the conversation in the
 // place of a large string the store holds in the form the wire writes,
 // as the body of its JSON string, which body writes (a piece at a time)
-// when the conversation is written: ok false when the conversation is
-// not written lazily, and the string goes in itself. closed, when not
-// nil, runs once the conversation is no longer written.
-func (pl *Placer) Defer(body func(ctx context.Context, write func(body string) error) error, closed func() error) (placeholder string, ok bool) {
-	if pl == nil || pl.lazy == nil {
-		return "", false
-	}
-	if closed != nil {
-		pl.lazy.closers = append(pl.lazy.closers, closed)
-	}
-	return pl.lazy.placeholderFor(body), true
+// when the conversation is written; only when Lazy.
+func (pl *Placer) Defer(body func(ctx context.Context, write func(body string) error) error) string {
+	return pl.lazy.placeholderFor(body)
+}
+
+// OnClose makes closed run once the lazy conversation is no longer
+// written (LazyConversation.Close); only when Lazy.
+func (pl *Placer) OnClose(closed func() error) {
+	pl.lazy.closers = append(pl.lazy.closers, closed)
 }
 
 // Gap records places of an agent's own wire its store does not hold as

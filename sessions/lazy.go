@@ -66,11 +66,11 @@ type RequestLoader interface {
 
 // DeferringRequestLoader is a RequestLoader that can leave the large
 // strings of a logged request in its file (render.DeferringRequestLoader):
-// LoadRequestDeferred puts in the request, in the place of each, the JSON
-// string place returns for the body writer that copies it from the file
-// (a StringSpan) when the wire is written; closed closes the file.
+// LoadRequestDeferred puts in the request, in the place of each, the
+// placeholder place returns for the body writer that copies it from the
+// file (a Leaver) when the wire is written; closed closes the file.
 type DeferringRequestLoader interface {
-	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) []byte) (req *model.LoggedRequest, closed func() error, err error)
+	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
 }
 
 // Lazy is a store that offers both parts of the lazy path.

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"correx/formatters"
 	"correx/internal/jsonskim"
 )
 
@@ -29,11 +30,11 @@ type StringSpan struct {
 // spanSeed keys the spans' hashes (one per process: they are never kept).
 var spanSeed = maphash.MakeSeed()
 
-// SpanOf is the span of body, the body of a JSON string that lies in
+// spanOf is the span of body, the body of a JSON string that lies in
 // data, the bytes of line l as read: ok false when body does not lie in
 // data or is not in the form formatters.Stringify writes (jsonskim.Canonical),
 // which is what a SpanFile copies to the wire.
-func SpanOf(l Line, data, body []byte) (StringSpan, bool) {
+func spanOf(l Line, data, body []byte) (StringSpan, bool) {
 	at, ok := jsonskim.Within(data, body)
 	if !ok || !jsonskim.Canonical(unsafe.String(unsafe.SliceData(body), len(body))) {
 		return StringSpan{}, false
@@ -114,17 +115,18 @@ var LeaveBytes = 1 << 10
 var spanWrites atomic.Int64
 
 // A Leaver leaves the large strings of JSON texts read from one file in
-// it: each is given as the placeholder Place returns for a writer that
-// copies it from the file (Spans) when the wire is written.
+// it: each is given as the placeholder Place returns (a string, written
+// in the text as JSON) for a writer that copies it from the file (Spans)
+// when the wire is written.
 type Leaver struct {
-	Place func(body func(ctx context.Context, write func(body string) error) error) []byte
+	Place func(body func(ctx context.Context, write func(body string) error) error) string
 	Spans *SpanFile
 }
 
 // Leave is raw, lying in data (the bytes of line l as read), with a
 // placeholder in the place of each string strs gives (each a span of raw,
 // quotes included, in order) that is at least LeaveBytes long and lies in
-// the file in the form the wire writes (SpanOf); left says some string
+// the file in the form the wire writes (spanOf); left says some string
 // was left, raw itself is given when none was. A nil Leaver leaves none.
 func (d *Leaver) Leave(l Line, data, raw []byte, strs func(each func(str []byte))) (out []byte, left bool) {
 	if d == nil || data == nil {
@@ -135,7 +137,7 @@ func (d *Leaver) Leave(l Line, data, raw []byte, strs func(each func(str []byte)
 		if len(str) < max(LeaveBytes, 2) || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
 			return
 		}
-		sp, ok := SpanOf(l, data, str[1:len(str)-1])
+		sp, ok := spanOf(l, data, str[1:len(str)-1])
 		at, in := jsonskim.Within(raw, str)
 		if !ok || !in || at < last {
 			return
@@ -144,10 +146,11 @@ func (d *Leaver) Leave(l Line, data, raw []byte, strs func(each func(str []byte)
 			out = make([]byte, 0, len(raw)/8)
 		}
 		spans := d.Spans
-		out = append(out, raw[last:at]...)
-		out = append(out, d.Place(func(ctx context.Context, write func(string) error) error {
+		placeholder := d.Place(func(ctx context.Context, write func(string) error) error {
 			return spans.Write(ctx, sp, write)
-		})...)
+		})
+		enc, _ := formatters.Stringify(placeholder) // a string always encodes
+		out = append(append(out, raw[last:at]...), enc...)
 		last = at + len(str)
 	})
 	if out == nil {

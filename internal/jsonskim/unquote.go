@@ -1,6 +1,7 @@
 package jsonskim
 
 import (
+	"encoding/json"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -67,4 +68,18 @@ func String(raw []byte) (string, bool) {
 	}
 	body := raw[1 : len(raw)-1]
 	return UnquoteSimple(unsafe.String(unsafe.SliceData(body), len(body))) // read, not kept
+}
+
+// Text is raw, a JSON value, decoded when it is a string: by String
+// where it can, else by encoding/json; ok false for any other value (or
+// a string encoding/json refuses).
+func Text(raw []byte) (string, bool) {
+	if s, ok := String(raw); ok {
+		return s, true
+	}
+	var s string
+	if i := space(raw, 0); i == len(raw) || raw[i] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }

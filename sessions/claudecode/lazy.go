@@ -338,7 +338,7 @@ func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int
 // LoadRequestDeferred implements sessions.DeferringRequestLoader:
 // LoadRequest with the string content of each large tool_result of a
 // logged request left in the transcript (a rebuilt request is read whole).
-func (s *claudeStore) LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(func(context.Context, func(string) error) error) []byte) (*model.LoggedRequest, func() error, error) {
+func (s *claudeStore) LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(func(context.Context, func(string) error) error) string) (*model.LoggedRequest, func() error, error) {
 	d := &sessions.Leaver{Place: place}
 	req, err := s.loadRequest(ctx, sessionID, msg, d)
 	if d.Spans == nil {

@@ -250,11 +250,8 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sca
 
 // foldedScalar is jsonskim.Folded for the names of scalars.
 func foldedScalar(k []byte, scalars map[string]any) bool {
-	if bytes.IndexByte(k, '\\') >= 0 {
-		return true
-	}
 	for n := range scalars {
-		if len(k) == len(n)+2 && string(k[1:len(k)-1]) != n && strings.EqualFold(string(k[1:len(k)-1]), n) {
+		if jsonskim.Folded(k, n) {
 			return true
 		}
 	}
@@ -278,24 +275,15 @@ func setScalar(f any, val []byte) bool {
 			return true
 		}
 	case *string:
-		s, ok := stringOf(val)
+		s, ok := jsonskim.Text(val)
 		*p = s
 		return ok
 	case **string:
-		s, ok := stringOf(val)
+		s, ok := jsonskim.Text(val)
 		*p = &s
 		return ok
 	}
 	return false
-}
-
-// stringOf is val decoded when it is a JSON string.
-func stringOf(val []byte) (string, bool) {
-	if s, ok := jsonskim.String(val); ok {
-		return s, true
-	}
-	var s string
-	return s, len(val) > 0 && val[0] == '"' && json.Unmarshal(val, &s) == nil
 }
 
 // lineScalars are l's string and bool fields, by their names.

@@ -1,10 +1,8 @@
 package geminicli
 
 import (
-	"context"
 	"encoding/json"
 
-	"correx/formatters"
 	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
@@ -23,14 +21,8 @@ func leaverFor(s *model.Session, pl *render.Placer) *sessions.Leaver {
 	if !pl.Lazy() {
 		return nil
 	}
-	lv := &sessions.Leaver{Spans: &sessions.SpanFile{Path: s.Info.Source}}
-	closed := lv.Spans.Close
-	lv.Place = func(body func(context.Context, func(string) error) error) []byte {
-		token, _ := pl.Defer(body, closed)
-		closed = nil // once
-		b, _ := formatters.Stringify(token)
-		return b
-	}
+	lv := &sessions.Leaver{Spans: &sessions.SpanFile{Path: s.Info.Source}, Place: pl.Defer}
+	pl.OnClose(lv.Spans.Close)
 	return lv
 }
 

@@ -135,11 +135,9 @@ func skimStrings(vals [][]byte, dsts ...*string) bool {
 	for i, dst := range dsts {
 		switch v := vals[i]; {
 		case v == nil || string(v) == "null":
-		case v[0] != '"':
-			return false
 		default:
-			s, ok := jsonskim.String(v)
-			if !ok && json.Unmarshal(v, &s) != nil {
+			s, ok := jsonskim.Text(v)
+			if !ok {
 				return false
 			}
 			*dst = s
