@@ -6,4 +6,5 @@ package sessions
 var (
 	SpillsInside = Spills.inside
 	SpanWrites   = spanWrites.Load
+	Unread       = unread.Load
 )

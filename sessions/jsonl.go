@@ -283,29 +283,93 @@ type LinesAt struct {
 
 // Read reads line l (see ReadLineAt).
 func (r *LinesAt) Read(l Line) ([]byte, error) {
-	path := r.Path
 	if l.Len < 0 || l.Len > maxLineBytes || l.Off < 0 {
-		return nil, fmt.Errorf("%s:%d: no such line", path, l.N)
+		return nil, fmt.Errorf("%s:%d: no such line", r.Path, l.N)
 	}
-	if r.f == nil {
-		f, _, err := openRegular(path)
-		if err != nil {
+	b := make([]byte, l.Len)
+	if err := r.readAt(l, b, l.Off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// ReadWithout reads line l without the bodies of the strings leave and
+// drop give (each in the file's order, as SpansOf and DroppedSpans found
+// them on it): those of leave for a Leave to leave in the file, those of
+// drop for the line's reader to drop. Each is an empty string in what is
+// read. It reads them too, and leaves out none, when they are few (4 ×
+// LeaveBytes in all: fewer are cheaper read than skipped) or do not lie
+// in l.
+func (r *LinesAt) ReadWithout(l Line, leave, drop []StringSpan) (*LineRead, error) {
+	lr := &LineRead{Line: l}
+	for i, j := 0, 0; i < len(leave) || j < len(drop); {
+		if j == len(drop) || i < len(leave) && leave[i].Off < drop[j].Off {
+			lr.without, lr.drop = append(lr.without, leave[i]), append(lr.drop, false)
+			i++
+		} else {
+			lr.without, lr.drop = append(lr.without, drop[j]), append(lr.drop, true)
+			j++
+		}
+	}
+	total, from := 0, l.Off
+	for _, sp := range lr.without {
+		if sp.Off <= from || sp.Len < 0 || sp.Off+int64(sp.Len) >= l.Off+int64(l.Len) {
+			total = -1
+			break
+		}
+		total += sp.Len
+		from = sp.Off + int64(sp.Len)
+	}
+	if total < 4*LeaveBytes || l.Len < 0 || l.Len > maxLineBytes {
+		b, err := r.Read(l)
+		return &LineRead{Line: l, Data: b}, err
+	}
+	b := make([]byte, l.Len-total)
+	lr.Data, lr.at, lr.done = b, make([]int, len(lr.without)), make([]bool, len(lr.without))
+	n, from := 0, l.Off
+	for k, sp := range append(lr.without, StringSpan{Off: l.Off + int64(l.Len)}) {
+		piece := b[n : n+int(sp.Off-from)]
+		if err := r.readAt(l, piece, from); err != nil {
 			return nil, err
+		}
+		n += len(piece)
+		if k == len(lr.without) {
+			break
+		}
+		// the string's quotes, with nothing between them now
+		if b[n-1] != '"' || n >= len(b) {
+			return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.Path, l.N)
+		}
+		lr.at[k] = n
+		from = sp.Off + int64(sp.Len)
+	}
+	for _, at := range lr.at {
+		if b[at] != '"' {
+			return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.Path, l.N)
+		}
+	}
+	return lr, nil
+}
+
+// readAt reads b at off, a piece of line l that holds no newline.
+func (r *LinesAt) readAt(l Line, b []byte, off int64) error {
+	if r.f == nil {
+		f, _, err := openRegular(r.Path)
+		if err != nil {
+			return err
 		}
 		r.f = f
 	}
-	f := r.f
-	b := make([]byte, l.Len)
-	if _, err := f.ReadAt(b, l.Off); err != nil {
+	if _, err := r.f.ReadAt(b, off); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s:%d: the file is shorter than when it was read", path, l.N)
+			return fmt.Errorf("%s:%d: the file is shorter than when it was read", r.Path, l.N)
 		}
-		return nil, fileErr(path, err)
+		return fileErr(r.Path, err)
 	}
 	if bytes.IndexByte(b, '\n') >= 0 {
-		return nil, fmt.Errorf("%s:%d: the file changed since it was read", path, l.N)
+		return fmt.Errorf("%s:%d: the file changed since it was read", r.Path, l.N)
 	}
-	return b, nil
+	return nil
 }
 
 // Close closes the file, if a read opened it; r may read again after.

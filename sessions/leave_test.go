@@ -16,12 +16,13 @@ import (
 // the wire of every step on every provider, written with every string its
 // store can leave in the file left there (sessions.Leaver) and copied
 // from it as it is written, is byte for byte the wire of the session Load
-// reads.
+// reads. Strings the scan found are left without being read again
+// (sessions.LinesAt.ReadWithout).
 func TestLeftStringsAreLoad(t *testing.T) {
 	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
 	sessions.LeaveBytes = 2
 	ctx := context.Background()
-	left := map[string]int64{}
+	left, unread := map[string]int64{}, map[string]int64{}
 	for _, f := range fixtures.All(t) {
 		st, infos := listFixture(t, f)
 		for _, in := range infos {
@@ -41,7 +42,7 @@ func TestLeftStringsAreLoad(t *testing.T) {
 					}
 					wantJSON, err := render.MarshalIndent(want)
 					require.NoError(t, err)
-					before := sessions.SpanWrites()
+					before, unreadBefore := sessions.SpanWrites(), sessions.Unread()
 					lc, err := render.ConversationLazy(ctx, l, page.Session, p, step, render.Model{})
 					require.NoError(t, err)
 					got, err := lc.MarshalIndent(ctx, lc.Value)
@@ -49,6 +50,7 @@ func TestLeftStringsAreLoad(t *testing.T) {
 					require.NoError(t, lc.Close())
 					require.Equal(t, string(wantJSON), string(got), "%s %s, %s, step %d", f.ID(), in.ID, p, step)
 					left[f.Agent] += sessions.SpanWrites() - before
+					unread[f.Agent] += sessions.Unread() - unreadBefore
 				}
 			}
 		}
@@ -57,4 +59,7 @@ func TestLeftStringsAreLoad(t *testing.T) {
 	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI} {
 		require.Greater(t, left[string(agent)], int64(100), "%s: strings left in the file and copied from it", agent)
 	}
+	t.Logf("left in the file: %v; strings left or dropped, never read again: %v", left, unread)
+	// lines read without the strings the scan found, for the wire to leave
+	require.Greater(t, unread[string(model.AgentGeminiCLI)], int64(100), "Gemini CLI: strings never read for the wire")
 }

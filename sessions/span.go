@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -24,22 +25,119 @@ import (
 type StringSpan struct {
 	Off int64
 	Len int
-	sum uint64
+	Sum uint64 // under this process's seed: a span means nothing outside it
 }
 
 // spanSeed keys the spans' hashes (one per process: they are never kept).
 var spanSeed = maphash.MakeSeed()
 
-// spanOf is the span of body, the body of a JSON string that lies in
-// data, the bytes of line l as read: ok false when body does not lie in
-// data or is not in the form formatters.Stringify writes (jsonskim.Canonical),
-// which is what a SpanFile copies to the wire.
-func spanOf(l Line, data, body []byte) (StringSpan, bool) {
-	at, ok := jsonskim.Within(data, body)
-	if !ok || !jsonskim.Canonical(unsafe.String(unsafe.SliceData(body), len(body))) {
-		return StringSpan{}, false
+// A LineRead is line Line as read: Data its bytes, less the bodies of the
+// strings it was read without (LinesAt.ReadWithout), each an empty string
+// in Data, for a Leave to leave in the file or for its reader to drop.
+type LineRead struct {
+	Line    Line
+	Data    []byte
+	without []StringSpan // in the file's order
+	at      []int        // where each lies in Data: its closing quote
+	drop    []bool       // each is one the reader drops, not one to leave
+	done    []bool       // each was left by a Leave, or dropped
+}
+
+// Whole tells whether every string lr was read without was left by a
+// Leave or dropped (Drop): only then is what the reader made of Data what
+// it makes of the line.
+func (lr *LineRead) Whole() bool {
+	for _, d := range lr.done {
+		if !d {
+			return false
+		}
 	}
-	return StringSpan{Off: l.Off + int64(at), Len: len(body), sum: maphash.Bytes(spanSeed, body)}, true
+	return true
+}
+
+// Drop tells lr its reader drops str, a string of Data: false when str is
+// not one of the strings to drop it was read without.
+func (lr *LineRead) Drop(str []byte) bool {
+	k := lr.hole(str)
+	if k < 0 || !lr.drop[k] {
+		return false
+	}
+	lr.done[k] = true
+	unread.Add(1)
+	return true
+}
+
+// hole is the string lr was read without that str (an empty string lying
+// in Data) is, -1 for none.
+func (lr *LineRead) hole(str []byte) int {
+	at, in := jsonskim.Within(lr.Data, str)
+	if !in || len(str) != 2 {
+		return -1
+	}
+	if k, found := slices.BinarySearch(lr.at, at+1); found {
+		return k
+	}
+	return -1
+}
+
+// spanOf is the span of str, a JSON string (quotes included) that lies in
+// lr.Data, and the string lr was read without that it is (-1 for none): ok
+// false when str does not lie in Data, or is neither one of those to
+// leave nor LeaveBytes long and in the form formatters.Stringify writes
+// (jsonskim.Canonical), which is what a SpanFile copies to the wire.
+func (lr *LineRead) spanOf(str []byte) (sp StringSpan, without int, ok bool) {
+	at, in := jsonskim.Within(lr.Data, str)
+	if !in || len(str) < 2 {
+		return StringSpan{}, -1, false
+	}
+	if k := lr.hole(str); k >= 0 {
+		return lr.without[k], k, !lr.drop[k]
+	}
+	body := str[1 : len(str)-1]
+	if len(str) < max(LeaveBytes, 2) || !jsonskim.Canonical(unsafe.String(unsafe.SliceData(body), len(body))) {
+		return StringSpan{}, -1, false
+	}
+	off := lr.Line.Off + int64(at+1)
+	for k, a := range lr.at {
+		if a <= at {
+			off += int64(lr.without[k].Len)
+		}
+	}
+	return StringSpan{Off: off, Len: len(body), Sum: maphash.Bytes(spanSeed, body)}, -1, true
+}
+
+// DroppedSpans are the spans of the strings strs gives (each quotes
+// included, lying in data, the bytes of line l as read, in order) at
+// least LeaveBytes long: strings the line's reader drops, which a later
+// LinesAt.ReadWithout of the line can leave unread (they carry no hash:
+// they are never written).
+func DroppedSpans(l Line, data []byte, strs func(each func(str []byte))) []StringSpan {
+	var out []StringSpan
+	strs(func(str []byte) {
+		at, in := jsonskim.Within(data, str)
+		if in && len(str) >= max(LeaveBytes, 2) && str[0] == '"' && jsonskim.StringEnd(str, 0) == len(str) &&
+			(len(out) == 0 || l.Off+int64(at) > out[len(out)-1].Off+int64(out[len(out)-1].Len)) {
+			out = append(out, StringSpan{Off: l.Off + int64(at+1), Len: len(str) - 2})
+		}
+	})
+	return out
+}
+
+// SpansOf are the spans of the strings strs gives (each quotes included,
+// lying in data, the bytes of line l as read, in order) that a Leave
+// leaves: those a later LinesAt.ReadWithout of the line can leave unread.
+func SpansOf(l Line, data []byte, strs func(each func(str []byte))) []StringSpan {
+	lr := &LineRead{Line: l, Data: data}
+	var out []StringSpan
+	strs(func(str []byte) {
+		if len(str) < max(LeaveBytes, 2) || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
+			return
+		}
+		if sp, _, ok := lr.spanOf(str); ok && (len(out) == 0 || sp.Off > out[len(out)-1].Off+int64(out[len(out)-1].Len)) {
+			out = append(out, sp)
+		}
+	})
+	return out
 }
 
 // spanChunk is how much of a span a SpanFile reads at once.
@@ -89,7 +187,7 @@ func (sf *SpanFile) Write(ctx context.Context, sp StringSpan, write func(body st
 		}
 		at += int64(len(b))
 	}
-	if h.Sum64() != sp.sum {
+	if h.Sum64() != sp.Sum {
 		return fmt.Errorf("%s: the file changed since it was read (%d bytes at %d)", sf.Path, sp.Len, sp.Off)
 	}
 	return nil
@@ -111,8 +209,9 @@ func (sf *SpanFile) Close() error {
 // its file: below it a placeholder saves little. Tests lower it.
 var LeaveBytes = 1 << 10
 
-// spanWrites counts the spans written, for tests.
-var spanWrites atomic.Int64
+// spanWrites counts the spans written, and unread the strings left or
+// dropped that were never read (LinesAt.ReadWithout), for tests.
+var spanWrites, unread atomic.Int64
 
 // A Leaver leaves the large strings of JSON texts read from one file in
 // it: each is given as the placeholder Place returns (a string, written
@@ -123,24 +222,32 @@ type Leaver struct {
 	Spans *SpanFile
 }
 
-// Leave is raw, lying in data (the bytes of line l as read), with a
-// placeholder in the place of each string strs gives (each a span of raw,
-// quotes included, in order) that is at least LeaveBytes long and lies in
-// the file in the form the wire writes (spanOf); left says some string
-// was left, raw itself is given when none was. A nil Leaver leaves none.
-func (d *Leaver) Leave(l Line, data, raw []byte, strs func(each func(str []byte))) (out []byte, left bool) {
-	if d == nil || data == nil {
+// Leave is raw, lying in lr.Data, with a placeholder in the place of each
+// string strs gives (each a span of raw, quotes included, in order) that
+// lr was read without, or that is at least LeaveBytes long and lies in the
+// file in the form the wire writes (LineRead.spanOf); left says some
+// string was left, raw itself is given when none was. A nil Leaver leaves
+// none.
+func (d *Leaver) Leave(lr *LineRead, raw []byte, strs func(each func(str []byte))) (out []byte, left bool) {
+	if d == nil || lr == nil || lr.Data == nil {
 		return raw, false
 	}
 	last := 0
 	strs(func(str []byte) {
-		if len(str) < max(LeaveBytes, 2) || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
+		if len(str) < 2 || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
 			return
 		}
-		sp, ok := spanOf(l, data, str[1:len(str)-1])
 		at, in := jsonskim.Within(raw, str)
-		if !ok || !in || at < last {
+		if !in || at < last {
 			return
+		}
+		sp, without, ok := lr.spanOf(str)
+		if !ok {
+			return
+		}
+		if without >= 0 {
+			lr.done[without] = true
+			unread.Add(1)
 		}
 		if out == nil {
 			out = make([]byte, 0, len(raw)/8)

@@ -1430,7 +1430,7 @@ type ccLines struct {
 	// with deferral, the line as read: the large results of the
 	// messages read from it are left in the file
 	deferral *sessions.Leaver
-	data     []byte
+	lineRead *sessions.LineRead
 }
 
 func newCCLines(file string) *ccLines {
@@ -1449,11 +1449,11 @@ func (x *ccLines) read(l sessions.Line, whole bool) error {
 	if err != nil {
 		return err
 	}
-	x.data = nil
+	x.lineRead = nil
 	if msg, content, tur, ok := skimLine(data); ok {
 		x.at = l
 		if x.deferral != nil {
-			x.data = data
+			x.lineRead = &sessions.LineRead{Line: l, Data: data}
 		}
 		if whole {
 			msg = x.kept(msg) // not the rest of the line with it
@@ -1530,7 +1530,7 @@ func (x *ccLines) runBlocks(run *ccRun, n int) ([]json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw, _ = x.deferral.Leave(x.at, x.data, raw, blockResult(raw))
+		raw, _ = x.deferral.Leave(x.lineRead, raw, blockResult(raw))
 		out = append(out, raw)
 	}
 	return out, nil

@@ -15,7 +15,7 @@ import (
 // kept is msg, the message of the line last read, to keep: a copy, its
 // large results left in the file when the request is deferred.
 func (x *ccLines) kept(msg []byte) []byte {
-	if out, left := x.deferral.Leave(x.at, x.data, msg, messageResults(msg)); left {
+	if out, left := x.deferral.Leave(x.lineRead, msg, messageResults(msg)); left {
 		return out
 	}
 	return bytes.Clone(msg)

@@ -28,28 +28,61 @@ func leaverFor(s *model.Session, pl *render.Placer) *sessions.Leaver {
 
 // gcRecordLeft is version v's record as the wire reads it
 // (gcVersion.resolve as stored, decoded), with lv the large outputs of a
-// record on a line of its own left in the file.
-func gcRecordLeft(v gcVersion, read func(sessions.Line) ([]byte, error), lv *sessions.Leaver) gcRecord {
+// record on a line of its own left in the file: the line is read without
+// those the scan found and without its resultDisplays (v.Left, v.Dropped),
+// and read whole when the file changed or the skim cannot vouch for the
+// record.
+func gcRecordLeft(v gcVersion, lines *sessions.LinesAt, lv *sessions.Leaver) gcRecord {
 	if lv == nil || v.Line == nil || v.At != nil {
-		return gcRecOf(v.resolve(read, true))
+		return gcRecOf(v.resolve(lines.Read, true))
 	}
-	b, err := read(*v.Line)
+	if lr, err := lines.ReadWithout(*v.Line, v.Left, v.Dropped); err == nil {
+		if r, ok := skimLeft(lr, lv); ok && lr.Whole() {
+			return r
+		}
+	}
+	b, err := lines.Read(*v.Line)
 	if err != nil {
 		return gcRecord{}
 	}
-	// b is checked without its resultDisplays, as resolve gives it (the
-	// skim reads none), and skimmed as it lies
+	if r, ok := skimLeft(&sessions.LineRead{Line: *v.Line, Data: b}, lv); ok {
+		return r
+	}
+	return gcRecOf(withoutDisplays(b))
+}
+
+// skimLeft is the record lr reads, skimmed as it lies with its large
+// outputs left in the file; it is checked without its resultDisplays, as
+// resolve gives it (the skim reads none, and drops those lr was read
+// without).
+func skimLeft(lr *sessions.LineRead, lv *sessions.Leaver) (gcRecord, bool) {
+	displays(lr.Data, func(i, end int) { lr.Drop(lr.Data[i:end]) })
 	var r gcRecord
-	wd := withoutDisplays(b)
-	if jsonskim.Valid(wd) && skimValid(b, &r, func(parts []byte) json.RawMessage {
-		if out, left := lv.Leave(*v.Line, b, parts, responseOutputs(parts)); left {
+	ok := jsonskim.Valid(withoutDisplays(lr.Data)) && skimValid(lr.Data, &r, func(parts []byte) json.RawMessage {
+		if out, left := lv.Leave(lr, parts, responseOutputs(parts)); left {
 			return out
 		}
 		return rawValue(parts)
-	}) {
-		return r
+	})
+	return r, ok
+}
+
+// recordOutputs gives the output of each function response of a record,
+// in its content and its calls' results: those gcRecordLeft leaves.
+func recordOutputs(rec []byte) func(func([]byte)) {
+	return func(each func([]byte)) {
+		vals, ok := jsonskim.Named(rec, "content", "toolCalls")
+		if !ok {
+			return
+		}
+		responseOutputs(vals[0])(each)
+		if calls := vals[1]; len(calls) > 0 && calls[0] == '[' {
+			jsonskim.Elements(calls, func(c []byte) bool {
+				responseOutputs(named(c, "result"))(each)
+				return true
+			})
+		}
 	}
-	return gcRecOf(wd)
 }
 
 // responseOutputs gives the output of each function response of a list

@@ -109,7 +109,12 @@ type gcVersion struct {
 	Record json.RawMessage `json:"record,omitempty"`
 	Line   *sessions.Line  `json:"line,omitempty"`
 	At     *int            `json:"at,omitempty"`
-	facts  *gcFacts
+	// on a line of its own, its large function response outputs and
+	// resultDisplays, for the wire to read the line without (the wire
+	// leaves the first in the file and drops the others)
+	Left    []sessions.StringSpan `json:"left,omitempty"`
+	Dropped []sessions.StringSpan `json:"dropped,omitempty"`
+	facts   *gcFacts
 }
 
 // gcFacts is what the messages take of a record, its large results left
@@ -273,6 +278,11 @@ func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, l
 		v.Line = l
 		if at >= 0 {
 			v.At = &at
+		} else {
+			v.Left = sessions.SpansOf(*l, raw, recordOutputs(raw))
+			v.Dropped = sessions.DroppedSpans(*l, raw, func(each func([]byte)) {
+				displays(raw, func(i, end int) { each(raw[i:end]) })
+			})
 		}
 	}
 	e := r.entry(rec.ID)
@@ -902,8 +912,11 @@ func soleString(resp json.RawMessage) (model.ToolResultValue, bool) {
 		}
 		from := len(k.key) - 1
 		end := jsonskim.StringEnd(resp, from)
-		var s string
-		if end < 0 || string(resp[end:]) != "}" || json.Unmarshal(resp[from:end], &s) != nil {
+		if end < 0 || string(resp[end:]) != "}" {
+			return model.ToolResultValue{}, false
+		}
+		s, ok := jsonskim.Text(resp[from:end])
+		if !ok {
 			return model.ToolResultValue{}, false
 		}
 		return model.ToolResultValue{Type: k.typ, Text: s}, true

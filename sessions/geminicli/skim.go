@@ -19,7 +19,23 @@ import (
 // to decode as b does; any other b is returned as it is.
 func withoutDisplays(b []byte) []byte {
 	var out []byte
-	last := 0          // b[last:] is not yet in out
+	last := 0 // b[last:] is not yet in out
+	if !displays(b, func(i, end int) {
+		if end-i > 2 {
+			out = append(append(out, b[last:i]...), `""`...)
+			last = end
+		}
+	}) || out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// displays gives where the string value of each toolCalls[].resultDisplay
+// of record line b lies (b[i:end], quotes included), in order; false when
+// a string of b has no end (b is no JSON, and some may not have been
+// given).
+func displays(b []byte, each func(i, end int)) bool {
 	depth := 0         // of objects and arrays around the current byte
 	toolCalls := -1    // depth of the toolCalls array, -1 outside it
 	key := []byte(nil) // the last string at depth 1, or in a call
@@ -37,7 +53,7 @@ func withoutDisplays(b []byte) []byte {
 		case '"':
 			end := jsonskim.StringEnd(b, i)
 			if end < 0 {
-				return b
+				return false
 			}
 			s := b[i:end]
 			j := end
@@ -52,9 +68,8 @@ func withoutDisplays(b []byte) []byte {
 				i = j + 1
 				continue
 			}
-			if toolCalls > 0 && depth == toolCalls+1 && string(key) == `"resultDisplay"` && len(s) > 2 {
-				out = append(append(out, b[last:i]...), `""`...)
-				last = end
+			if toolCalls > 0 && depth == toolCalls+1 && string(key) == `"resultDisplay"` {
+				each(i, end)
 			}
 			key = nil
 			i = end
@@ -62,10 +77,7 @@ func withoutDisplays(b []byte) []byte {
 			i++
 		}
 	}
-	if out == nil {
-		return b
-	}
-	return append(out, b[last:]...)
+	return true
 }
 
 // The members a record (gcRecord) and a call (gcToolCall) decode, in

@@ -95,7 +95,7 @@ func gcHistory(s *model.Session, upto int, lv *sessions.Leaver) []gcContent {
 	lines := sessions.LinesAt{Path: s.Info.Source}
 	defer lines.Close()
 	read := lines.Read
-	record := func(v gcVersion) gcRecord { return gcRecordLeft(v, read, lv) }
+	record := func(v gcVersion) gcRecord { return gcRecordLeft(v, &lines, lv) }
 	var hist []gcContent
 	if run > 1 {
 		// a resumed run: the session context it wrote, then the history
