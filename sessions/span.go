@@ -43,12 +43,16 @@ type LineRead struct {
 	done    []bool       // each was left by a Leave, or dropped
 }
 
-// Whole tells whether every string lr was read without was left by a
-// Leave or dropped (Drop): only then is what the reader made of Data what
-// it makes of the line.
-func (lr *LineRead) Whole() bool {
-	for _, d := range lr.done {
-		if !d {
+// Partial tells whether lr was read without some strings.
+func (lr *LineRead) Partial() bool { return len(lr.without) > 0 }
+
+// Whole tells whether raw, a part of Data, is whole: every string lr was
+// read without that lies in it was left by a Leave or dropped (Drop). A
+// raw that does not lie in Data is whole only when nothing was left out.
+func (lr *LineRead) Whole(raw []byte) bool {
+	from, in := jsonskim.Within(lr.Data, raw)
+	for k, at := range lr.at {
+		if !lr.done[k] && (!in || at > from && at < from+len(raw)) {
 			return false
 		}
 	}

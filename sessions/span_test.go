@@ -52,7 +52,7 @@ func TestReadWithoutLeavesWhatTheScanFound(t *testing.T) {
 	lr, err := r.ReadWithout(l, spans, drop)
 	require.NoError(t, err)
 	assert.Equal(t, `{"a":"","b":[1,"short",""],"c":"`+long+`","d":""}`, string(lr.Data))
-	assert.False(t, lr.Whole(), "nothing left yet")
+	assert.False(t, lr.Whole(lr.Data), "nothing left yet")
 
 	var bodies []func(context.Context, func(string) error) error
 	lv := &Leaver{Spans: &SpanFile{Path: p}, Place: func(body func(context.Context, func(string) error) error) string {
@@ -62,10 +62,10 @@ func TestReadWithoutLeavesWhatTheScanFound(t *testing.T) {
 	defer lv.Spans.Close()
 	out, left := lv.Leave(lr, lr.Data, func(each func([]byte)) { strs(lr.Data)(each); each(d(lr.Data)) })
 	require.True(t, left)
-	assert.False(t, lr.Whole(), "d is not one to leave")
+	assert.False(t, lr.Whole(lr.Data), "d is not one to leave")
 	assert.False(t, lr.Drop(func() []byte { v, _ := jsonskim.Named(lr.Data, "a"); return v[0] }()), "a is not one to drop")
 	assert.True(t, lr.Drop(d(lr.Data)))
-	assert.True(t, lr.Whole())
+	assert.True(t, lr.Whole(lr.Data))
 	assert.Equal(t, `{"a":"P","b":[1,"short","P"],"c":"`+long+`","d":""}`, string(out))
 	var got []string
 	for _, body := range bodies {
@@ -91,7 +91,7 @@ func TestReadWithoutLeavesWhatTheScanFound(t *testing.T) {
 	lr, err = r.ReadWithout(l, spans, drop)
 	require.NoError(t, err)
 	assert.Equal(t, line, string(lr.Data))
-	assert.True(t, lr.Whole())
+	assert.True(t, lr.Whole(lr.Data))
 	LeaveBytes = 8
 
 	// the file changed: a quote moved, or a string's bytes

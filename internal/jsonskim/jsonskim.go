@@ -10,6 +10,7 @@ package jsonskim
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -32,6 +33,29 @@ func Elements(b []byte, f func(val []byte) bool) bool {
 	i := space(b, 0)
 	end, ok := elements(b, i, 0, f)
 	return ok && space(b, end) == len(b)
+}
+
+// Strings calls f with each string value within the JSON value b (not
+// the member names), quotes included, in order; it reports whether b is
+// one whole value as far as the skim sees.
+func Strings(b []byte, f func(str []byte)) bool {
+	i := space(b, 0)
+	switch {
+	case i == len(b):
+		return false
+	case b[i] == '"':
+		end := StringEnd(b, i)
+		if end < 0 || space(b, end) != len(b) {
+			return false
+		}
+		f(b[i:end])
+		return true
+	case b[i] == '{':
+		return Members(b, func(_, v []byte) bool { return Strings(v, f) })
+	case b[i] == '[':
+		return Elements(b, func(v []byte) bool { return Strings(v, f) })
+	}
+	return true
 }
 
 // StringEnd is the index after the closing quote of the JSON string that
@@ -177,12 +201,26 @@ func Folded(k []byte, names ...string) bool {
 		return true
 	}
 	s := string(k[1 : len(k)-1])
+	ascii := isASCII(s)
 	for _, n := range names {
+		// ASCII texts fold only to ones of their length and first letter
+		if ascii && isASCII(n) && (len(s) != len(n) || len(s) > 0 && s[0]|0x20 != n[0]|0x20) {
+			continue
+		}
 		if s != n && strings.EqualFold(s, n) {
 			return true
 		}
 	}
 	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Within is where inner, a span a skim gave, starts in outer, when it lies

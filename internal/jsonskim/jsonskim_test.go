@@ -2,7 +2,9 @@ package jsonskim
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -54,6 +56,16 @@ func TestNamed(t *testing.T) {
 	}
 }
 
+// TestStrings: every string value at any depth, in order, keys not.
+func TestStrings(t *testing.T) {
+	var got []string
+	require.True(t, Strings([]byte(` {"a":"x","b":[1,"y\"",{"c":"z"}],"d":null} `), func(s []byte) { got = append(got, string(s)) }))
+	require.Equal(t, []string{`"x"`, `"y\""`, `"z"`}, got)
+	for _, s := range []string{``, `{"a":"x"`, `["x",]`, `"x`} {
+		require.False(t, Strings([]byte(s), func([]byte) {}), s)
+	}
+}
+
 // TestSaysNo: what is not one whole object or array, or what f stops.
 func TestSaysNo(t *testing.T) {
 	for _, s := range []string{``, `{`, `{"a"}`, `{"a":1,}`, `{"a":1} x`, `{"a":"b}`, `[1,]`, `[1 2]`, `"s"`, `{"a":}`} {
@@ -78,5 +90,33 @@ func FuzzSkim(f *testing.F) {
 		}
 		Members(b, func(k, v []byte) bool { return check(k) && check(v) })
 		Elements(b, check)
+	})
+}
+
+// FuzzFolded: a key encoding/json takes for a field named name, other
+// than name itself, is one Folded says it may take.
+func FuzzFolded(f *testing.F) {
+	for _, s := range [][2]string{{"a", "A"}, {"k", "\u212a"}, {"s", "\u017f"}, {"ab", "aB"}, {"skip", "\u017fKIP"}, {"x", "y"}, {"id", "ID"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, name, key string) {
+		for _, c := range []byte(name) {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+				return
+			}
+		}
+		if name == "" || !utf8.ValidString(key) {
+			return
+		}
+		typ := reflect.StructOf([]reflect.StructField{{Name: "F", Type: reflect.TypeOf(0), Tag: reflect.StructTag(`json:"` + name + `"`)}})
+		kq, err := json.Marshal(key)
+		require.NoError(t, err)
+		v := reflect.New(typ)
+		if json.Unmarshal([]byte(`{`+string(kq)+`:1}`), v.Interface()) != nil {
+			return
+		}
+		if v.Elem().Field(0).Int() == 1 && key != name {
+			require.True(t, Folded(kq, name), "encoding/json takes %s for %q", kq, name)
+		}
 	})
 }

@@ -313,9 +313,11 @@ type ccMessage struct {
 }
 
 // messageScalars are m's string fields, by their names.
-func messageScalars(m *ccMessage) map[string]any {
-	return map[string]any{"id": &m.ID, "role": &m.Role, "model": &m.Model, "stop_reason": &m.StopReason}
+func messageScalars(m *ccMessage) scalars {
+	return scalars{messageScalarNames, []any{&m.ID, &m.Role, &m.Model, &m.StopReason}}
 }
+
+var messageScalarNames = []string{"id", "role", "model", "stop_reason"}
 
 // ccReader builds the sessions of one file, a line at a time (lazy.go
 // feeds it). What it holds of a large result, of the api-request-blob
@@ -350,6 +352,9 @@ type ccState struct {
 	uuids       map[string]bool
 	firstPrompt string
 	notices     []*ccNotice // read_truncation_notice attachments, in order
+
+	// by line offset: the strings the wire can read a line without
+	without map[int64]ccWithout
 
 	runs       []*ccRun
 	cur        *ccRun              // the run the next line may extend
@@ -491,7 +496,7 @@ func (r *ccReader) newSession(id string) *model.Session {
 		requests: map[string]*ccRequest{}, stepReq: map[int]string{}, stepLine: map[int]int{},
 		replaced: map[string]json.RawMessage{}, uuids: map[string]bool{}, runHash: map[string]ccRunRef{},
 		sentSeen: map[string]bool{}, loggedSent: map[string]bool{}, firstLogged: map[string]*ccRequest{}, carried: map[ccMsgRef]bool{},
-		lastStep: -1,
+		without: map[int64]ccWithout{}, lastStep: -1,
 	}
 	return sess
 }
@@ -597,6 +602,7 @@ func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
 	case "api-request-blob":
 		if l.Hash != "" && len(l.Message) > 0 {
 			st.blobs[l.Hash] = newCCBlob(ln, l.Message)
+			st.noteWithout(ln, raw)
 		}
 	case "api-request":
 		r.request(st, l, lineNo)
@@ -608,6 +614,7 @@ func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
 		}
 		p := parseCCMessage(l.Message)
 		st.noteRun(p, ln)
+		st.noteWithout(ln, raw)
 		r.user(sess, st, l, p, ln)
 	case "assistant":
 		if r.dup(st, l.UUID) {
@@ -1428,9 +1435,13 @@ type ccLines struct {
 	content       json.RawMessage // its message's content
 	blocks        []json.RawMessage
 	// with deferral, the line as read: the large results of the
-	// messages read from it are left in the file
+	// messages read from it are left in the file, and a line is read
+	// without the strings the scan noted (without) but for whole, one
+	// that held a string that could not be left
 	deferral *sessions.Leaver
 	lineRead *sessions.LineRead
+	without  map[int64]ccWithout
+	whole    sessions.Line
 }
 
 func newCCLines(file string) *ccLines {
@@ -1445,23 +1456,35 @@ func (x *ccLines) read(l sessions.Line, whole bool) error {
 	if x.at == l && x.content != nil && (!whole || x.msg != nil) {
 		return nil
 	}
-	data, err := x.lines.Read(l)
+	lr, err := x.readLine(l)
 	if err != nil {
 		return err
 	}
+	data := lr.Data
 	x.lineRead = nil
 	if msg, content, tur, ok := skimLine(data); ok {
 		x.at = l
 		if x.deferral != nil {
-			x.lineRead = &sessions.LineRead{Line: l, Data: data}
+			jsonskim.Strings(tur, func(s []byte) { lr.Drop(s) })
+			x.lineRead = lr
+		}
+		if !lr.Whole(tur) {
+			tur = nil // never read by the wire
 		}
 		if whole {
-			msg = x.kept(msg) // not the rest of the line with it
+			kept := x.kept(msg) // not the rest of the line with it
+			if !lr.Whole(msg) {
+				return x.readWhole(l, whole)
+			}
+			msg = kept
 		} else {
 			msg = nil
 		}
 		x.msg, x.toolUseResult, x.content, x.blocks = msg, tur, content, nil
 		return nil
+	}
+	if lr.Partial() {
+		return x.readWhole(l, whole)
 	}
 	// one pass for a block's line, which needs no message whole
 	var v struct {
@@ -1478,6 +1501,22 @@ func (x *ccLines) read(l sessions.Line, whole bool) error {
 	}
 	x.at, x.msg, x.toolUseResult, x.content, x.blocks = l, w.Message, v.ToolUseResult, v.Message.Content, nil
 	return nil
+}
+
+// readLine reads line l, without the strings the scan noted when deferred.
+func (x *ccLines) readLine(l sessions.Line) (*sessions.LineRead, error) {
+	if w, ok := x.without[l.Off]; ok && x.deferral != nil && l != x.whole {
+		return x.lines.ReadWithout(l, w.leave, w.drop)
+	}
+	b, err := x.lines.Read(l)
+	return &sessions.LineRead{Line: l, Data: b}, err
+}
+
+// readWhole reads line l again, whole: it was read without a string that
+// the part of it read could not leave in the file.
+func (x *ccLines) readWhole(l sessions.Line, whole bool) error {
+	x.whole, x.at, x.content = l, sessions.Line{}, nil
+	return x.read(l, whole)
 }
 
 // block is block b, as the scan read it.
@@ -1526,14 +1565,29 @@ func (x *ccLines) message(ref ccMsgRef) (json.RawMessage, error) {
 func (x *ccLines) runBlocks(run *ccRun, n int) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, n)
 	for _, b := range run.blocks[:n] {
-		raw, err := x.block(b)
+		raw, err := x.leftBlock(b)
 		if err != nil {
 			return nil, err
 		}
-		raw, _ = x.deferral.Leave(x.lineRead, raw, blockResult(raw))
 		out = append(out, raw)
 	}
 	return out, nil
+}
+
+// leftBlock is block b with its large result left in the file when
+// deferred; its line is read again whole when the block holds a string it
+// was read without that could not be left.
+func (x *ccLines) leftBlock(b ccBlock) (json.RawMessage, error) {
+	raw, err := x.block(b)
+	if err != nil {
+		return nil, err
+	}
+	out, _ := x.deferral.Leave(x.lineRead, raw, blockResult(raw))
+	if x.lineRead == nil || x.lineRead.Whole(raw) {
+		return out, nil
+	}
+	x.whole, x.at, x.content = b.line, sessions.Line{}, nil
+	return x.leftBlock(b)
 }
 
 // logged is request cr whole, its messages read again.

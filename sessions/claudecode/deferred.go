@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"correx/internal/jsonskim"
+	"correx/sessions"
 )
 
 // A deferred request (LoadRequestDeferred) is read with the string content
@@ -11,6 +12,30 @@ import (
 // wire copies it from the line it lies in as it is written, so that a
 // step's request of thousands of results is never held decoded (nor read)
 // whole.
+
+// ccWithout is what the wire can read a line without: the string content
+// of its large tool_results, left in the file, and the strings of its
+// toolUseResult, which the wire never reads.
+type ccWithout struct{ leave, drop []sessions.StringSpan }
+
+// noteWithout notes what the wire can read line ln (raw, as the scan read
+// it) without, when that is worth a note.
+func (st *ccState) noteWithout(ln sessions.Line, raw []byte) {
+	if len(raw) < 4*sessions.LeaveBytes {
+		return
+	}
+	msg, _, tur, ok := skimLine(raw)
+	if !ok {
+		return
+	}
+	w := ccWithout{
+		leave: sessions.SpansOf(ln, raw, messageResults(msg)),
+		drop:  sessions.DroppedSpans(ln, raw, func(each func([]byte)) { jsonskim.Strings(tur, each) }),
+	}
+	if len(w.leave)+len(w.drop) > 0 {
+		st.without[ln.Off] = w
+	}
+}
 
 // kept is msg, the message of the line last read, to keep: a copy, its
 // large results left in the file when the request is deferred.

@@ -366,7 +366,7 @@ func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int
 	}
 	if d != nil {
 		d.Spans = &sessions.SpanFile{Path: f.path}
-		x.deferral = d
+		x.deferral, x.without = d, st.without
 	}
 	return x.logged(st.requests[st.stepReq[msg]])
 }

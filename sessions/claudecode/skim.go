@@ -13,6 +13,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -211,12 +212,12 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 // **string) is decoded by the skim, and encoding/json reads the rest, if
 // any. ok false, v to be decoded again, when the skim cannot vouch for it
 // or encoding/json fails.
-func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, scalars map[string]any) bool {
+func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc scalars) bool {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	spans := make([][]byte, len(names))
 	ok := jsonskim.Members(b, func(k, val []byte) bool {
-		if jsonskim.Folded(k, names...) || len(scalars) > 0 && foldedScalar(k, scalars) {
+		if jsonskim.Folded(k, names...) || jsonskim.Folded(k, sc.names...) {
 			return false
 		}
 		for i, n := range names {
@@ -228,8 +229,8 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sca
 				return true
 			}
 		}
-		if f, ok := scalars[string(k[1:len(k)-1])]; ok {
-			return setScalar(f, val) // a duplicate: the last wins, as in encoding/json
+		if i := slices.Index(sc.names, string(k[1:len(k)-1])); i >= 0 {
+			return setScalar(sc.ptrs[i], val) // a duplicate: the last wins, as in encoding/json
 		}
 		if len(small) > 1 {
 			small = append(small, ',')
@@ -248,14 +249,11 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sca
 	return true
 }
 
-// foldedScalar is jsonskim.Folded for the names of scalars.
-func foldedScalar(k []byte, scalars map[string]any) bool {
-	for n := range scalars {
-		if jsonskim.Folded(k, n) {
-			return true
-		}
-	}
-	return false
+// scalars are the fields a skim decodes itself: the member names[i] into
+// ptrs[i] (a *string, *bool or **string).
+type scalars struct {
+	names []string
+	ptrs  []any
 }
 
 // setScalar decodes val into field f (a *string, *bool or **string) as
@@ -287,15 +285,24 @@ func setScalar(f any, val []byte) bool {
 }
 
 // lineScalars are l's string and bool fields, by their names.
-func lineScalars(l *ccLine) map[string]any {
-	return map[string]any{
-		"type": &l.Type, "subtype": &l.Subtype, "uuid": &l.UUID, "parentUuid": &l.ParentUUID,
-		"isSidechain": &l.IsSidechain, "isMeta": &l.IsMeta, "isCompactSummary": &l.IsCompactSummary,
-		"isApiErrorMessage": &l.IsAPIErrorMessage, "agentId": &l.AgentID, "sessionId": &l.SessionID,
-		"timestamp": &l.Timestamp, "cwd": &l.CWD, "version": &l.Version, "requestRef": &l.RequestRef,
-		"summary": &l.Summary, "aiTitle": &l.AITitle, "customTitle": &l.CustomTitle,
-		"id": &l.ID, "base": &l.Base, "hash": &l.Hash,
-	}
+func lineScalars(l *ccLine) scalars {
+	return scalars{lineScalarNames, []any{
+		&l.Type, &l.Subtype, &l.UUID, &l.ParentUUID,
+		&l.IsSidechain, &l.IsMeta, &l.IsCompactSummary,
+		&l.IsAPIErrorMessage, &l.AgentID, &l.SessionID,
+		&l.Timestamp, &l.CWD, &l.Version, &l.RequestRef,
+		&l.Summary, &l.AITitle, &l.CustomTitle,
+		&l.ID, &l.Base, &l.Hash,
+	}}
+}
+
+var lineScalarNames = []string{
+	"type", "subtype", "uuid", "parentUuid",
+	"isSidechain", "isMeta", "isCompactSummary",
+	"isApiErrorMessage", "agentId", "sessionId",
+	"timestamp", "cwd", "version", "requestRef",
+	"summary", "aiTitle", "customTitle",
+	"id", "base", "hash",
 }
 
 // decodeLine decodes transcript line raw into l as json.Unmarshal does,

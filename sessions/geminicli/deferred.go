@@ -37,7 +37,7 @@ func gcRecordLeft(v gcVersion, lines *sessions.LinesAt, lv *sessions.Leaver) gcR
 		return gcRecOf(v.resolve(lines.Read, true))
 	}
 	if lr, err := lines.ReadWithout(*v.Line, v.Left, v.Dropped); err == nil {
-		if r, ok := skimLeft(lr, lv); ok && lr.Whole() {
+		if r, ok := skimLeft(lr, lv); ok && lr.Whole(lr.Data) {
 			return r
 		}
 	}
