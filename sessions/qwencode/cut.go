@@ -8,8 +8,10 @@ package qwencode
 
 import (
 	"encoding/json"
+	"slices"
 
 	"correx/internal/jsonskim"
+	"correx/model"
 )
 
 // decodeLine decodes line b into l as json.Unmarshal does, without
@@ -165,4 +167,97 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 		return 0, false
 	}
 	return j, true
+}
+
+// A textCut is the text of a function response a line was cut down
+// without (cutText): the index of its part in the message, and its value.
+type textCut struct {
+	part  int
+	value model.ToolResultValue
+}
+
+// cutBytes is the least line cutText cuts: below it, a copy or two of the
+// line cost little; the strings of toolCallResult it cuts are at least
+// cutBytes/64 long. Tests lower it.
+var cutBytes = 64 << 10
+
+// cutText is line b cut down for Output of call partID, so that its text
+// is held once, not in several copies as it is decoded: when the skim can
+// vouch for it (b valid, each name it reads given once and exactly), the
+// output string (else the error string) of the first function response of
+// that id among the message's parts is decoded here and replaced by "" in
+// the copy returned, as are toolCallResult's large strings (the reader
+// reads only its status). cut is nil when it cuts nothing.
+func cutText(b []byte, partID string) (small []byte, cut *textCut) {
+	if len(b) < cutBytes || !jsonskim.Valid(b) {
+		return b, nil
+	}
+	top, ok := jsonskim.Named(b, "message", "toolCallResult")
+	if !ok || len(top[0]) == 0 || top[0][0] != '{' {
+		return b, nil
+	}
+	msg, ok := jsonskim.Named(top[0], "parts")
+	if !ok || len(msg[0]) == 0 || msg[0][0] != '[' {
+		return b, nil
+	}
+	var text []byte // the string cut, quotes included
+	i := 0
+	jsonskim.Elements(msg[0], func(p []byte) bool {
+		i++
+		fr, ok := jsonskim.Named(p, "functionResponse")
+		if !ok || fr[0] == nil || string(fr[0]) == "null" {
+			return ok // a folded or repeated name: not cut
+		}
+		v, ok := jsonskim.Named(fr[0], "id", "response")
+		id, isString := jsonskim.Text(v[0])
+		if !ok || !isString || id != partID {
+			return ok && isString
+		}
+		resp, ok := jsonskim.Named(v[1], "output", "error")
+		value := model.ToolResultValue{Type: model.ResultText}
+		if ok && resp[0] == nil {
+			resp[0], value.Type = resp[1], model.ResultError
+		}
+		if s, isString := jsonskim.Text(resp[0]); ok && isString {
+			value.Text = s
+			text, cut = resp[0], &textCut{part: i - 1, value: value}
+		}
+		return false
+	})
+	if cut == nil {
+		return b, nil
+	}
+	cuts := [][]byte{text}
+	displayStrings(top[1], func(s []byte) {
+		if len(s) >= max(cutBytes/64, 2) {
+			cuts = append(cuts, s)
+		}
+	})
+	slices.SortFunc(cuts, func(x, y []byte) int {
+		ax, _ := jsonskim.Within(b, x)
+		ay, _ := jsonskim.Within(b, y)
+		return ax - ay
+	})
+	small = make([]byte, 0, 64<<10)
+	last := 0
+	for _, c := range cuts {
+		at, _ := jsonskim.Within(b, c)
+		small = append(append(small, b[last:at]...), `""`...)
+		last = at + len(c)
+	}
+	return append(small, b[last:]...), cut
+}
+
+// displayStrings gives the strings of toolCallResult value tcr but those
+// of its status (decodeLine reads nothing else of it).
+func displayStrings(tcr []byte, each func(str []byte)) {
+	if len(tcr) == 0 || tcr[0] != '{' {
+		return
+	}
+	jsonskim.Members(tcr, func(k, v []byte) bool {
+		if !jsonskim.Folded(k, "status") && string(k) != `"status"` {
+			jsonskim.Strings(v, each)
+		}
+		return true
+	})
 }

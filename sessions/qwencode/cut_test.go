@@ -2,11 +2,17 @@ package qwencode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"correx/model"
+	"correx/sessions"
 )
 
 // TestDecodeLineIsUnmarshal: decodeLine gives what json.Unmarshal gives
@@ -45,4 +51,90 @@ func TestDecodeLineIsUnmarshal(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no recorded line")
 	}
+}
+
+// TestCutTextIsTheLineDecoded: on every recorded line, each function
+// response's result read from the line cut down (cutText, every line cut)
+// is the result read from the whole line, and the cut is taken on the
+// lines of results.
+func TestCutTextIsTheLineDecoded(t *testing.T) {
+	defer func(n int) { cutBytes = n }(cutBytes)
+	cutBytes = 0
+	files, _ := filepath.Glob("../../testdata/qwen-code/*/data/projects/*/*/*.jsonl")
+	files2, _ := filepath.Glob("../../testdata/qwen-code/*/data/projects/*/*/*/*.jsonl")
+	cuts := 0
+	for _, f := range append(files, files2...) {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, ln := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			var l line
+			if json.Unmarshal(ln, &l) != nil {
+				continue
+			}
+			parts, _ := partsOf(l.Message)
+			for _, p := range parts {
+				if p.FunctionResponse == nil {
+					continue
+				}
+				id := p.FunctionResponse.ID
+				want, ok := resultIn(model.ToolCall{}, ln, id, nil)
+				require.True(t, ok, "%s: %s", f, id)
+				small, cut := cutText(ln, id)
+				if cut == nil {
+					continue
+				}
+				got, ok := resultIn(model.ToolCall{}, small, id, cut)
+				require.True(t, ok, "%s: %s", f, id)
+				require.Equal(t, want, got, "%s: %s", f, id)
+				require.Less(t, len(small), len(ln))
+				cuts++
+			}
+		}
+	}
+	require.Greater(t, cuts, 20, "results read from a line cut down")
+}
+
+// TestOutputReadsResultsWithoutDisplays: on every recorded session, every
+// call's output read again from its line (its toolCallResult's strings
+// left unread, its text cut out of what is decoded) is the call of the
+// session read whole.
+func TestOutputReadsResultsWithoutDisplays(t *testing.T) {
+	defer func(n, m, e int) { cutBytes, sessions.LeaveBytes, elideBytes = n, m, e }(cutBytes, sessions.LeaveBytes, elideBytes)
+	cutBytes, sessions.LeaveBytes, elideBytes = 0, 2, 0
+	files, _ := filepath.Glob("../../testdata/qwen-code/*/data/projects/*/*/*.jsonl")
+	outputs, unread := 0, 0
+	for _, f := range files {
+		whole, err := read(f)
+		require.NoError(t, err)
+		want := map[string]*model.ToolCall{}
+		for _, r := range whole.ToolCalls() {
+			want[whole.Messages[r.Message].Parts[r.Part].ID] = r.Call
+		}
+		r := newReader(f, func(int, string, ...any) {}, true)
+		x := sessions.NewLineIndex(f)
+		_, err = x.Scan(context.Background(), nil, func(l sessions.Line, b []byte, last bool) bool {
+			r.Line(l, b, last)
+			return true
+		}, func(int, string, ...any) {})
+		require.NoError(t, err)
+		outline, err := r.Session()
+		require.NoError(t, err)
+		for _, ref := range outline.ToolCalls() {
+			if !ref.Call.Elided {
+				continue
+			}
+			id := outline.Messages[ref.Message].Parts[ref.Part].ID
+			got, err := r.Output(id, x.Read)
+			require.NoError(t, err, "%s: %s", f, id)
+			w := *want[id]
+			w.ChildSessionID = got.ChildSessionID // linked by the store, not read from the line
+			require.Equal(t, &w, got, "%s: %s", f, id)
+			outputs++
+		}
+		for _, d := range r.drops {
+			unread += len(d)
+		}
+	}
+	require.Greater(t, outputs, 10, "outputs read again")
+	require.Greater(t, unread, 10, "strings left unread")
 }

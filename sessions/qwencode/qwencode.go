@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -285,6 +286,9 @@ type reader struct {
 	linear  bool     // each line so far continues the one before
 	st      *state   // the session of the lines read so far, while linear
 	rebuilt *state   // the session rebuilt from the chain, for len(lines)
+	// by line offset: the strings of a large result line's toolCallResult,
+	// which Output reads it without (it reads only the status)
+	drops map[int64][]sessions.StringSpan
 }
 
 // lineAt is where a line is, and its place in the chain.
@@ -346,6 +350,15 @@ func (r *reader) Line(l sessions.Line, b []byte, _ bool) {
 	}
 	r.lines = append(r.lines, la)
 	r.rebuilt = nil
+	if r.elide && ln.Result != nil && len(b) >= cutBytes {
+		top, ok := jsonskim.Named(b, "toolCallResult")
+		if drop := sessions.DroppedSpans(l, b, func(each func([]byte)) { displayStrings(top[0], each) }); ok && len(drop) > 0 {
+			if r.drops == nil {
+				r.drops = map[int64][]sessions.StringSpan{}
+			}
+			r.drops[l.Off] = drop
+		}
+	}
 	if r.linear && parent != r.tip {
 		r.linear, r.st = false, nil
 	}
@@ -436,23 +449,72 @@ func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error))
 	if at.at == nil {
 		return &c, nil
 	}
-	b, err := read(*at.at)
+	b, err := r.readResult(*at.at, read)
 	if err != nil {
 		return nil, err
 	}
-	var ln line
-	var parts []part
-	if err = decodeLine(b, &ln); err == nil {
-		parts, err = partsOf(ln.Message)
-	}
-	for _, p := range parts {
-		if fr := p.FunctionResponse; fr != nil && fr.ID == partID && err == nil {
-			c.Elided, c.OutputBytes = false, 0
-			setResult(&c, fr, ln.Result)
-			return &c, nil
+	// the call's text, where the skim finds it, is decoded from where it
+	// lies and left out of what is decoded (cutText); else, or when that
+	// is not the response read, the line is decoded as stored
+	if small, cut := cutText(b, partID); cut != nil {
+		if out, ok := resultIn(c, small, partID, cut); ok {
+			return out, nil
 		}
 	}
+	if out, ok := resultIn(c, b, partID, nil); ok {
+		return out, nil
+	}
 	return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, at.at.N)
+}
+
+// readResult reads result line l, without its toolCallResult's strings
+// when the scan noted them (drops), whole when they are not where the
+// scan found them.
+func (r *reader) readResult(l sessions.Line, read func(sessions.Line) ([]byte, error)) ([]byte, error) {
+	drop := r.drops[l.Off]
+	if len(drop) == 0 {
+		return read(l)
+	}
+	lines := sessions.LinesAt{Path: r.path}
+	defer lines.Close()
+	lr, err := lines.ReadWithout(l, nil, drop)
+	if err == nil {
+		if top, ok := jsonskim.Named(lr.Data, "toolCallResult"); ok {
+			displayStrings(top[0], func(s []byte) { lr.Drop(s) })
+		}
+		if lr.Whole(lr.Data) {
+			return lr.Data, nil
+		}
+	}
+	return read(l)
+}
+
+// resultIn is call c with its result as its line b gives it, that of the
+// first function response of id partID; with cut, b is the line cut down,
+// the response cut.part's value cut.value. False when b gives none (or
+// not that part).
+func resultIn(c model.ToolCall, b []byte, partID string, cut *textCut) (*model.ToolCall, bool) {
+	var ln line
+	var parts []part
+	err := decodeLine(b, &ln)
+	if err == nil {
+		parts, err = partsOf(ln.Message)
+	}
+	for i, p := range parts {
+		if fr := p.FunctionResponse; fr != nil && fr.ID == partID && err == nil {
+			if cut != nil && i != cut.part {
+				return nil, false
+			}
+			v := responseValue(fr.Response)
+			if cut != nil {
+				v = cut.value
+			}
+			c.Elided, c.OutputBytes = false, 0
+			setResult(&c, v, fr.Parts, ln.Result)
+			return &c, true
+		}
+	}
+	return nil, false
 }
 
 // Fill puts back, in the messages of sess, the tool_result lines their
@@ -602,7 +664,7 @@ func (st *state) apply(al sessions.Line, l line, elide bool) {
 			}
 			c := st.call(ca)
 			c.End = at(l.Timestamp)
-			setResult(c, fr, l.Result)
+			setResult(c, responseValue(fr.Response), fr.Parts, l.Result)
 			delete(st.open, fr.ID)
 			ca.truncated, ca.at = formatters.Visible(c, nil).Truncation != nil, nil
 			if elide {
@@ -745,25 +807,29 @@ func runtimeDir(path string) string {
 // setResult is the call's result as the model got it: response.output is
 // text, else response.error an error, else the response's JSON; media
 // parts are files after the text.
-func setResult(c *model.ToolCall, fr *response, status *struct {
-	Status string `json:"status"`
-}) {
+// responseValue is a function response's value: its output or error
+// text, else the response as JSON.
+func responseValue(response json.RawMessage) model.ToolResultValue {
 	var resp map[string]json.RawMessage
-	_ = json.Unmarshal(fr.Response, &resp)
+	_ = json.Unmarshal(response, &resp)
 	var text string
-	v := model.ToolResultValue{Type: model.ResultText}
 	switch {
 	case json.Unmarshal(resp["output"], &text) == nil && resp["output"] != nil:
-		v.Text = text
+		return model.ToolResultValue{Type: model.ResultText, Text: text}
 	case json.Unmarshal(resp["error"], &text) == nil && resp["error"] != nil:
-		v = model.ToolResultValue{Type: model.ResultError, Text: text}
-	default:
-		var b bytes.Buffer
-		_ = json.Compact(&b, fr.Response)
-		v = model.ToolResultValue{Type: model.ResultJSON, JSON: b.Bytes()}
+		return model.ToolResultValue{Type: model.ResultError, Text: text}
 	}
+	var b bytes.Buffer
+	_ = json.Compact(&b, response)
+	return model.ToolResultValue{Type: model.ResultJSON, JSON: b.Bytes()}
+}
+
+// setResult sets c's result from its response's value v and parts.
+func setResult(c *model.ToolCall, v model.ToolResultValue, parts []part, status *struct {
+	Status string `json:"status"`
+}) {
 	var items []model.ToolContent
-	for _, p := range fr.Parts {
+	for _, p := range parts {
 		switch {
 		case p.InlineData != nil:
 			items = append(items, model.ToolContent{Type: model.ContentFile, Mime: p.InlineData.MimeType, Name: p.InlineData.DisplayName,
