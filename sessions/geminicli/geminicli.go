@@ -543,7 +543,10 @@ func (r *gcReader) Output(partID string, read func(sessions.Line) ([]byte, error
 		var rec struct {
 			ToolCalls []gcToolCall `json:"toolCalls"`
 		}
-		raw := v.resolve(read, false)
+		raw := r.withoutDropped(v)
+		if raw == nil {
+			raw = v.resolve(read, false)
+		}
 		if raw == nil || json.Unmarshal(withoutDisplays(raw), &rec) != nil {
 			return nil, fmt.Errorf("%s: the record of call %s is no longer where it was read", r.path, partID)
 		}
@@ -556,6 +559,22 @@ func (r *gcReader) Output(partID string, read func(sessions.Line) ([]byte, error
 		}
 	}
 	return nil, fmt.Errorf("%s: the record of call %s no longer holds it", r.path, partID)
+}
+
+// withoutDropped is the record of version v read from its line without
+// its resultDisplays (v.Dropped: Output reads none), nil when there are
+// none to leave out or they are not where the scan found them.
+func (r *gcReader) withoutDropped(v gcVersion) []byte {
+	if v.Line == nil || v.At != nil || len(v.Dropped) == 0 {
+		return nil
+	}
+	lines := sessions.LinesAt{Path: r.path}
+	defer lines.Close()
+	lr, err := lines.ReadWithout(*v.Line, nil, v.Dropped)
+	if err != nil || !displays(lr.Data, func(i, end int) { lr.Drop(lr.Data[i:end]) }) || !lr.Whole(lr.Data) {
+		return nil
+	}
+	return lr.Data
 }
 
 // sameRecord says whether a and b are the record at one place of the file.

@@ -39,11 +39,12 @@ func openLines(t *testing.T, src string) *sessions.LineStore {
 	return st.(*sessions.LineStore)
 }
 
-// lowElide elides every record and result over 64 bytes for the test.
+// lowElide elides every record and result over 64 bytes for the test,
+// and has a line read again without every string it can leave unread.
 func lowElide(t *testing.T) {
-	old := elideBytes
-	elideBytes = 64
-	t.Cleanup(func() { elideBytes = old })
+	old, leave := elideBytes, sessions.LeaveBytes
+	elideBytes, sessions.LeaveBytes = 64, 2
+	t.Cleanup(func() { elideBytes, sessions.LeaveBytes = old, leave })
 }
 
 // outline reads session id in pages of n messages (0: one page), each
