@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/sessions"
 )
@@ -337,26 +338,32 @@ func fastEvent(line []byte) (ev event, data func(any) error, ok bool) {
 	case "":
 		return ev, nil, false
 	case "tool.execution_complete":
-		ev, data, ok = decodeTyped[completeData](line)
+		ev, data, ok = decodeTyped(line, func(d *completeData) *string { return &d.Result.Content })
 	case "assistant.message":
-		ev, data, ok = decodeTyped[assistantData](line)
+		ev, data, ok = decodeTyped[assistantData](line, nil)
 	case "user.message":
-		ev, data, ok = decodeTyped[userData](line)
+		ev, data, ok = decodeTyped[userData](line, nil)
 	case "session.start":
-		ev, data, ok = decodeTyped[startData](line)
+		ev, data, ok = decodeTyped[startData](line, nil)
 	case "subagent.started":
-		ev, data, ok = decodeTyped[subagentData](line)
+		ev, data, ok = decodeTyped[subagentData](line, nil)
 	case "session.usage_record":
-		ev, data, ok = decodeTyped[usageData](line)
+		ev, data, ok = decodeTyped[usageData](line, nil)
 	default: // its data is not read
-		ev, data, ok = decodeTyped[struct{}](line)
+		ev, data, ok = decodeTyped[struct{}](line, nil)
 	}
 	return ev, data, ok && ev.Type == typ
 }
 
-func decodeTyped[T any](line []byte) (event, func(any) error, bool) {
+// decodeTyped decodes event line, its data a T; content, when not nil, is
+// where a T keeps data.result.content (unmarshalCut).
+func decodeTyped[T any](line []byte, content func(*T) *string) (event, func(any) error, bool) {
 	var te typedEvent[T]
-	if json.Unmarshal(line, &te) != nil {
+	unmarshal := func() error { return json.Unmarshal(line, &te) }
+	if content != nil {
+		unmarshal = func() error { return unmarshalCut(line, &te, func() *string { return content(&te.Data) }) }
+	}
+	if unmarshal() != nil {
 		return event{}, nil, false
 	}
 	return event{Type: te.Type, AgentID: te.AgentID, Timestamp: te.Timestamp}, func(v any) error {
@@ -634,7 +641,7 @@ func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error))
 		Data      completeData `json:"data"`
 		Timestamp string       `json:"timestamp"`
 	}
-	if err := json.Unmarshal(line, &ev); err != nil || ev.Data.ToolCallID != partID {
+	if err := unmarshalCut(line, &ev, func() *string { return &ev.Data.Result.Content }); err != nil || ev.Data.ToolCallID != partID {
 		return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.path, at.at.N)
 	}
 	ts, _ := time.Parse(time.RFC3339Nano, ev.Timestamp)
@@ -674,3 +681,47 @@ func compact(raw json.RawMessage) json.RawMessage {
 	}
 	return b.Bytes()
 }
+
+// unmarshalCut is json.Unmarshal(line, v) for a tool.execution_complete
+// event, whose data.result.content is most of its bytes: where the skim
+// can vouch for that string's place (the line valid, each name on the
+// way given once and exactly, the content a string), it is decoded by
+// jsonskim.Text into content() and the rest of the line, the string cut
+// to "", by encoding/json, which reads the string byte by byte.
+func unmarshalCut(line []byte, v any, content func() *string) error {
+	if str, text, ok := resultContent(line); ok {
+		at, _ := jsonskim.Within(line, str)
+		small := make([]byte, 0, len(line)-len(str)+2)
+		small = append(append(append(small, line[:at]...), `""`...), line[at+len(str):]...)
+		if json.Unmarshal(small, v) == nil {
+			*content() = text
+			return nil
+		}
+	}
+	return json.Unmarshal(line, v)
+}
+
+// resultContent is the data.result.content string of event line, as it
+// lies and decoded, when the skim can vouch for it and it is large.
+func resultContent(line []byte) (str []byte, text string, ok bool) {
+	if len(line) < cutBytes || !jsonskim.Valid(line) {
+		return nil, "", false
+	}
+	v := [][]byte{line}
+	for _, name := range []string{"data", "result", "content"} {
+		if len(v[0]) == 0 || v[0][0] != '{' {
+			return nil, "", false
+		}
+		if v, ok = jsonskim.Named(v[0], name); !ok {
+			return nil, "", false
+		}
+	}
+	if len(v[0]) == 0 || v[0][0] != '"' {
+		return nil, "", false
+	}
+	text, ok = jsonskim.Text(v[0])
+	return v[0], text, ok
+}
+
+// cutBytes is the least event unmarshalCut cuts; tests lower it.
+var cutBytes = 4 << 10
