@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"correx/formatters"
+	"correx/internal/fixtures"
 	"correx/model"
 	"correx/sessions"
 )
@@ -28,18 +32,7 @@ func TestGeneratedSessionsLoad(t *testing.T) {
 		t.Skip("builds and runs the generator")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "gen")
-	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/gen").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	gen := func(t *testing.T, out string, args ...string) string {
-		cmd := exec.Command(bin, append([]string{"-out", out, "-quiet"}, args...)...)
-		b, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("gen %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(b))
-	}
+	gen := buildGen(t)
 	const calls = 40
 	for _, agent := range []string{"opencode", "claude-code", "codex", "gemini-cli", "copilot", "qwen-code"} {
 		t.Run(agent, func(t *testing.T) {
@@ -163,6 +156,56 @@ func treeHash(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// buildGen builds testdata/gen; the func it returns writes a session into
+// out and returns its id.
+func buildGen(t *testing.T) func(t *testing.T, out string, args ...string) string {
+	bin := filepath.Join(t.TempDir(), "gen")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/gen").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return func(t *testing.T, out string, args ...string) string {
+		cmd := exec.Command(bin, append([]string{"-out", out, "-quiet"}, args...)...)
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("gen %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+}
+
+// TestRebuiltNoteAcrossPages: `calls` and `show` read a session a page of
+// messages at a time; a call's request_rebuilt is its next step's, which
+// may lie on a later page than the call (or on the first page, of a step
+// the page does not number that way).
+func TestRebuiltNoteAcrossPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the generator")
+	}
+	defer func(n int) { walkPage = n }(walkPage)
+	walkPage = 7 // odd: pages end inside steps and between them
+	dir := filepath.Join(t.TempDir(), "claude")
+	sid := buildGen(t)(t, dir, "-agent", "claude-code", "-calls", "30", "-mb", "0.05")
+	src := fixtures.ClaudeCopy(t, dir, fixtures.ClaudeWithoutRecords)
+	out, stderr, code := correx(t, "calls", "--source", src, "--session", sid, "--json")
+	require.Equal(t, 0, code, stderr)
+	var calls []struct {
+		CallID  string `json:"call_id"`
+		Step    int    `json:"step"`
+		Rebuilt string `json:"request_rebuilt"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &calls))
+	require.Len(t, calls, 30)
+	for _, c := range calls {
+		require.Contains(t, c.Rebuilt, sid+".jsonl: no api-request records", "call %s of step %d", c.CallID, c.Step)
+		out, stderr, code = correx(t, "show", "--source", src, "--session", sid, "--call", c.CallID, "--json")
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, out, `"request_rebuilt": "`, "show of call %s of step %d", c.CallID, c.Step)
+	}
+	out, stderr, code = correx(t, "calls", "--source", dir, "--session", sid, "--json")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, out, "request_rebuilt", "the logged requests")
 }
 
 func rebuilt(r *model.LoggedRequest) string {

@@ -314,18 +314,21 @@ func (c *cli) calls(args []string) error {
 		return err
 	}
 	rows := []callRow{}
-	err := c.walk(func(s *model.Session, step int, pt *model.Part) error {
+	rebuilt, err := c.walk(func(s *model.Session, step int, pt *model.Part) error {
 		call := pt.Tool
 		v := formatters.Visible(call, nil)
 		rows = append(rows, callRow{
 			Step: step, CallID: call.CallID, Tool: call.Tool, Status: call.Status,
 			Title: call.Title, Result: v.Result.Type, Bytes: len(v.Text), Truncated: v.Truncation != nil, AgentFlagged: formatters.AgentFlagged(call),
-			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input), Rebuilt: rebuiltNote(s, step+1),
+			Child: call.ChildSessionID, Input: rawOrEmpty(call.Input),
 		})
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for i := range rows {
+		rows[i].Rebuilt = rebuilt.note(rows[i].Step + 1)
 	}
 	if c.asJSON {
 		return writeJSON(c.out, rows)
@@ -389,8 +392,8 @@ func (c *cli) wireNotes(s *model.Session, p render.Provider, gaps []render.Gap) 
 // rebuiltNote says why the request of step was rebuilt from the
 // transcript, "" when it is as the agent logged it (or logs none).
 func rebuiltNote(s *model.Session, step int) string {
-	if req := s.StepRequest(step); req != nil && req.Rebuilt != "" {
-		return req.Rebuilt + ": " + model.RebuiltLabel
+	if req := s.StepRequest(step); req != nil {
+		return rebuiltSteps{step: req.Rebuilt}.note(step)
 	}
 	return ""
 }
@@ -424,11 +427,16 @@ func (c *cli) show(args []string) error {
 		owner *model.Message
 		step  int
 	)
-	err = c.walk(func(page *model.Session, n int, pt *model.Part) error {
+	rebuilt, err := c.walk(func(page *model.Session, n int, pt *model.Part) error {
+		if found != nil {
+			if n > step { // the next step's request, which carried the result, is seen
+				return errStop
+			}
+			return nil
+		}
 		s = page
 		if pt.Tool.CallID == c.call || pt.ID == c.call {
 			found, owner, step = pt.Tool, messageOf(page, pt), n
-			return errStop
 		}
 		return nil
 	})
@@ -473,7 +481,7 @@ func (c *cli) show(args []string) error {
 		Text: v.Text, Why: v.Why, Truncation: v.Truncation,
 		SpillGone:   v.Truncation != nil && v.Truncation.SpillGone(),
 		SentUnknown: v.SentUnknown,
-		Rebuilt:     rebuiltNote(s, step+1),
+		Rebuilt:     rebuilt.note(step + 1),
 	}
 	if t := v.Truncation; t != nil && t.SpillFound != "" {
 		out.SpillProblem = spills.SpillProblem(t.SpillFound)
@@ -669,7 +677,7 @@ func (c *cli) inspect(args []string) error {
 func writeTranscript(out io.Writer, warn func(...string), st sessions.Store, id string) error {
 	w := bufio.NewWriterSize(out, 64<<10) // one write a line is a syscall a line
 	var last *model.Session
-	err := walk(st, id, warn, func(s *model.Session, step int, pt *model.Part) error {
+	_, err := walk(st, id, warn, func(s *model.Session, step int, pt *model.Part) error {
 		if last == nil {
 			fmt.Fprintf(w, "session %s: %s\n", inert.Cell(s.Info.ID), inert.Cell(s.Info.Title))
 		}
@@ -721,28 +729,31 @@ var errStop = errors.New("stop")
 // the page) that holds it. A store that reads lazily (opencode's SQLite) is
 // read a page at a time, each left-out output read for its call and dropped
 // after, so memory stays bounded whatever the session's size.
-func (c *cli) walk(fn func(s *model.Session, step int, pt *model.Part) error) error {
+func (c *cli) walk(fn func(s *model.Session, step int, pt *model.Part) error) (rebuiltSteps, error) {
 	st, err := c.open()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer st.Close()
 	return walk(st, c.session, c.warn, fn)
 }
 
 // walk gives warn the warnings of every page, and of every call whose
-// left-out output could not be read (the call is then left out).
-func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.Session, step int, pt *model.Part) error) error {
+// left-out output could not be read (the call is then left out). It
+// returns why each step it passed had its request rebuilt: fn's s is a
+// page, so a step's request is looked up there, not in s.
+func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.Session, step int, pt *model.Part) error) (rebuiltSteps, error) {
 	ctx := context.Background()
+	rebuilt := rebuiltSteps{}
 	l := sessions.LazyFor(st, id)
 	if l == nil {
 		s, err := st.Load(ctx, id)
 		if err != nil {
-			return err
+			return rebuilt, err
 		}
 		warn(s.Warnings...)
-		_, err = walkMessages(s, 0, nil, warn, fn)
-		return err
+		_, err = walkMessages(s, 0, rebuilt, nil, warn, fn)
+		return rebuilt, err
 	}
 	full := func(pt *model.Part) (*model.ToolCall, error) { return l.LoadOutput(ctx, id, pt.ID) }
 	outline := l.LoadOutline
@@ -753,27 +764,44 @@ func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.S
 	for from := 0; ; {
 		p, err := outline(ctx, id, from, walkPage)
 		if err != nil {
-			return err
+			return rebuilt, err
 		}
 		warn(p.Session.Warnings...)
-		if steps, err = walkMessages(p.Session, steps, full, warn, fn); err != nil || !p.More {
-			return err
+		if steps, err = walkMessages(p.Session, steps, rebuilt, full, warn, fn); err != nil || !p.More {
+			return rebuilt, err
 		}
 		from = p.From + len(p.Session.Messages)
 	}
 }
 
-// walkPage is how many messages walk reads at a time.
-const walkPage = 256
+// walkPage is how many messages walk reads at a time; tests lower it.
+var walkPage = 256
+
+// rebuiltSteps holds why the request of a step was rebuilt from the
+// transcript, by step, for the steps with one.
+type rebuiltSteps map[int]string
+
+// note is rebuiltNote's sentence for step, "" when its request is as
+// logged (or not passed).
+func (r rebuiltSteps) note(step int) string {
+	if why := r[step]; why != "" {
+		return why + ": " + model.RebuiltLabel
+	}
+	return ""
+}
 
 // walkMessages calls fn for the tool parts of s's messages; steps counts
-// the assistant messages before them. full, when not nil, reads an output
-// the outline left out; it is dropped once fn has seen it.
-func walkMessages(s *model.Session, steps int, full func(*model.Part) (*model.ToolCall, error), warn func(...string), fn func(*model.Session, int, *model.Part) error) (int, error) {
+// the assistant messages before them, and rebuilt is told of their
+// rebuilt requests. full, when not nil, reads an output the outline left
+// out; it is dropped once fn has seen it.
+func walkMessages(s *model.Session, steps int, rebuilt rebuiltSteps, full func(*model.Part) (*model.ToolCall, error), warn func(...string), fn func(*model.Session, int, *model.Part) error) (int, error) {
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
 		if m.Role == model.RoleAssistant {
 			steps++
+			if m.Request != nil && m.Request.Rebuilt != "" {
+				rebuilt[steps] = m.Request.Rebuilt
+			}
 		}
 		for _, pt := range m.Parts {
 			if pt.Tool == nil {
