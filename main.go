@@ -64,8 +64,11 @@ func main() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		memlimit.Keep(memoryLimit(os.Args[1:]))
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// exit ends the process (prof.go stops its profile first).
+var exit = os.Exit
 
 // errUsage marks an error in the command line (exit status 2).
 var errUsage = errors.New("usage")
