@@ -199,7 +199,7 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 		if err := ctx.Err(); err != nil {
 			return reset, err
 		}
-		data, size, rerr := nextLine(r)
+		data, size, rerr := nextLine(r, f, off)
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return reset, fileErr(x.path, rerr)
 		}

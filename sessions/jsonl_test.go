@@ -1,9 +1,13 @@
 package sessions
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +122,47 @@ func TestLinesAtKeepsItsFileOpen(t *testing.T) {
 	b, err := r.Read(lines[0])
 	require.NoError(t, err)
 	assert.Equal(t, `{"a":1}`, string(b))
+}
+
+// TestNextLineReadsLongLinesOnce: lines shorter than, as long as and
+// longer than the reader's buffer, the last one without its newline, come
+// back as written, each line's bytes allocated about once (a long line
+// was held in pieces and again joined); a line over maxLineBytes is read
+// through and not kept.
+func TestNextLineReadsLongLinesOnce(t *testing.T) {
+	const buf = 1 << 10
+	defer func(n int) { maxLineBytes = n }(maxLineBytes)
+	maxLineBytes = 300 << 10
+	lines := []string{"short\n", strings.Repeat("a", buf-1) + "\n", strings.Repeat("b", buf) + "\n",
+		strings.Repeat("c", 200<<10) + "\n", strings.Repeat("d", 400<<10) + "\n", "\n", strings.Repeat("e", 3*buf+7)}
+	path := filepath.Join(t.TempDir(), "l.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r := bufio.NewReaderSize(f, buf)
+	off := int64(0)
+	for i, want := range lines {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, size, err := nextLine(r, f, off)
+		runtime.ReadMemStats(&after)
+		off += int64(size)
+		require.Equal(t, len(want), size, "line %d", i)
+		if i == len(lines)-1 {
+			require.ErrorIs(t, err, io.EOF)
+		} else {
+			require.NoError(t, err, "line %d", i)
+		}
+		if len(want) > maxLineBytes {
+			require.Nil(t, got, "line %d is over the limit", i)
+			continue
+		}
+		require.Equal(t, want, string(got), "line %d", i)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(len(want)+len(want)/4+4<<10), "line %d: bytes allocated", i)
+	}
+	got, size, err := nextLine(r, f, off)
+	require.Empty(t, got)
+	require.Zero(t, size)
+	require.ErrorIs(t, err, io.EOF)
 }
