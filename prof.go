@@ -3,7 +3,7 @@
 // Profiling hooks for developers, built only with -tags correxprof:
 // CORREX_CPUPROFILE=FILE writes a CPU profile of the whole run;
 // CORREX_HEAPPEAK=FILE writes a heap profile each time the live heap
-// reaches a new high (by a tenth), so FILE holds it at its peak.
+// reaches a new high (by a tenth), so FILE holds it near its peak.
 package main
 
 import (
@@ -33,6 +33,7 @@ func heapPeaks(path string) {
 		metrics.Read(s)
 		if v := s[0].Value.Uint64(); v > peak+peak/10 {
 			peak = v
+			runtime.GC() // a heap profile is as of the last collection
 			if f, err := os.Create(path); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
 				f.Close()
