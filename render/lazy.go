@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 )
 
@@ -314,10 +315,43 @@ func (c *LazyConversation) standalone(v Value) bool {
 			return true
 		}
 		// a logged message a DeferringRequestLoader put placeholders in
+		if ok, sure := c.standaloneSkim(x); sure {
+			return ok
+		}
 		v, err := OrderedJSON(x)
 		return err == nil && c.standalone(v)
 	}
 	return true
+}
+
+// standaloneSkim is standalone of a raw JSON text without decoding it
+// (the decoding was a quarter of a logged request's lazy lowering): each
+// string value that holds a placeholder is one whole, and these hold every
+// placeholder in the text (none is in a member name). sure is false when
+// the skim cannot tell (the text not valid among them).
+func (c *LazyConversation) standaloneSkim(raw json.RawMessage) (ok, sure bool) {
+	if !jsonskim.Valid(raw) {
+		return false, false
+	}
+	found, split, unsure := 0, false, false
+	skimmed := jsonskim.Strings(raw, func(str []byte) {
+		n := bytes.Count(str, placeholderJSON)
+		if n == 0 {
+			return
+		}
+		found += n
+		text, decoded := jsonskim.Text(str)
+		_, placed := c.parts[text]
+		unsure = unsure || !decoded
+		split = split || decoded && !placed
+	})
+	switch {
+	case !skimmed || unsure:
+		return false, false
+	case split:
+		return false, true
+	}
+	return true, found == bytes.Count(raw, placeholderJSON)
 }
 
 // errEmbedded is a placeholder found where standalone did not look.

@@ -324,3 +324,47 @@ func TestLoggedRequestSpentOnlyWhenRead(t *testing.T) {
 	})
 	require.Greater(t, spent, 20)
 }
+
+// FuzzStandaloneSkim: where the skim of a logged message is sure, it
+// says what decoding the message says (standalone on OrderedJSON's value).
+func FuzzStandaloneSkim(f *testing.F) {
+	phb, _ := formatters.Stringify(placeholderMark + "1\x00")
+	otherb, _ := formatters.Stringify(placeholderMark + "2\x00")
+	ph, other := string(phb), string(otherb)
+	for _, s := range []string{
+		`{"content":[` + ph + `]}`, `{"content":"x` + ph[1:] + `}`, `{` + ph + `:1}`, `[` + ph + `,` + ph + `]`,
+		`{"a":[{"b":` + ph + `}],"c":"` + ph[1:len(ph)-1] + ph[1:] + `}`, `{"content":` + other + `}`, `{"content":[` + ph,
+		`{"content":"\u0041` + ph[1:] + `}`, `{"content":` + ph + `,"content":"x"}`, `"` + ph[1:], `[1,true,null,` + ph + `]`,
+	} {
+		f.Add(s)
+	}
+	lc := &LazyConversation{parts: map[string]lazyPart{placeholderMark + "1\x00": {id: "prt_1", field: "output"}}}
+	f.Fuzz(func(t *testing.T, s string) {
+		raw := json.RawMessage(s)
+		ok, sure := lc.standaloneSkim(raw)
+		if !sure {
+			return
+		}
+		v, err := OrderedJSON(raw)
+		if want := err == nil && lc.standalone(v); ok != want {
+			t.Fatalf("skim says %v, decoding %v: %q", ok, want, s)
+		}
+	})
+}
+
+// TestStandaloneSkimSure: the skim decides the logged messages the lazy
+// lowering meets (placeholders as values, whole or not) without decoding.
+func TestStandaloneSkimSure(t *testing.T) {
+	phb, _ := formatters.Stringify(placeholderMark + "1\x00")
+	ph := string(phb)
+	lc := &LazyConversation{parts: map[string]lazyPart{placeholderMark + "1\x00": {id: "prt_1", field: "output"}}}
+	for raw, want := range map[string]bool{
+		`{"role":"user","content":[{"type":"tool_result","content":` + ph + `}]}`: true,
+		`{"content":[` + ph + `,{"text":"x"},` + ph + `]}`:                         true,
+		`{"content":"x` + ph[1:] + `}`:                                            false,
+	} {
+		ok, sure := lc.standaloneSkim(json.RawMessage(raw))
+		require.True(t, sure, raw)
+		require.Equal(t, want, ok, raw)
+	}
+}
