@@ -360,7 +360,7 @@ func TestStandaloneSkimSure(t *testing.T) {
 	lc := &LazyConversation{parts: map[string]lazyPart{placeholderMark + "1\x00": {id: "prt_1", field: "output"}}}
 	for raw, want := range map[string]bool{
 		`{"role":"user","content":[{"type":"tool_result","content":` + ph + `}]}`: true,
-		`{"content":[` + ph + `,{"text":"x"},` + ph + `]}`:                         true,
+		`{"content":[` + ph + `,{"text":"x"},` + ph + `]}`:                        true,
 		`{"content":"x` + ph[1:] + `}`:                                            false,
 	} {
 		ok, sure := lc.standaloneSkim(json.RawMessage(raw))
