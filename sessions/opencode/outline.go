@@ -436,6 +436,9 @@ func (s *sqliteStore) decodePart(ctx context.Context, sessionID string, slot *pa
 	if err != nil || decoded {
 		return err
 	}
+	if big && slot.decodeRow(s.c().blobs, rowid) {
+		return nil
+	}
 	if big {
 		buf := getScratch()
 		data, err := s.c().blobs.read(rowid, (*buf)[:0])

@@ -238,3 +238,40 @@ func FuzzLegacy(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStringCutter: a part row fed a few bytes at a time to a
+// stringCutter, each string cut short, has the flags of the row whole
+// (both partFlags'), and a row the cutter calls bad is one partFlags
+// cannot decide.
+func FuzzStringCutter(f *testing.F) {
+	for _, c := range partScanCases {
+		f.Add(c, uint8(3), uint8(2))
+	}
+	for _, p := range exportParts(f) {
+		f.Add(string(p), uint8(7), uint8(5))
+	}
+	long := strings.Repeat("x", 40)
+	for _, c := range []string{`{"type":"tool","state":{"` + long + `\n":1,"status":"error"}}`, `{"type":"tool","state":{"status":"error","output":"` + long + `\u00e9` + long + `"}}`,
+		`{"type":"tool","state":{"` + long + `":"` + long + `\q"}}`, "{\"type\":\"tool\",\"state\":{\"output\":\"" + long + "\x01\"}}"} {
+		f.Add(c, uint8(0), uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, row string, keep, piece uint8) {
+		c := stringCutter{keep: cutKeep + int(keep%9)}
+		for b := []byte(row); len(b) > 0 && !c.bad; {
+			n := min(len(b), int(piece%9)+1)
+			c.feed(b[:n])
+			b = b[n:]
+		}
+		want, wantOK := partFlags(row)
+		if c.bad {
+			if wantOK {
+				t.Fatalf("cut as bad, scanned whole as %d: %q", want, row)
+			}
+			return
+		}
+		got, ok := partFlags(string(c.out))
+		if got != want || ok != wantOK {
+			t.Fatalf("cut %q: %d %v, whole %d %v: %q", c.out, got, ok, want, wantOK, row)
+		}
+	})
+}

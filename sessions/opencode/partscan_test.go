@@ -211,3 +211,14 @@ func TestPartScanInStore(t *testing.T) {
 	got, _ := outlineAll(t, sessions.LazyFor(s, "ses_2"), "ses_2", 3)
 	assert.Equal(t, full.Messages, got.Messages)
 }
+
+// TestCutKeepCoversWhatIsCompared: stringCutter leaves whole every name
+// and value partFlags compares.
+func TestCutKeepCoversWhatIsCompared(t *testing.T) {
+	for _, k := range pathKeys {
+		require.Less(t, len(k.key), cutKeep, k.key)
+	}
+	for _, v := range []string{"tool", "error", "true"} {
+		require.Less(t, len(v), cutKeep, v)
+	}
+}

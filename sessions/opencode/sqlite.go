@@ -605,13 +605,20 @@ func (s *sqliteStore) bigFlags(ctx context.Context, id string) (map[string]partC
 	return counts, nil
 }
 
-// rowFlags gives the flags of a large part row, read with blob I/O into
-// buf and scanned in Go, or when the scanner cannot decide, by the JSON
-// functions.
+// rowFlags gives the flags of a large part row, read with blob I/O a
+// chunk at a time with its strings cut (stringCutter) into buf and
+// scanned in Go, or when the scanner cannot decide, by the JSON functions.
 func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (int, []byte, error) {
 	if blobs := s.c().blobs; blobs != nil && !partScanOff {
-		var err error
-		if buf, err = blobs.read(rowid, buf[:0]); err == nil {
+		// fed a chunk at a time, its strings cut: the row is never held
+		c := stringCutter{keep: cutKeep, out: buf[:0]}
+		err := blobs.chunks(rowid, 0, -1, func(int) error { return nil }, func(chunk []byte) error {
+			if c.feed(chunk); c.bad {
+				return errCutBad
+			}
+			return nil
+		})
+		if buf = c.out; err == nil {
 			if f, ok := partFlags(unsafe.String(unsafe.SliceData(buf), len(buf))); ok {
 				return f, buf, nil
 			}
@@ -621,6 +628,9 @@ func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (in
 	err := s.c().db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, rowid).Scan(&f)
 	return f, buf, err
 }
+
+// errCutBad stops a row's chunks at a string partFlags would reject.
+var errCutBad = errors.New("a string the part scanner rejects")
 
 type sessionRow struct {
 	id                 string

@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -326,6 +327,116 @@ func (t *partSlot) decodeBig(data []byte) {
 		*t = partSlot{id: t.id}
 	}
 	t.decode(data)
+}
+
+// decodeRow decodes the large part row rowid as decodeBig decodes it read
+// whole, but without holding it (a row of many MB held with its decoded
+// output was twice the output): it reads the row a chunk at a time with
+// its strings cut (stringCutter), reads again whole the cut strings that
+// are not its output or error, scans and decodes that text, then decodes
+// the output and error, each read again from where it lies. ok is false
+// for a row of at most rowStreamMin bytes (read whole into the scratch
+// buffer, it is cheaper) or one it cannot vouch for; the slot is then as
+// it was.
+func (t *partSlot) decodeRow(b *blobReader, rowid int64) (ok bool) {
+	c := stringCutter{keep: rowCutKeep}
+	size := 0
+	sized := func(n int) error {
+		if size == 0 && n <= rowStreamMin {
+			return errSmallRow
+		}
+		if size != 0 && n != size {
+			return errRowChanged
+		}
+		size = n
+		return nil
+	}
+	err := b.chunks(rowid, 0, -1, sized, func(chunk []byte) error {
+		if c.feed(chunk); c.bad {
+			return errCutBad
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	p, ok := scanElided(unsafe.String(unsafe.SliceData(c.out), len(c.out)), nil, true)
+	if !ok {
+		return false
+	}
+	// the text with every cut string whole but the output and error
+	var text []byte
+	var output, errText *cutSpan
+	prev := 0
+	for i := range c.long {
+		l := &c.long[i]
+		if l.at == p.output.at && p.output.end != 0 || l.at == p.errText.at && p.errText.end != 0 {
+			text = append(text, c.out[prev:l.end]...)
+			if l.at == p.output.at {
+				output = l
+			} else {
+				errText = l
+			}
+			l.at, l.end, prev = len(text)-(l.end-l.at), len(text), l.end
+			continue
+		}
+		text = append(text, c.out[prev:l.at]...)
+		if err := b.chunks(rowid, int(l.from), int(l.to), sized, func(chunk []byte) error {
+			text = append(text, chunk...)
+			return nil
+		}); err != nil {
+			return false
+		}
+		prev = l.end
+	}
+	text = append(text, c.out[prev:]...)
+	str := unsafe.String(unsafe.SliceData(text), len(text))
+	if p, ok = scanElided(str, nil, true); !ok {
+		return false
+	}
+	if t.decode(p.out[1:]); t.ok && t.p.Tool != nil {
+		tc := t.p.Tool
+		var err error
+		if tc.Output, err = rowLiteral(b, rowid, sized, str, p.output, output); err == nil {
+			if tc.Error, err = rowLiteral(b, rowid, sized, str, p.errText, errText); err == nil {
+				return true
+			}
+		}
+	}
+	*t = partSlot{id: t.id}
+	return false
+}
+
+// rowCutKeep is how much of a string decodeRow's first read keeps: the
+// strings of a part but its output, error and the metadata opencode
+// fills with outputs are shorter, and are not read again.
+const rowCutKeep = 4 << 10
+
+// rowStreamMin is the least row decodeRow reads; tests lower it.
+var rowStreamMin = blobScratchMax
+
+var (
+	errSmallRow   = errors.New("a row read whole")
+	errRowChanged = errors.New("the row changed since it was read")
+)
+
+// rowLiteral is literal(s, sp), where s is the text decodeRow scanned;
+// when the string at sp is cut, the cut l, it is decoded from row rowid.
+func rowLiteral(b *blobReader, rowid int64, sized func(int) error, s string, sp span, l *cutSpan) (string, error) {
+	if l == nil || sp.end == 0 {
+		return literal(s, sp)
+	}
+	if sp.at != l.at || sp.end != l.end {
+		return "", errRowChanged // not where the first scan found it
+	}
+	var out strings.Builder
+	out.Grow(int(l.to - l.from - 2))
+	u := unquoter{write: func(s string) error { out.WriteString(s); return nil }}
+	err := b.chunks(rowid, int(l.from)+1, int(l.to)-1, sized, func(chunk []byte) error { return u.feed(chunk, false) })
+	if err == nil {
+		err = u.feed(nil, true)
+	}
+	return out.String(), err
 }
 
 // literal decodes the string at sp in s, as encoding/json does; "" when

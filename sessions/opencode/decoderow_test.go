@@ -1,0 +1,69 @@
+package opencode
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"correx/sessions"
+)
+
+// TestDecodeRowIsDecodeBig: every part row of every recorded store, and
+// rows with large outputs, errors and metadata written every way JSON
+// allows (escapes, surrogates, bytes that are not UTF-8), decode read a
+// chunk at a time with their strings cut as they decode read whole, or
+// are left to be read whole (a row that is not JSON).
+func TestDecodeRowIsDecodeBig(t *testing.T) {
+	defer func(n int) { rowStreamMin = n }(rowStreamMin)
+	rowStreamMin = 0
+	long := strings.Repeat("line of output é\\t\\\"q\\\" ", 5000)
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db := openTestDB(t, path)
+	insertSession(t, db, rootSession())
+	for i, data := range []string{
+		`{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{"command":"x"},"output":"` + long + `","metadata":{"output":"` + long + `","truncated":true},"title":"t"}}`,
+		`{"type":"tool","tool":"bash","callID":"c2","state":{"status":"error","input":{},"error":"` + long + `\ud83d\ude00\ud83d x \udc00"}}`,
+		"{\"type\":\"tool\",\"tool\":\"bash\",\"callID\":\"c3\",\"state\":{\"status\":\"completed\",\"input\":{},\"output\":\"" + long + "\xff\xfe\"}}",
+		`{"type":"tool","tool":"read","callID":"c4","state":{"status":"completed","input":{},"output":"` + strings.Repeat(`\u00e9`, 3000) + `","attachments":[{"type":"file","mime":"image/png","url":"data:image/png;base64,` + strings.Repeat("A", 4000) + `"}]}}`,
+		`{"type":"tool","tool":"bash","callID":"c5","state":{"status":"completed","input":{},"output":null,"metadata":{"display":"` + long + `"}}}`,
+		`{"type":"tool","tool":"bash","callID":"c6","state":{"status":"completed","input":{},"output":12345}}`,
+		`{"type":"tool","tool":"bash","callID":"c7","state":{"status":"completed","input":{},"output":"` + long + `"` + ` "x":1}}`,
+		`{"type":"text","text":"` + long + `"}`,
+	} {
+		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`, "prt_03d"+string(rune('a'+i)), data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.Close())
+	dbs, _ := filepath.Glob("../../testdata/opencode/*/data/opencode.db")
+	streamed := 0
+	for _, p := range append(dbs, path) {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		s, err := sessions.Open(p)
+		require.NoError(t, err)
+		st := sessions.LazyFor(s, "").(*sqliteStore)
+		rows, err := st.c().db.Query(`SELECT id, rowid, data FROM part WHERE typeof(data) IN ('text', 'blob')`)
+		require.NoError(t, err)
+		for rows.Next() {
+			var id string
+			var rowid int64
+			var data []byte
+			require.NoError(t, rows.Scan(&id, &rowid, &data))
+			want, got := partSlot{id: id}, partSlot{id: id}
+			want.decodeBig(data)
+			if got.decodeRow(st.c().blobs, rowid) {
+				streamed++
+				require.Equal(t, want, got, "%s row %s", p, id)
+			} else {
+				require.Equal(t, partSlot{id: id}, got, "%s row %s: left as it was", p, id)
+			}
+		}
+		require.NoError(t, rows.Close())
+		s.Close()
+	}
+	require.Greater(t, streamed, 100, "rows decoded a chunk at a time")
+}
