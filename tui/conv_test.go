@@ -118,7 +118,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 				}
 				res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 1<<30)
 				ids := stepCallIDs(full, step)
-				wantEx := excerpts(val, r.Places, ids, render.MarshalIndent)
+				wantEx := excerpts(val, r.Places, ids, render.WriteIndent)
 				items := val.([]render.Value)
 				pick := func(idx []int) string {
 					var vs []render.Value

@@ -391,7 +391,7 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
-			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.MarshalIndent)
+			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.WriteIndent)
 			if !k.whole {
 				return convMsg{key: k, res: res}
 			}
@@ -444,8 +444,8 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		return convMsg{key: k, res: res}
 	}
 	res.rendered, res.items = true, itemCount(lc.Value)
-	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(v render.Value) ([]byte, error) {
-		return lc.MarshalIndent(ctx, v)
+	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
+		return lc.WriteIndent(ctx, w, v)
 	})
 	if !k.whole {
 		release()

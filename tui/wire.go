@@ -1,12 +1,17 @@
 package tui
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"strings"
+	"unsafe"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
 )
@@ -37,38 +42,58 @@ type excerpt struct {
 
 // excerpts writes the excerpts of the calls ids from conv at their
 // places, each distinct set of items once, with indent.
-func excerpts(conv render.Value, places render.Placements, ids []string, indent func(render.Value) ([]byte, error)) map[string]excerpt {
+func excerpts(conv render.Value, places render.Placements, ids []string, indent func(io.Writer, render.Value) error) map[string]excerpt {
 	out := map[string]excerpt{}
 	items, isList := conv.([]render.Value)
 	if !isList {
 		return out
 	}
-	// each item is written once, as the one item of a list (the item's
-	// text is the same in any list: "[\n  ITEM\n]"), so that a large
-	// result is read and encoded once for the wire and the result excerpts
+	// each set of items is written once, as a list: "[\n  A,\n  B\n]",
+	// each item's text the same in any list; the items' texts are cut
+	// from it, so that a large result is written and held once for the
+	// wire and the result excerpts
 	item := map[int]string{}
-	itemJSON := func(j int) (string, bool) {
-		if s, ok := item[j]; ok {
+	written := map[string]string{} // picked item indexes -> JSON
+	write := func(idx []int) (string, bool) {
+		key := fmt.Sprint(idx)
+		if s, ok := written[key]; ok {
 			return s, true
 		}
-		b, err := indent([]render.Value{items[j]})
-		if err != nil || len(b) < len("[\n  \n]") {
+		vs := make([]render.Value, len(idx))
+		for k, j := range idx {
+			if j >= len(items) {
+				return "", false
+			}
+			vs[k] = items[j]
+		}
+		s, err := exactText(func(w io.Writer) error { return indent(w, vs) })
+		if err != nil {
 			return "", false
 		}
-		s := string(b[len("[\n  ") : len(b)-len("\n]")])
-		item[j] = s
+		b, k := unsafe.Slice(unsafe.StringData(s), len(s)), 0
+		jsonskim.Elements(b, func(val []byte) bool {
+			if at, _ := jsonskim.Within(b, val); k < len(idx) {
+				item[idx[k]] = s[at : at+len(val)]
+			}
+			k++
+			return true
+		})
+		if k != len(idx) {
+			return "", false
+		}
+		written[key] = s
 		return s, true
 	}
 	// the items' texts as pieces of a list: "[\n  A,\n  B\n]"
 	list := func(idx []int) ([]string, bool) {
 		parts := []string{"[\n  "}
 		for k, j := range idx {
-			if j >= len(items) {
-				return nil, false
-			}
-			s, ok := itemJSON(j)
+			s, ok := item[j]
 			if !ok {
-				return nil, false
+				if _, ok = write([]int{j}); !ok {
+					return nil, false
+				}
+				s = item[j]
 			}
 			if k > 0 {
 				parts = append(parts, ",\n  ")
@@ -76,30 +101,6 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 			parts = append(parts, s)
 		}
 		return append(parts, "\n]"), true
-	}
-	written := map[string]string{} // picked item indexes -> JSON
-	write := func(idx []int) (string, bool) {
-		key := fmt.Sprint(idx)
-		if s, ok := written[key]; ok {
-			return s, true
-		}
-		parts, ok := list(idx)
-		if !ok {
-			return "", false
-		}
-		// joined at its size: the excerpt of a huge result is one copy,
-		// and its items are read from it from now on (the result
-		// excerpt's pieces)
-		s := strings.Join(parts, "")
-		off := 0
-		for k, p := range parts {
-			if k%2 == 1 {
-				item[idx[k/2]] = s[off : off+len(p)]
-			}
-			off += len(p)
-		}
-		written[key] = s
-		return s, true
 	}
 	for _, id := range ids {
 		pl := places[id]
@@ -119,6 +120,77 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		out[id] = e
 	}
 	return out
+}
+
+// exactText is what write writes, held once at its size: past
+// exactMemBytes it goes to a spool file and is read back (a buffer grown
+// as it is written held up to twice a large result's JSON, and a copy of
+// it a third time).
+func exactText(write func(io.Writer) error) (string, error) {
+	w := &spillWriter{}
+	defer w.close()
+	if err := write(w); err != nil {
+		return "", err
+	}
+	if w.f == nil {
+		return string(w.mem), nil
+	}
+	if err := w.buf.Flush(); err != nil {
+		return "", err
+	}
+	b := make([]byte, w.n)
+	if _, err := w.f.ReadAt(b, 0); err != nil {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// exactMemBytes is the most exactText holds while writing.
+const exactMemBytes = 1 << 20
+
+// spillWriter holds what is written in memory up to exactMemBytes, and
+// from then on writes it all to a spool file.
+type spillWriter struct {
+	mem []byte
+	f   *os.File
+	buf *bufio.Writer
+	n   int64
+}
+
+func (w *spillWriter) Write(p []byte) (int, error) {
+	return w.WriteString(unsafe.String(unsafe.SliceData(p), len(p)))
+}
+
+// WriteString writes s without a copy of it (the lowering writes a large
+// text as strings).
+func (w *spillWriter) WriteString(s string) (int, error) {
+	w.n += int64(len(s))
+	if n := len(w.mem) + len(s); w.f == nil && n <= exactMemBytes {
+		if n > cap(w.mem) { // doubled: append grows a large slice by a quarter, copying it each time
+			w.mem = append(make([]byte, 0, min(max(2*cap(w.mem), n, 512), exactMemBytes)), w.mem...)
+		}
+		w.mem = append(w.mem, s...)
+		return len(s), nil
+	}
+	if w.f == nil {
+		f, err := createSpool()
+		if err != nil {
+			return 0, err
+		}
+		w.f, w.buf = f, bufio.NewWriterSize(f, 64<<10)
+		if _, err := w.buf.Write(w.mem); err != nil {
+			return 0, err
+		}
+		w.mem = nil
+	}
+	return w.buf.WriteString(s)
+}
+
+func (w *spillWriter) close() {
+	if w.f != nil {
+		w.f.Close()
+		os.Remove(w.f.Name())
+	}
 }
 
 // positions are item indexes 1-based, "3–5" for a run, "3, 5" else.
