@@ -105,13 +105,18 @@ func partElide(s string, dst []byte) (out []byte, ok bool) {
 // scanElided is partElide, with the scanner and what it found; textOnly
 // leaves out the output and error only.
 func scanElided(s string, dst []byte, textOnly bool) (p partScanner, ok bool) {
-	at := len(dst)
-	p = partScanner{s: s, out: append(dst, 'E'), emit: true, elide: true, textOnly: textOnly}
+	return elided(partScanner{s: s, out: dst, textOnly: textOnly})
+}
+
+// elided is scanElided with p's s, out (dst), textOnly and noteDropped.
+func elided(p partScanner) (partScanner, bool) {
+	dst := p.out
+	p.out, p.emit, p.elide = append(dst, 'E'), true, true
 	if !p.document() {
 		return partScanner{out: dst}, false
 	}
 	if p.files {
-		p.out[at] = 'A'
+		p.out[len(dst)] = 'A'
 	}
 	return p, true
 }
@@ -137,6 +142,10 @@ type partScanner struct {
 	files                    bool // $.state.attachments is a non-empty array
 	// where $.state.output and $.state.error are in s, when met
 	output, errText span
+	// noteDropped: dropped holds the values of the members left out, in
+	// order
+	noteDropped bool
+	dropped     []span
 }
 
 // span is a value's place in the scanned text: s[at:end].
@@ -394,6 +403,9 @@ func (p *partScanner) object(lvl, depth int) bool {
 		valAt := p.i
 		if !p.value(child, depth) {
 			return false
+		}
+		if drop && p.noteDropped {
+			p.dropped = append(p.dropped, span{valAt, p.i})
 		}
 		p.emit = emit
 		if !p.check(lvl, key, p.s[valAt:p.i]) {

@@ -105,6 +105,11 @@ func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *s
 	if partScanOff {
 		return nil, nil, false
 	}
+	if r, ok := cutScan(s.c().blobs, rowid, textOnly); ok {
+		// never held: the output and error are read again from the store
+		row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: r.size}
+		return r.p.out, row, row.place(r.text, r.p, r.rowSpan)
+	}
 	scratch := getScratch()
 	buf, err := s.c().blobs.read(rowid, (*scratch)[:0])
 	if err != nil {
@@ -117,19 +122,25 @@ func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *s
 	// soon as it loads it, so its output is decoded from the row the scan
 	// read, not read from the store a second time
 	row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: len(buf), data: buf, scratch: scratch}
+	return p.out, row, row.place(str, p, func(sp span) span { return sp }) && ok
+}
+
+// place sets where the row's output and error lie, as p found them in
+// text (at inRow in the row): false when either is not a string or null.
+func (r *scannedRow) place(text string, p partScanner, inRow func(span) span) bool {
 	for _, f := range []struct {
 		sp  span
 		dst *span
-	}{{p.output, &row.output}, {p.errText, &row.errText}} {
+	}{{p.output, &r.output}, {p.errText, &r.errText}} {
 		switch {
-		case f.sp.end == 0 || str[f.sp.at:f.sp.end] == "null":
-		case str[f.sp.at] == '"':
-			*f.dst = f.sp
+		case f.sp.end == 0 || text[f.sp.at:f.sp.end] == "null":
+		case text[f.sp.at] == '"':
+			*f.dst = inRow(f.sp)
 		default:
-			ok = false
+			return false
 		}
 	}
-	return p.out, row, ok
+	return true
 }
 
 func (r *scannedRow) span(field string) span {
@@ -331,74 +342,20 @@ func (t *partSlot) decodeBig(data []byte) {
 
 // decodeRow decodes the large part row rowid as decodeBig decodes it read
 // whole, but without holding it (a row of many MB held with its decoded
-// output was twice the output): it reads the row a chunk at a time with
-// its strings cut (stringCutter), reads again whole the cut strings that
-// are not its output or error, scans and decodes that text, then decodes
-// the output and error, each read again from where it lies. ok is false
-// for a row of at most rowStreamMin bytes (read whole into the scratch
-// buffer, it is cheaper) or one it cannot vouch for; the slot is then as
-// it was.
+// output was twice the output): the row's text as cutScan gives it is
+// decoded, then its output and error, each read again from where it lies
+// when cut. ok is false for a row cutScan does not read; the slot is
+// then as it was.
 func (t *partSlot) decodeRow(b *blobReader, rowid int64) (ok bool) {
-	c := stringCutter{keep: rowCutKeep}
-	size := 0
-	sized := func(n int) error {
-		if size == 0 && n <= rowStreamMin {
-			return errSmallRow
-		}
-		if size != 0 && n != size {
-			return errRowChanged
-		}
-		size = n
-		return nil
-	}
-	err := b.chunks(rowid, 0, -1, sized, func(chunk []byte) error {
-		if c.feed(chunk); c.bad {
-			return errCutBad
-		}
-		return nil
-	})
-	if err != nil {
-		return false
-	}
-	p, ok := scanElided(unsafe.String(unsafe.SliceData(c.out), len(c.out)), nil, true)
+	cs, ok := cutScan(b, rowid, true)
 	if !ok {
 		return false
 	}
-	// the text with every cut string whole but the output and error
-	var text []byte
-	var output, errText *cutSpan
-	prev := 0
-	for i := range c.long {
-		l := &c.long[i]
-		if l.at == p.output.at && p.output.end != 0 || l.at == p.errText.at && p.errText.end != 0 {
-			text = append(text, c.out[prev:l.end]...)
-			if l.at == p.output.at {
-				output = l
-			} else {
-				errText = l
-			}
-			l.at, l.end, prev = len(text)-(l.end-l.at), len(text), l.end
-			continue
-		}
-		text = append(text, c.out[prev:l.at]...)
-		if err := b.chunks(rowid, int(l.from), int(l.to), sized, func(chunk []byte) error {
-			text = append(text, chunk...)
-			return nil
-		}); err != nil {
-			return false
-		}
-		prev = l.end
-	}
-	text = append(text, c.out[prev:]...)
-	str := unsafe.String(unsafe.SliceData(text), len(text))
-	if p, ok = scanElided(str, nil, true); !ok {
-		return false
-	}
-	if t.decode(p.out[1:]); t.ok && t.p.Tool != nil {
+	if t.decode(cs.p.out[1:]); t.ok && t.p.Tool != nil {
 		tc := t.p.Tool
 		var err error
-		if tc.Output, err = rowLiteral(b, rowid, sized, str, p.output, output); err == nil {
-			if tc.Error, err = rowLiteral(b, rowid, sized, str, p.errText, errText); err == nil {
+		if tc.Output, err = cs.literal(cs.p.output); err == nil {
+			if tc.Error, err = cs.literal(cs.p.errText); err == nil {
 				return true
 			}
 		}
@@ -407,7 +364,120 @@ func (t *partSlot) decodeRow(b *blobReader, rowid int64) (ok bool) {
 	return false
 }
 
-// rowCutKeep is how much of a string decodeRow's first read keeps: the
+// cutRow is a large part row scanned by cutScan.
+type cutRow struct {
+	b     *blobReader
+	rowid int64
+	size  int
+	sized func(n int) error // fails when the row is no longer size bytes
+	text  string            // the row, each string the scan drops cut short
+	cuts  []cutSpan         // the strings cut short in text, in order
+	p     partScanner       // as it scanned text
+}
+
+// cutScan scans the part row rowid as scanElided (textOnly) scans it read
+// whole, without holding it: it reads the row a chunk at a time with its
+// strings cut short (stringCutter), scans that, reads again whole the cut
+// strings the scan keeps (the others are the output, error and metadata
+// it leaves out, the bulk of a large row), and scans the text again. ok
+// is false for a row of at most rowStreamMin bytes (read whole into the
+// scratch buffer, it is cheaper) or one the scanner cannot vouch for.
+func cutScan(b *blobReader, rowid int64, textOnly bool) (r cutRow, ok bool) {
+	r.b, r.rowid = b, rowid
+	r.sized = func(n int) error {
+		if r.size == 0 && n <= rowStreamMin {
+			return errSmallRow
+		}
+		if r.size != 0 && n != r.size {
+			return errRowChanged
+		}
+		r.size = n
+		return nil
+	}
+	c := stringCutter{keep: rowCutKeep}
+	err := b.chunks(rowid, 0, -1, r.sized, func(chunk []byte) error {
+		if c.feed(chunk); c.bad {
+			return errCutBad
+		}
+		return nil
+	})
+	if err != nil {
+		return r, false
+	}
+	p, ok := elided(partScanner{s: unsafe.String(unsafe.SliceData(c.out), len(c.out)), textOnly: textOnly, noteDropped: true})
+	if !ok {
+		return r, false
+	}
+	var text []byte
+	prev, d := 0, 0
+	for _, l := range c.long {
+		for d < len(p.dropped) && p.dropped[d].end <= l.at {
+			d++
+		}
+		if d < len(p.dropped) && p.dropped[d].at <= l.at { // left out: stays cut
+			text = append(text, c.out[prev:l.end]...)
+			l.at, l.end, prev = len(text)-(l.end-l.at), len(text), l.end
+			r.cuts = append(r.cuts, l)
+			continue
+		}
+		text = append(text, c.out[prev:l.at]...)
+		if err := b.chunks(rowid, int(l.from), int(l.to), r.sized, func(chunk []byte) error {
+			text = append(text, chunk...)
+			return nil
+		}); err != nil {
+			return r, false
+		}
+		prev = l.end
+	}
+	text = append(text, c.out[prev:]...)
+	r.text = unsafe.String(unsafe.SliceData(text), len(text))
+	r.p, ok = scanElided(r.text, nil, textOnly)
+	return r, ok
+}
+
+// cut is the cut string at sp in r.text, nil when sp holds none.
+func (r *cutRow) cut(sp span) *cutSpan {
+	for i := range r.cuts {
+		if l := &r.cuts[i]; l.at == sp.at && l.end == sp.end && sp.end != 0 {
+			return l
+		}
+	}
+	return nil
+}
+
+// rowSpan is sp of r.text in the row: where the text's bytes before it
+// that are not cut lie in the row.
+func (r *cutRow) rowSpan(sp span) span {
+	if l := r.cut(sp); l != nil {
+		return span{int(l.from), int(l.to)}
+	}
+	shift := 0
+	for _, l := range r.cuts {
+		if l.end > sp.at {
+			break
+		}
+		shift += int(l.to-l.from) - (l.end - l.at)
+	}
+	return span{sp.at + shift, sp.end + shift}
+}
+
+// literal is literal(r.text, sp), decoded from the row when it is cut.
+func (r *cutRow) literal(sp span) (string, error) {
+	l := r.cut(sp)
+	if l == nil {
+		return literal(r.text, sp)
+	}
+	var out strings.Builder
+	out.Grow(int(l.to - l.from - 2))
+	u := unquoter{write: func(s string) error { out.WriteString(s); return nil }}
+	err := r.b.chunks(r.rowid, int(l.from)+1, int(l.to)-1, r.sized, func(chunk []byte) error { return u.feed(chunk, false) })
+	if err == nil {
+		err = u.feed(nil, true)
+	}
+	return out.String(), err
+}
+
+// rowCutKeep is how much of a string cutScan's first read keeps: the
 // strings of a part but its output, error and the metadata opencode
 // fills with outputs are shorter, and are not read again.
 const rowCutKeep = 4 << 10
@@ -419,25 +489,6 @@ var (
 	errSmallRow   = errors.New("a row read whole")
 	errRowChanged = errors.New("the row changed since it was read")
 )
-
-// rowLiteral is literal(s, sp), where s is the text decodeRow scanned;
-// when the string at sp is cut, the cut l, it is decoded from row rowid.
-func rowLiteral(b *blobReader, rowid int64, sized func(int) error, s string, sp span, l *cutSpan) (string, error) {
-	if l == nil || sp.end == 0 {
-		return literal(s, sp)
-	}
-	if sp.at != l.at || sp.end != l.end {
-		return "", errRowChanged // not where the first scan found it
-	}
-	var out strings.Builder
-	out.Grow(int(l.to - l.from - 2))
-	u := unquoter{write: func(s string) error { out.WriteString(s); return nil }}
-	err := b.chunks(rowid, int(l.from)+1, int(l.to)-1, sized, func(chunk []byte) error { return u.feed(chunk, false) })
-	if err == nil {
-		err = u.feed(nil, true)
-	}
-	return out.String(), err
-}
 
 // literal decodes the string at sp in s, as encoding/json does; "" when
 // sp is absent (zero) or null, an error for a value that is not a string.

@@ -47,12 +47,20 @@ func TestUnquotePieces(t *testing.T) {
 
 // TestLoadStreamed checks, on every part of the recorded stores, on the
 // scanner's cases and on an output of several blob chunks, all read with
-// blob I/O, that LoadOutput and the streamed output and error are what
+// blob I/O, whole or a chunk at a time with their strings cut (cutScan),
+// that LoadOutput and the streamed output and error are what
 // Load reads through SQLite (and, streamed as JSON, what Stringify writes
 // for it), and the streamed call is the outline's.
 func TestLoadStreamed(t *testing.T) {
-	defer func(b int64) { blobBytes = b }(blobBytes)
+	defer func(b int64, n int) { blobBytes, rowStreamMin = b, n }(blobBytes, rowStreamMin)
 	blobBytes = 0
+	for _, n := range []int{blobScratchMax, 0} {
+		rowStreamMin = n
+		testLoadStreamed(t)
+	}
+}
+
+func testLoadStreamed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.db")
 	db := openTestDB(t, path)
 	insertSession(t, db, rootSession())
