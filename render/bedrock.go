@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -187,12 +186,10 @@ func bedrockReasoning(pt part) Value {
 	return nil
 }
 
-var bedrockToolNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 // bedrockToolName is sanitizeToolName: characters Bedrock rejects are
 // dropped, "_" if nothing is left.
 func bedrockToolName(name string) string {
-	if s := bedrockToolNameChars.ReplaceAllString(name, ""); s != "" {
+	if s := replaceOutside(name, &idChars, ""); s != "" {
 		return s
 	}
 	return "_"

@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"correx/formatters"
@@ -400,8 +399,6 @@ func isMistral(m Model) bool {
 	return false
 }
 
-var claudeIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 // normalize is ProviderTransform's normalizeMessages.
 func normalize(msgs []msg, p Provider, m Model) []msg {
 	if p == Anthropic || p == Bedrock {
@@ -452,7 +449,7 @@ func (m Model) rewritesCallIDs() bool {
 func (m Model) WireCallID(id string) string {
 	switch {
 	case strings.Contains(m.ModelID, "claude"):
-		return claudeIDChars.ReplaceAllString(id, "_")
+		return replaceOutside(id, &idChars, "_")
 	case isMistral(m):
 		return mistralID(id)
 	}
@@ -470,11 +467,9 @@ func mapCallIDs(msgs []msg, f func(string) string) {
 	}
 }
 
-var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
-
 // mistralID is opencode's Mistral rule: 9 alphanumerics, padded with 0.
 func mistralID(id string) string {
-	id = nonAlnum.ReplaceAllString(id, "")
+	id = replaceOutside(id, &alnumChars, "")
 	if len(id) > 9 {
 		id = id[:9]
 	}
