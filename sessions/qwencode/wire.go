@@ -104,10 +104,11 @@ func conversation(s *model.Session, upto int, pl *render.Placer) (render.Value, 
 				continue
 			}
 			var c struct {
-				Role string `json:"role"`
+				Role  string `json:"role"`
+				Parts []part `json:"parts"`
 			}
-			_ = json.Unmarshal(raw, &c)
-			ps, _ := partsOf(raw)
+			_ = json.Unmarshal(raw, &c) // a member of the wrong type is left out, the rest read
+			ps := c.Parts
 			switch {
 			case m.Role == model.RoleUser:
 				msgs = append(msgs, userContent(ps)...)
@@ -247,7 +248,8 @@ func resultContent(ps []part) []chatMsg {
 // the response as JSON.
 func responseText(resp json.RawMessage) string {
 	var s string
-	if json.Unmarshal(resp, &s) == nil {
+	// only a string or null decodes to one: an object is not checked twice
+	if (len(resp) == 0 || resp[0] == '"' || string(resp) == "null") && json.Unmarshal(resp, &s) == nil {
 		return s
 	}
 	var m map[string]json.RawMessage
