@@ -454,6 +454,16 @@ func gcStripThoughts(parts []render.Obj, model bool) []render.Obj {
 	return kept
 }
 
+// stringOf is v decoded as a JSON string, "" when it is not one.
+func stringOf(v render.Value) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	var s string
+	_ = json.Unmarshal(rawOf(v), &s)
+	return s
+}
+
 func rawOf(v render.Value) []byte {
 	switch x := v.(type) {
 	case json.RawMessage:
@@ -555,16 +565,21 @@ func gcStripPrefix(p render.Obj) render.Obj {
 		if f.Key != "functionCall" && f.Key != "functionResponse" {
 			continue
 		}
-		inner, ok := orderedObj(rawOf(f.Val))
+		// an object the lowering built is read as it is: writing it out
+		// (its output among it) to read its name and id was a fifth of
+		// the lowering
+		inner, ok := f.Val.(render.Obj)
 		if !ok {
-			continue
+			if inner, ok = orderedObj(rawOf(f.Val)); !ok {
+				continue
+			}
 		}
 		var name, id string
 		if v, ok := inner.Get("name"); ok {
-			_ = json.Unmarshal(rawOf(v), &name)
+			name = stringOf(v)
 		}
 		if v, ok := inner.Get("id"); ok {
-			_ = json.Unmarshal(rawOf(v), &id)
+			id = stringOf(v)
 		}
 		n := strings.TrimSpace(name)
 		if n == "" {
