@@ -232,6 +232,10 @@ func TestWriteStringInPieces(t *testing.T) {
 		var b strings.Builder
 		require.NoError(t, writeRunes(&b, s))
 		require.Equal(t, string(want), `"`+b.String()+`"`, "chunk %d", n)
+		// WriteIndent writes a string leaf over stringChunk so too
+		var ind strings.Builder
+		require.NoError(t, WriteIndent(&ind, Obj{{"k", []Value{s}}}))
+		require.Equal(t, "{\n  \"k\": [\n    "+string(want)+"\n  ]\n}", ind.String(), "chunk %d", n)
 	}
 }
 

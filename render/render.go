@@ -324,6 +324,14 @@ func (iw *indentWriter) value(v Value, depth int) {
 				return
 			}
 		}
+		if s, ok := v.(string); ok && len(s) > stringChunk {
+			// a piece at a time: encoded whole, a large text was held
+			// twice more
+			if iw.err == nil {
+				iw.err = writeString(iw.w, func(write func(string) error) error { return write(s) }, false)
+			}
+			return
+		}
 		if raw, ok := v.(json.RawMessage); ok && iw.leaf != nil && bytes.Contains(raw, placeholderJSON) {
 			// a logged message with placeholders: its strings are leaves
 			dv, err := OrderedJSON(raw)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -40,6 +41,7 @@ type pipeText struct {
 	notes map[int]bool
 	marks []model.Span
 	folds []lineRange // the middles of long bodies, folded at display
+	clip  clip        // where the last body was clipped
 }
 
 // A body longer than foldOver lines is shown folded to its first and last
@@ -84,8 +86,23 @@ func (p *pipeText) note(s string) {
 
 // body writes a stage's text (given in pieces, joined) exactly, and
 // returns where it starts; a text without a final newline is ended by one
-// (the label said so).
+// (the label said so). A text over clipBytes is written clipped: its
+// first and last clipKeep bytes or so (whole lines), a note between them
+// saying what is left out (p.clip says where).
 func (p *pipeText) body(text ...string) int {
+	p.clip = clip{}
+	total := 0
+	for _, t := range text {
+		total += len(t)
+	}
+	if total > clipBytes {
+		text = p.clipped(text, total)
+	}
+	return p.writeBody(text)
+}
+
+// writeBody is body's writing of the text.
+func (p *pipeText) writeBody(text []string) int {
 	off, first := p.n, p.line
 	last := ""
 	for _, t := range text {
@@ -103,6 +120,108 @@ func (p *pipeText) body(text ...string) int {
 		p.folds = append(p.folds, lineRange{first + foldKeep, p.line - foldKeep})
 	}
 	return off
+}
+
+// A body over clipBytes is held clipped to clipKeep bytes at each end: the
+// pane shows a result at four stages, and a 47 MiB output held whole at
+// each was some 380 MB; the Result and Wire panes show it whole.
+const clipBytes, clipKeep = 4 << 20, 256 << 10
+
+// clip is where the last body was clipped: its first head bytes are the
+// text's, then a note of note bytes stands for the next cut bytes.
+type clip struct{ head, note, cut int }
+
+// at is where offset i of the last body's text is in what was written,
+// false when it was cut.
+func (c clip) at(i int) (int, bool) {
+	switch {
+	case c.cut == 0 || i < c.head:
+		return i, true
+	case i < c.head+c.cut:
+		return 0, false
+	}
+	return i - c.cut + c.note, true
+}
+
+// clipped is the pieces' text (total bytes) as body writes it clipped:
+// copies of its ends, whole lines, and the note between them.
+func (p *pipeText) clipped(pieces []string, total int) []string {
+	var head, tail strings.Builder
+	for _, t := range pieces {
+		if head.Len() >= clipKeep {
+			break
+		}
+		head.WriteString(t[:min(len(t), clipKeep-head.Len())])
+	}
+	var back []string
+	for i, n := len(pieces)-1, 0; i >= 0 && n < clipKeep; i-- {
+		t := pieces[i]
+		t = t[max(0, len(t)-(clipKeep-n)):]
+		back, n = append(back, t), n+len(t)
+	}
+	for i := len(back) - 1; i >= 0; i-- {
+		tail.WriteString(back[i])
+	}
+	return p.clipEnds(head.String(), tail.String(), total)
+}
+
+// clipEnds is a text of total bytes, its first and last clipKeep bytes
+// head and tail, as body writes it clipped.
+func (p *pipeText) clipEnds(head, tail string, total int) []string {
+	head = head[:strings.LastIndexByte(head, '\n')+1]             // whole lines, maybe none
+	tail = tail[min(strings.IndexByte(tail, '\n')+1, len(tail)):] // from a line's start
+	cut := total - len(head) - len(tail)
+	note := fmt.Sprintf("… %s of %s left out here, whole lines kept at each end (panes 2 and 3 show it whole)\n",
+		humanBytes(cut), humanBytes(total))
+	p.notes[p.line+strings.Count(head, "\n")] = true
+	p.clip = clip{head: len(head), note: len(note), cut: cut}
+	return []string{head, note, tail}
+}
+
+// clipWriter keeps what is written, up to clipBytes; past that only its
+// first and last clipKeep bytes (a value body clips is never held whole).
+type clipWriter struct {
+	all   []byte
+	total int
+	head  []byte
+	ring  []byte // the last clipKeep bytes, from at on and then before it
+	at    int
+}
+
+func (w *clipWriter) Write(b []byte) (int, error) {
+	w.total += len(b)
+	if w.ring == nil && len(w.all)+len(b) <= clipBytes {
+		w.all = append(w.all, b...)
+		return len(b), nil
+	}
+	if w.ring == nil {
+		w.head, w.ring = bytes.Clone(w.all[:clipKeep]), make([]byte, clipKeep)
+		w.keep(w.all[len(w.all)-clipKeep:])
+		w.all = nil
+	}
+	w.keep(b)
+	return len(b), nil
+}
+
+// keep puts b's last clipKeep bytes in the ring.
+func (w *clipWriter) keep(b []byte) {
+	if len(b) >= clipKeep {
+		copy(w.ring, b[len(b)-clipKeep:])
+		w.at = 0
+		return
+	}
+	n := copy(w.ring[w.at:], b)
+	copy(w.ring, b[n:])
+	w.at = (w.at + len(b)) % clipKeep
+}
+
+// bodyOf is body of what w was written, clipped as body clips.
+func (p *pipeText) bodyOf(w *clipWriter) int {
+	if w.ring == nil {
+		return p.body(string(w.all))
+	}
+	tail := string(w.ring[w.at:]) + string(w.ring[:w.at])
+	return p.writeBody(p.clipEnds(string(w.head), tail, w.total))
 }
 
 // textLabel is "label (N lines · X bytes)" for a body about to be written.
@@ -422,7 +541,11 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 	off := p.textBlock("visible text", vis.Text)
 	if t := vis.Truncation; t != nil {
 		for _, m := range t.Markers {
-			p.marks = append(p.marks, model.Span{Start: off + m.Start, End: off + m.End})
+			start, ok := p.clip.at(m.Start)
+			end, ok2 := p.clip.at(m.End - 1)
+			if ok && ok2 {
+				p.marks = append(p.marks, model.Span{Start: off + start, End: off + end + 1})
+			}
 		}
 	}
 
@@ -430,8 +553,9 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 
 	p.head(4, "ToolResultValue")
 	p.note(valueNote(c, vis))
-	if s, err := indentString(resultValue(vis.Result)); err == nil {
-		p.body(s)
+	var w clipWriter // a large value is never held whole
+	if render.WriteIndent(&w, resultValue(vis.Result)) == nil {
+		p.bodyOf(&w)
 	}
 
 	p.head(5, "wire · "+v.provider.Label()+" · "+v.asSentFor(ci, sess, v.provider)+loweringWord(low))
