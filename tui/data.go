@@ -237,6 +237,7 @@ type listedMsg struct {
 	quick bool // a quick list: no counts yet
 	err   error
 	warns []string // the store's, after the list
+	fp    string   // the store's fingerprint before the list ("": none)
 }
 
 type loadedMsg struct {
@@ -305,8 +306,9 @@ func listCmd(ctx context.Context, store sessions.Store) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
+		fp, _ := sessions.Fingerprint(store)
 		infos, err := store.List(ctx)
-		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store)}
+		return listedMsg{infos: infos, err: err, warns: sessions.Warnings(store), fp: fp}
 	}
 }
 

@@ -117,6 +117,25 @@ func liveCmd(ctx context.Context, cfg Config, store sessions.Store, id string, p
 	}
 }
 
+// listed is the fingerprint a full list was made at, for the next live
+// check to start from: "" when the list failed, or when the open session
+// changed since it was loaded (that check then lists, and reloads it).
+func (m *Model) listed(msg listedMsg) string {
+	if msg.err != nil || msg.fp == "" {
+		return ""
+	}
+	if len(m.stack) > 0 {
+		open := m.stack[0].data.sess.Info
+		open.Uncounted = true // as loaded: compared by its update time
+		for _, in := range msg.infos {
+			if in.ID == open.ID && changed(in, open) {
+				return ""
+			}
+		}
+	}
+	return msg.fp
+}
+
 // changed tells that a listed session a differs from b as listed before
 // (when b's counts are not known, by its update time).
 func changed(a, b model.SessionInfo) bool {
@@ -136,15 +155,19 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 		if m.store == nil || m.checking || m.liveNext != nil {
 			return nextLiveTick(m.cfg.LiveEvery, msg.fp)
 		}
+		if msg.fp == "" { // a full list the live check did not make stands for one
+			msg.fp, m.listedFP = m.listedFP, ""
+		}
 		m.checking = true
 		id, prev := "", model.SessionInfo{}
 		if len(m.stack) > 0 {
 			open := m.stack[0].data.sess.Info
 			id = open.ID
 			var listed bool
-			if prev, listed = m.picker.Info(id); !listed || prev.Uncounted {
-				// not counted yet (the list after a large session): the
-				// open session is as loaded unless its update time moved
+			if prev, listed = m.picker.Info(id); !listed || prev.Uncounted || !prev.Updated.Equal(open.Updated) {
+				// not counted yet (the list after a large session), or
+				// listed after a write the open session was loaded
+				// before: it is as loaded unless its update time moved
 				prev, prev.Uncounted = open, true
 			}
 		}

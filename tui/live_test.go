@@ -85,11 +85,15 @@ func liveSessionGrows(t *testing.T, cfg Config) {
 // fingerprint.
 type countingStore struct {
 	sessions.Store
-	lists int
+	lists      int
+	beforeList func() // run before each list, when set
 }
 
 func (c *countingStore) List(ctx context.Context) ([]model.SessionInfo, error) {
 	c.lists++
+	if c.beforeList != nil {
+		c.beforeList()
+	}
 	return c.Store.List(ctx)
 }
 
@@ -145,7 +149,9 @@ func ageFiles(t *testing.T, dbPath string) {
 }
 
 // A live check of a store whose files did not change since the previous
-// list lists nothing; a write makes the next check list (and reload) again.
+// list lists nothing (the first check starts from the counted list made
+// once the session loaded); a write makes the next check list (and
+// reload) again.
 func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.LiveEvery = time.Millisecond
@@ -168,11 +174,15 @@ func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 	require.NotNil(t, h.m.current())
 	lists := cs.lists
 
-	// The first check has no fingerprint to compare with: it lists.
+	// The first check has no fingerprint of its own: it takes the counted
+	// list's, and lists nothing.
+	require.NotEmpty(t, h.m.listedFP)
 	res, next := liveCheck(t, h, liveTickMsg{})
-	require.False(t, res.unchanged)
-	require.Equal(t, lists+1, cs.lists)
+	require.True(t, res.unchanged)
+	require.Equal(t, lists, cs.lists)
 	require.NotEmpty(t, next.fp)
+	require.Empty(t, h.m.listedFP, "taken once")
+	lists-- // as if that check had listed
 
 	// Nothing written since: no list, the next check keeps the fingerprint.
 	for range 3 {
@@ -202,6 +212,40 @@ func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 	res, _ = liveCheck(t, h, next)
 	require.True(t, res.unchanged)
 	require.Equal(t, lists+3, cs.lists)
+}
+
+// A session written between its load and the counted list made after it
+// is not taken as listed: the first live check lists, and reloads it.
+func TestLiveFirstCheckSeesAWriteBeforeTheList(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.LiveEvery = time.Millisecond
+	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
+	require.NoError(t, err)
+	dbPath := filepath.Join(t.TempDir(), "opencode.db")
+	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
+	db, err := sql.Open("sqlite", dbPath)
+	require.NoError(t, err)
+	defer db.Close()
+	var root string
+	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
+	st, err := sessions.Open(dbPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	cs := &countingStore{Store: st}
+	cs.beforeList = func() {
+		_, err := db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
+		require.NoError(t, err)
+		ageFiles(t, dbPath) // a fingerprint to trust, taken after the write
+		cs.beforeList = nil
+	}
+	h := newHarness(t, Options{Stores: []sessions.Store{cs}, SessionID: root, Live: true, Config: &cfg}, 120, 30)
+	updated := h.m.current().data.sess.Info.Updated
+	require.Empty(t, h.m.listedFP, "the list saw the session changed since its load")
+	lists := cs.lists
+	res, _ := liveCheck(t, h, liveTickMsg{})
+	require.False(t, res.unchanged)
+	require.Equal(t, lists+1, cs.lists)
+	require.Equal(t, updated.Add(time.Second), h.m.current().data.sess.Info.Updated, "reloaded")
 }
 
 // The first live check of a session opened before its store's counted

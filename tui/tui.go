@@ -104,6 +104,7 @@ type Model struct {
 	convs    convCache
 	checking bool         // a live check is running (live.go)
 	liveNext *sessionData // a live reload still reading its pages
+	listedFP string       // the fingerprint of a full list, for a live check that has none
 }
 
 // New returns the root model. The theme is dark until the terminal
@@ -254,6 +255,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
 		}
 		m.addWarnings(msg.warns...)
+		m.listedFP = m.listed(msg)
 	case loadedMsg:
 		if m.listAfterLoad {
 			m.listAfterLoad = false
