@@ -51,8 +51,14 @@ func NewLineIndex(path string) *LineIndex { return &LineIndex{path: path} }
 
 // ScanTo scans on (Scan) until stable() is at least want (want < 0: to the
 // file's end). It reads nothing when the last ScanTo reached the end and
-// the file's size and mtime are what they were then (StatPrint).
+// the file's size and mtime are what they were then (StatPrint), nor when
+// a line was scanned and stable() is want already (a call's output read
+// in the middle of a walk: else each read opened the file and read a
+// line on).
 func (x *LineIndex) ScanTo(ctx context.Context, want int, stable func() int, onReset func(), fn func(l Line, data []byte, last bool), warnf func(n int, format string, args ...any)) error {
+	if want >= 0 && x.scanned() && stable() >= want {
+		return nil
+	}
 	stat, _ := StatPrint(x.path, time.Now(), false)
 	if x.AtEnd() && stat != "" && stat == x.stat() {
 		return nil // nothing appended
@@ -139,6 +145,13 @@ func (x *LineIndex) Foresee(ctx context.Context, headBytes int, fn func(n int, h
 			return fileErr(x.path, rerr)
 		}
 	}
+}
+
+// scanned tells whether a line was scanned.
+func (x *LineIndex) scanned() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.lines) > 0
 }
 
 // AtEnd tells whether the last ScanTo reached the file's end.

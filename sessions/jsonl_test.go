@@ -87,6 +87,32 @@ func TestLineIndexStopsWhereToldAndGoesOn(t *testing.T) {
 	assert.Equal(t, 3, x.Lines()[2].N)
 }
 
+// TestScanToReadsNothingWhenStableEnough: once a line is scanned, a
+// ScanTo that stable() already satisfies reads no line (a call's output
+// read in the middle of a walk asks for 0), and one that it does not
+// satisfy reads on to where it is.
+func TestScanToReadsNothingWhenStableEnough(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("1\n2\n3\n4\n"), 0o644))
+	x := NewLineIndex(p)
+	var got []string
+	scanTo := func(want int) {
+		require.NoError(t, x.ScanTo(context.Background(), want, func() int { return len(got) }, nil,
+			func(l Line, data []byte, last bool) { got = append(got, string(data)) }, nil))
+	}
+	scanTo(0)
+	assert.Equal(t, []string{"1"}, got, "nothing scanned yet: a line is read")
+	scanTo(0)
+	scanTo(1)
+	assert.Equal(t, []string{"1"}, got, "stable enough: no line read")
+	scanTo(3)
+	assert.Equal(t, []string{"1", "2", "3"}, got)
+	assert.False(t, x.AtEnd())
+	scanTo(-1)
+	assert.Equal(t, []string{"1", "2", "3", "4"}, got)
+	assert.True(t, x.AtEnd())
+}
+
 // TestLinesAtKeepsItsFileOpen: the lines an index found read back through
 // one LinesAt, which opens the file once, says when the file changed
 // under it, and reads again after Close.
