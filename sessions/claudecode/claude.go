@@ -793,6 +793,7 @@ func (r *ccReader) result(st *ccState, l ccLine, b model.AnthropicBlock, at ccBl
 		c.Output, c.Error, c.Sent, c.Metadata = "", "", nil, nil
 		c.Elided, c.OutputBytes, cc.elided = true, stored, true
 	}
+	c.Metadata = bytes.Clone(c.Metadata) // kept without its line
 }
 
 // elideBytes is the stored size of a result above which the outline
@@ -1190,8 +1191,7 @@ func parseCCMessage(raw json.RawMessage) *ccParsed {
 	p.decoded, p.bad = make([]model.AnthropicBlock, len(p.blocks)), make([]bool, len(p.blocks))
 	for i, raw := range p.blocks {
 		d := &p.decoded[i]
-		p.bad[i] = render.DecodeAnthropicBlock(raw, d) != nil
-		d.Content = bytes.Clone(d.Content) // as encoding/json gives it: kept without its line
+		p.bad[i] = render.DecodeAnthropicBlock(raw, d) != nil // its content a span of the line, not kept
 	}
 	return p
 }

@@ -210,8 +210,10 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 // RawMessage of the same index in raws (which must be v's fields of those
 // names); each of scalars (v's fields of those names: a *string, *bool or
 // **string) is decoded by the skim, and encoding/json reads the rest, if
-// any. ok false, v to be decoded again, when the skim cannot vouch for it
-// or encoding/json fails.
+// any. The RawMessages are spans of b, not copies: a scan's line is its
+// reader's to keep, and what is kept of them is copied where it is kept.
+// ok false, v to be decoded again, when the skim cannot vouch for it or
+// encoding/json fails.
 func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc scalars) bool {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
@@ -243,7 +245,7 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 	}
 	for i, s := range spans {
 		if s != nil {
-			*raws[i] = bytes.Clone(s) // b may be a scan's buffer
+			*raws[i] = s
 		}
 	}
 	return true
