@@ -776,11 +776,8 @@ func (r *ccReader) result(st *ccState, l ccLine, b model.AnthropicBlock, at ccBl
 	c.End = ccTime(l.Timestamp)
 	if len(l.ToolUseResult) > 0 && string(l.ToolUseResult) != "null" {
 		c.Metadata = l.ToolUseResult
-		var tur struct {
-			AgentID string `json:"agentId"`
-		}
-		if json.Unmarshal(l.ToolUseResult, &tur) == nil && tur.AgentID != "" {
-			c.ChildSessionID = tur.AgentID
+		if id := agentIDOf(l.ToolUseResult); id != "" {
+			c.ChildSessionID = id
 		}
 	}
 	if c.ChildSessionID == "" && (c.Tool == "Agent" || c.Tool == "Task") {

@@ -317,3 +317,21 @@ func decodeLine(raw []byte, l *ccLine) error {
 	*l = ccLine{}
 	return json.Unmarshal(raw, l)
 }
+
+// agentIDOf is the agentId of a toolUseResult (a span of a checked line)
+// as encoding/json decodes it into a struct of that one field, "" when it
+// does not: skimmed where the skim can vouch for it, not decoded whole (a
+// result's toolUseResult repeats its output). FuzzSkim checks it.
+func agentIDOf(tur []byte) string {
+	if v, ok := jsonskim.Named(tur, "agentId"); ok && (v[0] == nil || v[0][0] == '"' || string(v[0]) == "null") {
+		id, _ := jsonskim.Text(v[0])
+		return id
+	}
+	var d struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(tur, &d) != nil {
+		return ""
+	}
+	return d.AgentID
+}
