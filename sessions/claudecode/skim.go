@@ -13,8 +13,10 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"correx/internal/jsonskim"
@@ -210,7 +212,9 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 // RawMessage of the same index in raws (which must be v's fields of those
 // names); each of scalars (v's fields of those names: a *string, *bool or
 // **string) is decoded by the skim, and encoding/json reads the rest, if
-// any. The RawMessages are spans of b, not copies: a scan's line is its
+// any: a member v has no field for (not even case folded) is left out
+// of what it reads, as encoding/json skips it (b is valid). The
+// RawMessages are spans of b, not copies: a scan's line is its
 // reader's to keep, and what is kept of them is copied where it is kept.
 // ok false, v to be decoded again, when the skim cannot vouch for it or
 // encoding/json fails.
@@ -218,6 +222,7 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	spans := make([][]byte, len(names))
+	fields := jsonFields(reflect.TypeOf(v).Elem())
 	ok := jsonskim.Members(b, func(k, val []byte) bool {
 		if jsonskim.Folded(k, names...) || jsonskim.Folded(k, sc.names...) {
 			return false
@@ -233,6 +238,9 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 		}
 		if i := slices.Index(sc.names, string(k[1:len(k)-1])); i >= 0 {
 			return setScalar(sc.ptrs[i], val) // a duplicate: the last wins, as in encoding/json
+		}
+		if !slices.Contains(fields, string(k[1:len(k)-1])) && !jsonskim.Folded(k, fields...) {
+			return true // no field of v's: encoding/json would skip it
 		}
 		if len(small) > 1 {
 			small = append(small, ',')
@@ -250,6 +258,23 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 	}
 	return true
 }
+
+// jsonFields is the JSON names of struct type t's fields (every one
+// tagged with its name, as ccLine's and ccMessage's are), kept by type.
+func jsonFields(t reflect.Type) []string {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.([]string)
+	}
+	var f []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		f = append(f, name)
+	}
+	fieldsOf.Store(t, f)
+	return f
+}
+
+var fieldsOf sync.Map // reflect.Type → []string
 
 // scalars are the fields a skim decodes itself: the member names[i] into
 // ptrs[i] (a *string, *bool or **string).

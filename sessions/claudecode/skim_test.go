@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -158,4 +159,20 @@ func FuzzSkim(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { skimAgrees(t, b, string(b)) })
+}
+
+// TestJSONFieldsAreEncodingJSONs: the structs decodeSkimmed fills have
+// every field tagged with its name and none embedded, so that jsonFields
+// names every member encoding/json may fill.
+func TestJSONFieldsAreEncodingJSONs(t *testing.T) {
+	for _, v := range []any{ccLine{}, ccMessage{}} {
+		typ := reflect.TypeOf(v)
+		f := jsonFields(typ)
+		require.Len(t, f, typ.NumField())
+		for i, name := range f {
+			require.False(t, typ.Field(i).Anonymous, typ.Field(i).Name)
+			require.NotContains(t, []string{"", "-"}, name, typ.Field(i).Name)
+		}
+	}
+	require.Contains(t, jsonFields(reflect.TypeOf(ccLine{})), "replacements")
 }
