@@ -56,6 +56,14 @@ func NewLineIndex(path string) *LineIndex { return &LineIndex{path: path} }
 // in the middle of a walk: else each read opened the file and read a
 // line on).
 func (x *LineIndex) ScanTo(ctx context.Context, want int, stable func() int, onReset func(), fn func(l Line, data []byte, last bool), warnf func(n int, format string, args ...any)) error {
+	return x.ScanToPrepared(ctx, want, stable, onReset, nil, func(l Line, data []byte, _ any, last bool) { fn(l, data, last) }, warnf)
+}
+
+// ScanToPrepared is ScanTo with each line given to prepare (when not nil)
+// on another goroutine, ahead of fn, which gets what it made: the decoding
+// of a line that needs nothing fn built runs beside fn's reading of the
+// lines before it (see Scan's prepare).
+func (x *LineIndex) ScanToPrepared(ctx context.Context, want int, stable func() int, onReset func(), prepare func(data []byte) any, fn func(l Line, data []byte, prep any, last bool), warnf func(n int, format string, args ...any)) error {
 	if want >= 0 && x.scanned() && stable() >= want {
 		return nil
 	}
@@ -64,8 +72,8 @@ func (x *LineIndex) ScanTo(ctx context.Context, want int, stable func() int, onR
 		return nil // nothing appended
 	}
 	reached := true
-	_, err := x.Scan(ctx, onReset, func(l Line, data []byte, last bool) bool {
-		fn(l, data, last)
+	_, err := x.scan(ctx, onReset, prepare, func(l Line, data []byte, prep any, last bool) bool {
+		fn(l, data, prep, last)
 		if want >= 0 && stable() >= want {
 			reached = false
 			return false
@@ -185,6 +193,14 @@ const checkBytes = 4096
 // told before the first line through onReset, when not nil). A line over
 // 64 MiB is skipped and named through warnf.
 func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, data []byte, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
+	return x.scan(ctx, onReset, nil, func(l Line, data []byte, _ any, last bool) bool { return fn(l, data, last) }, warnf)
+}
+
+// scan is Scan with prepare, when not nil, given each non-blank line
+// (as fn gets it) on another goroutine, reading ahead of fn by at most
+// aheadLines lines; fn gets what it made of the line. Lines read ahead of
+// where fn stops are read again by the next scan.
+func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data []byte) any, fn func(l Line, data []byte, prep any, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	f, fi, err := openRegular(x.path)
@@ -206,13 +222,14 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 	if _, err := f.Seek(x.end, io.SeekStart); err != nil {
 		return reset, fileErr(x.path, err)
 	}
-	r := bufio.NewReaderSize(f, 1<<16)
+	next, stop := lineReader(bufio.NewReaderSize(f, 1<<16), prepare)
+	defer stop()
 	off := x.end
 	for {
 		if err := ctx.Err(); err != nil {
 			return reset, err
 		}
-		data, size, rerr := nextLine(r)
+		data, size, rerr, prep := next()
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return reset, fileErr(x.path, rerr)
 		}
@@ -226,7 +243,7 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 		} else if t := bytes.TrimSpace(data); len(t) > 0 {
 			l := Line{N: x.n, Off: off + int64(bytes.Index(data, t[:1])), Len: len(t)}
 			x.lines = append(x.lines, l)
-			more := fn(l, t, eof && data[len(data)-1] != '\n')
+			more := fn(l, t, prep, eof && data[len(data)-1] != '\n')
 			if !more && !eof {
 				off += int64(size)
 				x.partial = false
@@ -239,10 +256,69 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 			break
 		}
 	}
+	stop()
 	x.end = off
 	x.head = readSpan(f, 0, min(checkBytes, x.end))
 	x.tail = readSpan(f, max(0, x.end-checkBytes), x.end)
 	return reset, nil
+}
+
+// aheadLines is how many lines a scan with a prepare reads ahead of its
+// fn: enough to keep the other core busy, few enough to hold little.
+const aheadLines = 8
+
+// lineReader gives r's lines in turn (as nextLine does), each non-blank
+// one with what prepare made of it, trimmed; with prepare, lines are read
+// and prepared on another goroutine, ahead of next's caller, until stop
+// (which waits for it).
+func lineReader(r *bufio.Reader, prepare func(data []byte) any) (next func() (data []byte, size int, err error, prep any), stop func()) {
+	if prepare == nil {
+		return func() ([]byte, int, error, any) {
+			data, size, err := nextLine(r)
+			return data, size, err, nil
+		}, func() {}
+	}
+	type ahead struct {
+		data []byte
+		size int
+		err  error
+		prep any
+	}
+	lines, done, finished := make(chan ahead, aheadLines), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		defer close(lines) // a next after the last line has a size of 0
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			a := ahead{}
+			a.data, a.size, a.err = nextLine(r)
+			if t := bytes.TrimSpace(a.data); a.size <= maxLineBytes && len(t) > 0 {
+				a.prep = prepare(t)
+			}
+			select {
+			case lines <- a:
+			case <-done:
+				return
+			}
+			if a.err != nil || a.size == 0 {
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func() ([]byte, int, error, any) {
+			a := <-lines
+			return a.data, a.size, a.err, a.prep
+		}, func() {
+			once.Do(func() {
+				close(done)
+				<-finished
+			})
+		}
 }
 
 // appended tells whether the open file still holds what the last scan

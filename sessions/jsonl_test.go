@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,6 +111,43 @@ func TestScanToReadsNothingWhenStableEnough(t *testing.T) {
 	assert.False(t, x.AtEnd())
 	scanTo(-1)
 	assert.Equal(t, []string{"1", "2", "3", "4"}, got)
+	assert.True(t, x.AtEnd())
+}
+
+// TestScanToPreparedGivesEachLineOnce: with a prepare, fn gets every
+// line once, in order, with what prepare made of that line, across scans
+// that stop short (the lines read ahead of a stop are read again), blank
+// lines and a last line without its newline.
+func TestScanToPreparedGivesEachLineOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	var want []string
+	var b []byte
+	for i := range 100 {
+		want = append(want, fmt.Sprintf("line %d", i))
+		b = append(b, want[i]...)
+		if i%7 == 0 {
+			b = append(b, "\n  \n"...)
+		}
+		if i < 99 {
+			b = append(b, '\n')
+		}
+	}
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	x := NewLineIndex(p)
+	var got []string
+	for _, to := range []int{1, 2, 3, 10, 11, 50, -1} {
+		require.NoError(t, x.ScanToPrepared(context.Background(), to, func() int { return len(got) }, nil,
+			func(data []byte) any { return "prepared " + string(data) },
+			func(l Line, data []byte, prep any, last bool) {
+				require.Equal(t, "prepared "+string(data), prep)
+				assert.Equal(t, string(data) == "line 99", last)
+				got = append(got, string(data))
+			}, nil))
+		if to >= 0 {
+			require.Len(t, got, to)
+		}
+	}
+	assert.Equal(t, want, got)
 	assert.True(t, x.AtEnd())
 }
 

@@ -548,10 +548,29 @@ func (r *ccReader) spawnInfo(out *model.Session) {
 	}
 }
 
-func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
+// ccDecoded is a line decoded, and its message parsed when it is a user
+// or assistant line: what needs nothing the reader built, so that a scan
+// does it ahead, on another goroutine (LineIndex.ScanToPrepared).
+type ccDecoded struct {
+	l   ccLine
+	err error
+	p   *ccParsed
+}
+
+// decodeCCLine decodes line raw for decodedLine.
+func decodeCCLine(raw []byte) *ccDecoded {
+	d := &ccDecoded{}
+	if d.err = decodeLine(raw, &d.l); d.err == nil && (d.l.Type == "user" || d.l.Type == "assistant") {
+		d.p = parseCCMessage(d.l.Message)
+	}
+	return d
+}
+
+// decodedLine reads line ln, raw, decoded as d.
+func (r *ccReader) decodedLine(ln sessions.Line, raw []byte, d *ccDecoded, last bool) {
 	lineNo := ln.N
-	var l ccLine
-	if err := decodeLine(raw, &l); err != nil {
+	l := d.l
+	if err := d.err; err != nil {
 		what := "bad JSON"
 		if last {
 			what = "partial line (still being written?)"
@@ -617,17 +636,15 @@ func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
 		if r.dup(st, l.UUID) {
 			return
 		}
-		p := parseCCMessage(l.Message)
-		st.noteRun(p, ln)
+		st.noteRun(d.p, ln)
 		st.noteWithout(ln, raw)
-		r.user(sess, st, l, p, ln)
+		r.user(sess, st, l, d.p, ln)
 	case "assistant":
 		if r.dup(st, l.UUID) {
 			return
 		}
-		p := parseCCMessage(l.Message)
-		st.noteRun(p, ln)
-		r.assistant(sess, st, l, p, lineNo)
+		st.noteRun(d.p, ln)
+		r.assistant(sess, st, l, d.p, lineNo)
 	case "system":
 		if l.Subtype == "compact_boundary" {
 			st.cur = nil
