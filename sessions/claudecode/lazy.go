@@ -74,7 +74,9 @@ func (s *claudeStore) file(path string) *ccFile {
 func (f *ccFile) scan(ctx context.Context, want int) error {
 	return f.index.ScanToPrepared(ctx, want, func() int { return f.r.stableMessages() }, func() { f.r = newCCReader(f.path, f.root) },
 		func(data []byte) any { return decodeCCLine(data) },
-		func(l sessions.Line, data []byte, prep any, last bool) { f.r.decodedLine(l, data, prep.(*ccDecoded), last) },
+		func(l sessions.Line, data []byte, prep any, last bool) {
+			f.r.decodedLine(l, data, prep.(*ccDecoded), last)
+		},
 		func(n int, format string, args ...any) { f.r.warnAt(n, format, args...) })
 }
 
