@@ -230,9 +230,10 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 	}
 	s.mu.Lock()
 	f, ok = s.guessed[id]
+	open := ok && slices.ContainsFunc(s.open, func(lf *lineFile) bool { return lf.path == f })
 	s.mu.Unlock()
-	if ok && isFile(f) {
-		return f, nil // a file that no longer holds id fails the read
+	if ok && (open || isFile(f)) {
+		return f, nil // a file that no longer holds id fails the read (an open one at its next scan)
 	}
 	if s.Guess != nil && s.Reader != nil {
 		for _, path := range s.Guess(id) {

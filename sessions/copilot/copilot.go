@@ -79,7 +79,7 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 	default:
 		return nil, false, nil
 	}
-	st := &store{home: home, kidsOf: map[string][]model.SessionInfo{}}
+	st := &store{home: home, kidsOf: map[string][]model.SessionInfo{}, mains: map[string]bool{}}
 	st.LineStore = &sessions.LineStore{
 		FileStore: &sessions.FileStore{Root: path, Files: files, Read: func(f string) (*model.Session, error) {
 			main, _, err := read(f, home)
@@ -110,6 +110,7 @@ type store struct {
 	home   string // the COPILOT_HOME the store is under
 	mu     sync.Mutex
 	kidsOf map[string][]model.SessionInfo // events.jsonl → its subagents' sessions, as last read
+	mains  map[string]bool                // the main sessions isMain found
 }
 
 // notingReader tells the store of the subagents' sessions each time the
@@ -173,10 +174,20 @@ func (s *store) kidFile(ctx context.Context, id string) string {
 }
 
 // isMain says whether id names a session folder of the store: a main
-// session, opened without listing.
+// session, opened without listing. A folder found is remembered (every
+// call read asks; a log gone since fails its read).
 func (s *store) isMain(id string) bool {
+	s.mu.Lock()
+	known := s.mains[id]
+	s.mu.Unlock()
+	if known {
+		return true
+	}
 	for _, f := range s.Guess(id) {
 		if filepath.Base(filepath.Dir(f)) == id && sessions.IsFile(f) {
+			s.mu.Lock()
+			s.mains[id] = true
+			s.mu.Unlock()
 			return true
 		}
 	}
