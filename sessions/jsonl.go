@@ -44,6 +44,7 @@ type LineIndex struct {
 	// where the last Foresee ended (its last complete line) when past end
 	foreEnd int64
 	foreN   int
+	ahead   *readAhead // lines read past end by a scan with a prepare
 }
 
 // NewLineIndex is an index of path with nothing scanned yet.
@@ -197,9 +198,10 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 }
 
 // scan is Scan with prepare, when not nil, given each non-blank line
-// (as fn gets it) on another goroutine, reading ahead of fn by at most
-// aheadLines lines; fn gets what it made of the line. Lines read ahead of
-// where fn stops are read again by the next scan.
+// (as fn gets it) on another goroutine, read ahead of fn (readAhead); fn
+// gets what it made of the line. The lines read ahead of where fn stops
+// are kept for the next scan while the file's size and mtime are as they
+// were (StatPrint) when they were read.
 func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data []byte) any, fn func(l Line, data []byte, prep any, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -216,20 +218,45 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 			onReset()
 		}
 	}
+	if fi.Size() == x.end || prepare == nil || reset {
+		x.dropAhead()
+	}
 	if fi.Size() == x.end {
 		return reset, nil
 	}
-	if _, err := f.Seek(x.end, io.SeekStart); err != nil {
-		return reset, fileErr(x.path, err)
+	var next func() aheadLine
+	if prepare != nil {
+		stat, _ := StatPrint(x.path, time.Now(), false)
+		if a := x.ahead; a != nil && (a.from != x.end || stat == "" || a.stat != stat) {
+			x.dropAhead()
+		}
+		if x.ahead == nil {
+			x.ahead = newReadAhead(x.path, stat, x.end, prepare)
+		}
+		next = x.ahead.next
+	} else {
+		if _, err := f.Seek(x.end, io.SeekStart); err != nil {
+			return reset, fileErr(x.path, err)
+		}
+		r := bufio.NewReaderSize(f, 1<<16)
+		next = func() aheadLine {
+			data, size, err := nextLine(r)
+			return aheadLine{data: data, size: size, err: err}
+		}
 	}
-	next, stop := lineReader(bufio.NewReaderSize(f, 1<<16), prepare)
-	defer stop()
+	kept := false // the read-ahead is kept for the next scan
+	defer func() {
+		if !kept {
+			x.dropAhead()
+		}
+	}()
 	off := x.end
 	for {
 		if err := ctx.Err(); err != nil {
 			return reset, err
 		}
-		data, size, rerr, prep := next()
+		al := next()
+		data, size, rerr, prep := al.data, al.size, al.err, al.prep
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return reset, fileErr(x.path, rerr)
 		}
@@ -247,6 +274,9 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 			if !more && !eof {
 				off += int64(size)
 				x.partial = false
+				if x.ahead != nil {
+					x.ahead.from, kept = off, true
+				}
 				break
 			}
 		}
@@ -256,69 +286,18 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 			break
 		}
 	}
-	stop()
 	x.end = off
 	x.head = readSpan(f, 0, min(checkBytes, x.end))
 	x.tail = readSpan(f, max(0, x.end-checkBytes), x.end)
 	return reset, nil
 }
 
-// aheadLines is how many lines a scan with a prepare reads ahead of its
-// fn: enough to keep the other core busy, few enough to hold little.
-const aheadLines = 8
-
-// lineReader gives r's lines in turn (as nextLine does), each non-blank
-// one with what prepare made of it, trimmed; with prepare, lines are read
-// and prepared on another goroutine, ahead of next's caller, until stop
-// (which waits for it).
-func lineReader(r *bufio.Reader, prepare func(data []byte) any) (next func() (data []byte, size int, err error, prep any), stop func()) {
-	if prepare == nil {
-		return func() ([]byte, int, error, any) {
-			data, size, err := nextLine(r)
-			return data, size, err, nil
-		}, func() {}
+// dropAhead lets go of the lines read ahead, if any. Call with x.mu held.
+func (x *LineIndex) dropAhead() {
+	if x.ahead != nil {
+		x.ahead.drop()
+		x.ahead = nil
 	}
-	type ahead struct {
-		data []byte
-		size int
-		err  error
-		prep any
-	}
-	lines, done, finished := make(chan ahead, aheadLines), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		defer close(lines) // a next after the last line has a size of 0
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			a := ahead{}
-			a.data, a.size, a.err = nextLine(r)
-			if t := bytes.TrimSpace(a.data); a.size <= maxLineBytes && len(t) > 0 {
-				a.prep = prepare(t)
-			}
-			select {
-			case lines <- a:
-			case <-done:
-				return
-			}
-			if a.err != nil || a.size == 0 {
-				return
-			}
-		}
-	}()
-	var once sync.Once
-	return func() ([]byte, int, error, any) {
-			a := <-lines
-			return a.data, a.size, a.err, a.prep
-		}, func() {
-			once.Do(func() {
-				close(done)
-				<-finished
-			})
-		}
 }
 
 // appended tells whether the open file still holds what the last scan

@@ -1,11 +1,13 @@
 package sessions
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -149,6 +151,58 @@ func TestScanToPreparedGivesEachLineOnce(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 	assert.True(t, x.AtEnd())
+}
+
+// TestReadAheadPausesAndSeesChanges: a read-ahead stops reading once it
+// holds aheadBytes (its goroutine ends) and reads on as its scans take
+// lines; a file appended to since is read as it is then, the lines read
+// ahead of the change let go.
+func TestReadAheadPausesAndSeesChanges(t *testing.T) {
+	defer func(n int) { aheadBytes = n }(aheadBytes)
+	aheadBytes = 64
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	var b []byte
+	for i := range 50 {
+		b = fmt.Appendf(b, "line %02d\n", i)
+	}
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	require.NoError(t, os.Chtimes(p, time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour))) // not "written just now"
+	x := NewLineIndex(p)
+	var got []string
+	scanTo := func(want int) {
+		require.NoError(t, x.ScanToPrepared(context.Background(), want, func() int { return len(got) }, nil,
+			func(data []byte) any { return string(data) },
+			func(l Line, data []byte, prep any, last bool) {
+				require.Equal(t, string(data), prep)
+				got = append(got, string(data))
+			}, nil))
+	}
+	scanTo(5)
+	a := x.ahead
+	require.NotNil(t, a)
+	require.Eventually(t, func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return !a.running && a.held >= aheadBytes
+	}, 5*time.Second, time.Millisecond, "paused once full")
+	scanTo(30)
+	require.Len(t, got, 30)
+	require.Same(t, a, x.ahead, "kept across scans of a file that did not change")
+	// a line already read ahead changed in place, and one appended
+	b = append(bytes.Replace(b, []byte("line 32"), []byte("LINE 32"), 1), "appended\n"...)
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	require.NoError(t, os.Chtimes(p, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)))
+	scanTo(-1)
+	require.Len(t, got, 51)
+	for i := range 50 {
+		want := fmt.Sprintf("line %02d", i)
+		if i == 32 {
+			want = "LINE 32"
+		}
+		require.Equal(t, want, got[i])
+	}
+	require.Equal(t, "appended", got[50])
+	require.Nil(t, x.ahead, "let go at the end")
 }
 
 // TestLinesAtKeepsItsFileOpen: the lines an index found read back through
