@@ -32,6 +32,7 @@ type aheadLine struct {
 type readAhead struct {
 	path    string
 	stat    string // StatPrint of the file when the reading began
+	budget  int    // aheadBytes when it began
 	prepare func(data []byte) any
 	from    int64 // where the next line taken starts (its scans keep it)
 
@@ -46,7 +47,7 @@ type readAhead struct {
 }
 
 func newReadAhead(path, stat string, from int64, prepare func(data []byte) any) *readAhead {
-	a := &readAhead{path: path, stat: stat, prepare: prepare, from: from, readTo: from, wake: make(chan struct{}, 1)}
+	a := &readAhead{path: path, stat: stat, budget: aheadBytes, prepare: prepare, from: from, readTo: from, wake: make(chan struct{}, 1)}
 	a.mu.Lock()
 	a.resume()
 	a.mu.Unlock()
@@ -101,7 +102,7 @@ func (a *readAhead) push(l aheadLine, off int64) bool {
 	if l.err != nil || l.size == 0 {
 		a.done = true
 	}
-	if a.done || a.held >= aheadBytes {
+	if a.done || a.held >= a.budget {
 		a.running = false
 	}
 	select {
@@ -131,7 +132,7 @@ func (a *readAhead) next() aheadLine {
 	a.queue[0] = aheadLine{}
 	a.queue = a.queue[1:]
 	a.held -= len(l.data)
-	if !a.running && !a.done && a.held < aheadBytes/2 {
+	if !a.running && !a.done && a.held < a.budget/2 {
 		a.resume()
 	}
 	return l
