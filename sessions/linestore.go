@@ -44,15 +44,6 @@ type Foreseer interface {
 	Foresee(n int, head []byte, whole bool)
 }
 
-// Preparer is implemented by a LineReader that decodes a line in a part
-// that needs nothing it built (Prepare, run on another goroutine, ahead of
-// the lines' reading: LineIndex.ScanToPrepared) and a part that builds
-// (LinePrepared, its Line with what Prepare made of the line).
-type Preparer interface {
-	Prepare(data []byte) any
-	LinePrepared(l Line, data []byte, prep any, last bool)
-}
-
 // ForeseeBytes is the head of a line a Foreseer is given.
 const ForeseeBytes = 512
 
@@ -138,16 +129,8 @@ func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
 			return err
 		}
 	}
-	var prepare func([]byte) any
-	if p, ok := f.reader.(Preparer); ok {
-		prepare = p.Prepare
-	}
-	return f.index.ScanToPrepared(ctx, want, func() int { return f.reader.Stable() }, func() { f.reset(s.Reader) }, prepare, func(l Line, data []byte, prep any, last bool) {
-		if p, ok := f.reader.(Preparer); ok {
-			p.LinePrepared(l, data, prep, last)
-		} else {
-			f.reader.Line(l, data, last)
-		}
+	return f.index.ScanTo(ctx, want, func() int { return f.reader.Stable() }, func() { f.reset(s.Reader) }, func(l Line, data []byte, last bool) {
+		f.reader.Line(l, data, last)
 		f.dirty = true
 	}, lineWarner(&f.warns, f.path))
 }

@@ -468,31 +468,10 @@ func (r *reader) call(at *callAt) *model.ToolCall {
 	return &c
 }
 
-// decoded is an event line as fastEvent decoded it.
-type decoded struct {
-	ev   event
-	data func(any) error
-	ok   bool
-}
-
-// Prepare implements sessions.Preparer: fastEvent needs nothing the
-// reader built, so a scan runs it ahead of LinePrepared.
-func (r *reader) Prepare(line []byte) any {
-	d := &decoded{}
-	d.ev, d.data, d.ok = fastEvent(line)
-	return d
-}
-
 // Line reads one event.
-func (r *reader) Line(l sessions.Line, line []byte, last bool) {
-	r.LinePrepared(l, line, r.Prepare(line), last)
-}
-
-// LinePrepared reads one event, prep what Prepare made of it.
-func (r *reader) LinePrepared(l sessions.Line, line []byte, prep any, _ bool) {
+func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
 	n := l.N
-	d := prep.(*decoded)
-	ev, data, ok := d.ev, d.data, d.ok
+	ev, data, ok := fastEvent(line)
 	if !ok {
 		if err := json.Unmarshal(line, &ev); err != nil {
 			r.warnf(n, "skipped a line that is not JSON (%v)", err)
