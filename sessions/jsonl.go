@@ -44,6 +44,7 @@ type LineIndex struct {
 	// where the last Foresee ended (its last complete line) when past end
 	foreEnd int64
 	foreN   int
+	ahead   *readAhead // lines read past end by a scan with a prepare
 }
 
 // NewLineIndex is an index of path with nothing scanned yet.
@@ -51,15 +52,29 @@ func NewLineIndex(path string) *LineIndex { return &LineIndex{path: path} }
 
 // ScanTo scans on (Scan) until stable() is at least want (want < 0: to the
 // file's end). It reads nothing when the last ScanTo reached the end and
-// the file's size and mtime are what they were then (StatPrint).
+// the file's size and mtime are what they were then (StatPrint), nor when
+// a line was scanned and stable() is want already (a call's output read
+// in the middle of a walk: else each read opened the file and read a
+// line on).
 func (x *LineIndex) ScanTo(ctx context.Context, want int, stable func() int, onReset func(), fn func(l Line, data []byte, last bool), warnf func(n int, format string, args ...any)) error {
+	return x.ScanToPrepared(ctx, want, stable, onReset, nil, func(l Line, data []byte, _ any, last bool) { fn(l, data, last) }, warnf)
+}
+
+// ScanToPrepared is ScanTo with each line given to prepare (when not nil)
+// on another goroutine, ahead of fn, which gets what it made: the decoding
+// of a line that needs nothing fn built runs beside fn's reading of the
+// lines before it (see Scan's prepare).
+func (x *LineIndex) ScanToPrepared(ctx context.Context, want int, stable func() int, onReset func(), prepare func(data []byte) any, fn func(l Line, data []byte, prep any, last bool), warnf func(n int, format string, args ...any)) error {
+	if want >= 0 && x.scanned() && stable() >= want {
+		return nil
+	}
 	stat, _ := StatPrint(x.path, time.Now(), false)
 	if x.AtEnd() && stat != "" && stat == x.stat() {
 		return nil // nothing appended
 	}
 	reached := true
-	_, err := x.Scan(ctx, onReset, func(l Line, data []byte, last bool) bool {
-		fn(l, data, last)
+	_, err := x.scan(ctx, onReset, prepare, func(l Line, data []byte, prep any, last bool) bool {
+		fn(l, data, prep, last)
 		if want >= 0 && stable() >= want {
 			reached = false
 			return false
@@ -141,6 +156,13 @@ func (x *LineIndex) Foresee(ctx context.Context, headBytes int, fn func(n int, h
 	}
 }
 
+// scanned tells whether a line was scanned.
+func (x *LineIndex) scanned() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.lines) > 0
+}
+
 // AtEnd tells whether the last ScanTo reached the file's end.
 func (x *LineIndex) AtEnd() bool {
 	x.mu.Lock()
@@ -172,6 +194,15 @@ const checkBytes = 4096
 // told before the first line through onReset, when not nil). A line over
 // 64 MiB is skipped and named through warnf.
 func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, data []byte, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
+	return x.scan(ctx, onReset, nil, func(l Line, data []byte, _ any, last bool) bool { return fn(l, data, last) }, warnf)
+}
+
+// scan is Scan with prepare, when not nil, given each non-blank line
+// (as fn gets it) on another goroutine, read ahead of fn (readAhead); fn
+// gets what it made of the line. The lines read ahead of where fn stops
+// are kept for the next scan while the file's size and mtime are as they
+// were (StatPrint) when they were read.
+func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data []byte) any, fn func(l Line, data []byte, prep any, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	f, fi, err := openRegular(x.path)
@@ -187,19 +218,46 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 			onReset()
 		}
 	}
+	if fi.Size() == x.end || prepare == nil || reset {
+		x.dropAhead()
+	}
 	if fi.Size() == x.end {
 		return reset, nil
 	}
-	if _, err := f.Seek(x.end, io.SeekStart); err != nil {
-		return reset, fileErr(x.path, err)
+	var next func() aheadLine
+	if prepare != nil {
+		stat, _ := StatPrint(x.path, time.Now(), false)
+		if a := x.ahead; a != nil && (a.from != x.end || stat == "" || a.stat != stat) {
+			x.dropAhead()
+		}
+		if x.ahead == nil {
+			x.ahead = newReadAhead(x.path, stat, x.end, prepare)
+		}
+		next = x.ahead.next
+	} else {
+		if _, err := f.Seek(x.end, io.SeekStart); err != nil {
+			return reset, fileErr(x.path, err)
+		}
+		r, at := bufio.NewReaderSize(f, 1<<16), x.end
+		next = func() aheadLine {
+			data, size, err := nextLine(r, f, at)
+			at += int64(size)
+			return aheadLine{data: data, size: size, err: err}
+		}
 	}
-	r := bufio.NewReaderSize(f, 1<<16)
+	kept := false // the read-ahead is kept for the next scan
+	defer func() {
+		if !kept {
+			x.dropAhead()
+		}
+	}()
 	off := x.end
 	for {
 		if err := ctx.Err(); err != nil {
 			return reset, err
 		}
-		data, size, rerr := nextLine(r, f, off)
+		al := next()
+		data, size, rerr, prep := al.data, al.size, al.err, al.prep
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return reset, fileErr(x.path, rerr)
 		}
@@ -213,10 +271,13 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 		} else if t := bytes.TrimSpace(data); len(t) > 0 {
 			l := Line{N: x.n, Off: off + int64(bytes.Index(data, t[:1])), Len: len(t)}
 			x.lines = append(x.lines, l)
-			more := fn(l, t, eof && data[len(data)-1] != '\n')
+			more := fn(l, t, prep, eof && data[len(data)-1] != '\n')
 			if !more && !eof {
 				off += int64(size)
 				x.partial = false
+				if x.ahead != nil {
+					x.ahead.from, kept = off, true
+				}
 				break
 			}
 		}
@@ -230,6 +291,14 @@ func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, da
 	x.head = readSpan(f, 0, min(checkBytes, x.end))
 	x.tail = readSpan(f, max(0, x.end-checkBytes), x.end)
 	return reset, nil
+}
+
+// dropAhead lets go of the lines read ahead, if any. Call with x.mu held.
+func (x *LineIndex) dropAhead() {
+	if x.ahead != nil {
+		x.ahead.drop()
+		x.ahead = nil
+	}
 }
 
 // appended tells whether the open file still holds what the last scan

@@ -2,13 +2,16 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,6 +92,124 @@ func TestLineIndexStopsWhereToldAndGoesOn(t *testing.T) {
 	scan("")
 	assert.Equal(t, []string{"1", "2", "3"}, got)
 	assert.Equal(t, 3, x.Lines()[2].N)
+}
+
+// TestScanToReadsNothingWhenStableEnough: once a line is scanned, a
+// ScanTo that stable() already satisfies reads no line (a call's output
+// read in the middle of a walk asks for 0), and one that it does not
+// satisfy reads on to where it is.
+func TestScanToReadsNothingWhenStableEnough(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("1\n2\n3\n4\n"), 0o644))
+	x := NewLineIndex(p)
+	var got []string
+	scanTo := func(want int) {
+		require.NoError(t, x.ScanTo(context.Background(), want, func() int { return len(got) }, nil,
+			func(l Line, data []byte, last bool) { got = append(got, string(data)) }, nil))
+	}
+	scanTo(0)
+	assert.Equal(t, []string{"1"}, got, "nothing scanned yet: a line is read")
+	scanTo(0)
+	scanTo(1)
+	assert.Equal(t, []string{"1"}, got, "stable enough: no line read")
+	scanTo(3)
+	assert.Equal(t, []string{"1", "2", "3"}, got)
+	assert.False(t, x.AtEnd())
+	scanTo(-1)
+	assert.Equal(t, []string{"1", "2", "3", "4"}, got)
+	assert.True(t, x.AtEnd())
+}
+
+// TestScanToPreparedGivesEachLineOnce: with a prepare, fn gets every
+// line once, in order, with what prepare made of that line, across scans
+// that stop short (the lines read ahead of a stop are read again), blank
+// lines and a last line without its newline.
+func TestScanToPreparedGivesEachLineOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	var want []string
+	var b []byte
+	for i := range 100 {
+		want = append(want, fmt.Sprintf("line %d", i))
+		b = append(b, want[i]...)
+		if i%7 == 0 {
+			b = append(b, "\n  \n"...)
+		}
+		if i < 99 {
+			b = append(b, '\n')
+		}
+	}
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	x := NewLineIndex(p)
+	var got []string
+	for _, to := range []int{1, 2, 3, 10, 11, 50, -1} {
+		require.NoError(t, x.ScanToPrepared(context.Background(), to, func() int { return len(got) }, nil,
+			func(data []byte) any { return "prepared " + string(data) },
+			func(l Line, data []byte, prep any, last bool) {
+				require.Equal(t, "prepared "+string(data), prep)
+				assert.Equal(t, string(data) == "line 99", last)
+				got = append(got, string(data))
+			}, nil))
+		if to >= 0 {
+			require.Len(t, got, to)
+		}
+	}
+	assert.Equal(t, want, got)
+	assert.True(t, x.AtEnd())
+}
+
+// TestReadAheadPausesAndSeesChanges: a read-ahead stops reading once it
+// holds aheadBytes (its goroutine ends) and reads on as its scans take
+// lines; a file appended to since is read as it is then, the lines read
+// ahead of the change let go.
+func TestReadAheadPausesAndSeesChanges(t *testing.T) {
+	defer func(n int) { aheadBytes = n }(aheadBytes)
+	aheadBytes = 64
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	var b []byte
+	for i := range 50 {
+		b = fmt.Appendf(b, "line %02d\n", i)
+	}
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	require.NoError(t, os.Chtimes(p, time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour))) // not "written just now"
+	x := NewLineIndex(p)
+	var got []string
+	scanTo := func(want int) {
+		require.NoError(t, x.ScanToPrepared(context.Background(), want, func() int { return len(got) }, nil,
+			func(data []byte) any { return string(data) },
+			func(l Line, data []byte, prep any, last bool) {
+				require.Equal(t, string(data), prep)
+				got = append(got, string(data))
+			}, nil))
+	}
+	scanTo(5)
+	a := x.ahead
+	require.NotNil(t, a)
+	running, held := true, 0
+	for end := time.Now().Add(20 * time.Second); running && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		a.mu.Lock()
+		running, held = a.running, a.held
+		a.mu.Unlock()
+	}
+	require.False(t, running, "paused")
+	require.GreaterOrEqual(t, held, 32, "holding at least half its budget (it goes on below that)")
+	scanTo(30)
+	require.Len(t, got, 30)
+	require.Same(t, a, x.ahead, "kept across scans of a file that did not change")
+	// a line already read ahead changed in place, and one appended
+	b = append(bytes.Replace(b, []byte("line 32"), []byte("LINE 32"), 1), "appended\n"...)
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	require.NoError(t, os.Chtimes(p, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)))
+	scanTo(-1)
+	require.Len(t, got, 51)
+	for i := range 50 {
+		want := fmt.Sprintf("line %02d", i)
+		if i == 32 {
+			want = "LINE 32"
+		}
+		require.Equal(t, want, got[i])
+	}
+	require.Equal(t, "appended", got[50])
+	require.Nil(t, x.ahead, "let go at the end")
 }
 
 // TestLinesAtKeepsItsFileOpen: the lines an index found read back through

@@ -90,6 +90,9 @@ type lineFile struct {
 	sess   *model.Session
 	dirty  bool // lines were read since sess was built
 	given  PageWarnings
+	// the outputs' reads (LoadOutput) between two scans, through one
+	// open of the file: a walk reads the outputs of a page in a row
+	lines LinesAt
 }
 
 // file is the open lineFile of path, or a new one.
@@ -102,7 +105,7 @@ func (s *LineStore) file(path string) *lineFile {
 			return f
 		}
 	}
-	f := &lineFile{path: path, index: NewLineIndex(path)}
+	f := &lineFile{path: path, index: NewLineIndex(path), lines: LinesAt{Path: path}}
 	f.reset(s.Reader)
 	s.open = slices.Insert(s.open, 0, f)
 	if len(s.open) > keepOpen {
@@ -120,6 +123,7 @@ func (f *lineFile) reset(newReader func(string, func(int, string, ...any)) LineR
 // scan reads on until the reader holds want stable messages (want < 0:
 // to the file's end). Call with f.mu held.
 func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
+	f.lines.Close() // the reads after a scan see the file as it is then
 	if fs, ok := f.reader.(Foreseer); ok && want >= 0 && !f.index.AtEnd() {
 		if err := f.index.Foresee(ctx, ForeseeBytes, fs.Foresee); err != nil {
 			return err
@@ -163,12 +167,14 @@ func (s *LineStore) read(ctx context.Context, path string, full bool) (*model.Se
 	if err != nil || !full {
 		return sess, err
 	}
+	lines := LinesAt{Path: path}
+	defer lines.Close()
 	for _, r := range sess.ToolCalls() {
 		if !r.Call.Elided {
 			continue
 		}
 		part := &sess.Messages[r.Message].Parts[r.Part]
-		tc, err := f.reader.Output(part.ID, f.index.Read)
+		tc, err := f.reader.Output(part.ID, lines.Read)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +183,7 @@ func (s *LineStore) read(ctx context.Context, path string, full bool) (*model.Se
 		msg.Parts[r.Part].Tool = tc
 	}
 	if fl, ok := f.reader.(Filler); ok {
-		if err := fl.Fill(sess, f.index.Read); err != nil {
+		if err := fl.Fill(sess, lines.Read); err != nil {
 			return nil, err
 		}
 	}
@@ -224,9 +230,10 @@ func (s *LineStore) fileOf(ctx context.Context, id string) (string, error) {
 	}
 	s.mu.Lock()
 	f, ok = s.guessed[id]
+	open := ok && slices.ContainsFunc(s.open, func(lf *lineFile) bool { return lf.path == f })
 	s.mu.Unlock()
-	if ok && isFile(f) {
-		return f, nil // a file that no longer holds id fails the read
+	if ok && (open || isFile(f)) {
+		return f, nil // a file that no longer holds id fails the read (an open one at its next scan)
 	}
 	if s.Guess != nil && s.Reader != nil {
 		for _, path := range s.Guess(id) {
@@ -343,7 +350,7 @@ func (s *LineStore) LoadOutput(ctx context.Context, sessionID, partID string) (*
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.reader.Output(partID, f.index.Read)
+	return f.reader.Output(partID, f.lines.Read)
 }
 
 // ReadWhole reads session file path whole through FileStore.Read, without

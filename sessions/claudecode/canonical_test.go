@@ -13,6 +13,9 @@ import (
 // records: sorted keys, no spaces, non-ASCII kept, cache_control left out;
 // nil when it is not JSON.
 func oldCanonical(raw json.RawMessage) []byte {
+	if !json.Valid(raw) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -68,13 +71,14 @@ func oldCanonicalAny(b *bytes.Buffer, v any) {
 	}
 }
 
-// TestClaudeCanonicalAsDecoded: the canonical form written from the raw
-// bytes is the one of the value decoded whole, on every block of every
-// Claude Code fixture and on strings whose escapes are not Claude Code's.
-func TestClaudeCanonicalAsDecoded(t *testing.T) {
+// canonicalCases are every block of every Claude Code fixture and strings
+// whose escapes are not Claude Code's.
+func canonicalCases(t testing.TB) []string {
 	cases := []string{`"plain"`, `"\u00e9t\u00e9"`, `"\/"`, `"\u0008\u0009\u000a\u000c\u000d"`, `"\u001f\u001F\u0000"`,
 		`"\ud83d\ude00"`, `"\ud800"`, "\"\xff\xfe\"", `{"b":1,"a":[true,null,-0.5e3],"cache_control":{"x":1}}`, `{"a":"x","a":"y"}`,
-		` { "k" : "v" } `, `"tab\there"`, `"\u2028"`, `[1,"\""]`, `"unfinished`, `{"a":}`, `1.0`, `"<\u003c>"`}
+		` { "k" : "v" } `, `"tab\there"`, `"\u2028"`, `[1,"\""]`, `"unfinished`, `{"a":}`, `1.0`, `"<\u003c>"`,
+		`{"b":1,"a":2,"b":{"c":[]},"cache_control":1,"cache_control":2}`, `{"\u0061":1,"a":2}`, "{\"\xff\":1,\"\xfe\":2}",
+		`{"content":"x"} x`, `[{"a":[{"b":"\u00e9"}]}, "", {}]`}
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "claude-code", "*", "projects", "*", "*.jsonl"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -98,9 +102,28 @@ func TestClaudeCanonicalAsDecoded(t *testing.T) {
 	if len(cases) < 100 {
 		t.Fatalf("only %d blocks", len(cases))
 	}
-	for _, c := range cases {
+	return cases
+}
+
+// TestClaudeCanonicalAsDecoded: the canonical form written from the raw
+// bytes is the one of the value decoded whole, on every canonicalCases.
+func TestClaudeCanonicalAsDecoded(t *testing.T) {
+	for _, c := range canonicalCases(t) {
 		if got, want := claudeCanonical(json.RawMessage(c)), oldCanonical(json.RawMessage(c)); !bytes.Equal(got, want) {
 			t.Errorf("%.80q: %.200q, want %.200q", c, got, want)
 		}
 	}
+}
+
+// FuzzClaudeCanonical: the canonical form written from the raw bytes by
+// the skim is the one of the value decoded whole by encoding/json.
+func FuzzClaudeCanonical(f *testing.F) {
+	for _, c := range canonicalCases(f) {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := claudeCanonical(raw), oldCanonical(raw); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %q, want %q", raw, got, want)
+		}
+	})
 }

@@ -26,6 +26,7 @@
 package claudecode
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"crypto/sha256"
@@ -36,15 +37,18 @@ import (
 	"fmt"
 	"hash"
 	"hash/maphash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"correx/formatters"
 	"correx/internal/jsonskim"
@@ -359,6 +363,7 @@ type ccState struct {
 	runs       []*ccRun
 	cur        *ccRun              // the run the next line may extend
 	runHash    map[string]ccRunRef // hash -> a prefix of a run
+	hashOut    *bufio.Writer       // to a run's hash (hashing)
 	boundaries []int               // lines of compact boundaries
 
 	// the results as first sent (carry): tool_use ids a step's request
@@ -543,10 +548,29 @@ func (r *ccReader) spawnInfo(out *model.Session) {
 	}
 }
 
-func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
+// ccDecoded is a line decoded, and its message parsed when it is a user
+// or assistant line: what needs nothing the reader built, so that a scan
+// does it ahead, on another goroutine (LineIndex.ScanToPrepared).
+type ccDecoded struct {
+	l   ccLine
+	err error
+	p   *ccParsed
+}
+
+// decodeCCLine decodes line raw for decodedLine.
+func decodeCCLine(raw []byte) *ccDecoded {
+	d := &ccDecoded{}
+	if d.err = decodeLine(raw, &d.l); d.err == nil && (d.l.Type == "user" || d.l.Type == "assistant") {
+		d.p = parseCCMessage(d.l.Message)
+	}
+	return d
+}
+
+// decodedLine reads line ln, raw, decoded as d.
+func (r *ccReader) decodedLine(ln sessions.Line, raw []byte, d *ccDecoded, last bool) {
 	lineNo := ln.N
-	var l ccLine
-	if err := decodeLine(raw, &l); err != nil {
+	l := d.l
+	if err := d.err; err != nil {
 		what := "bad JSON"
 		if last {
 			what = "partial line (still being written?)"
@@ -612,17 +636,15 @@ func (r *ccReader) line(ln sessions.Line, raw []byte, last bool) {
 		if r.dup(st, l.UUID) {
 			return
 		}
-		p := parseCCMessage(l.Message)
-		st.noteRun(p, ln)
+		st.noteRun(d.p, ln)
 		st.noteWithout(ln, raw)
-		r.user(sess, st, l, p, ln)
+		r.user(sess, st, l, d.p, ln)
 	case "assistant":
 		if r.dup(st, l.UUID) {
 			return
 		}
-		p := parseCCMessage(l.Message)
-		st.noteRun(p, ln)
-		r.assistant(sess, st, l, p, lineNo)
+		st.noteRun(d.p, ln)
+		r.assistant(sess, st, l, d.p, lineNo)
 	case "system":
 		if l.Subtype == "compact_boundary" {
 			st.cur = nil
@@ -771,11 +793,8 @@ func (r *ccReader) result(st *ccState, l ccLine, b model.AnthropicBlock, at ccBl
 	c.End = ccTime(l.Timestamp)
 	if len(l.ToolUseResult) > 0 && string(l.ToolUseResult) != "null" {
 		c.Metadata = l.ToolUseResult
-		var tur struct {
-			AgentID string `json:"agentId"`
-		}
-		if json.Unmarshal(l.ToolUseResult, &tur) == nil && tur.AgentID != "" {
-			c.ChildSessionID = tur.AgentID
+		if id := agentIDOf(l.ToolUseResult); id != "" {
+			c.ChildSessionID = id
 		}
 	}
 	if c.ChildSessionID == "" && (c.Tool == "Agent" || c.Tool == "Task") {
@@ -788,6 +807,7 @@ func (r *ccReader) result(st *ccState, l ccLine, b model.AnthropicBlock, at ccBl
 		c.Output, c.Error, c.Sent, c.Metadata = "", "", nil, nil
 		c.Elided, c.OutputBytes, cc.elided = true, stored, true
 	}
+	c.Metadata = bytes.Clone(c.Metadata) // kept without its line
 }
 
 // elideBytes is the stored size of a result above which the outline
@@ -1185,8 +1205,7 @@ func parseCCMessage(raw json.RawMessage) *ccParsed {
 	p.decoded, p.bad = make([]model.AnthropicBlock, len(p.blocks)), make([]bool, len(p.blocks))
 	for i, raw := range p.blocks {
 		d := &p.decoded[i]
-		p.bad[i] = render.DecodeAnthropicBlock(raw, d) != nil
-		d.Content = bytes.Clone(d.Content) // as encoding/json gives it: kept without its line
+		p.bad[i] = render.DecodeAnthropicBlock(raw, d) != nil // its content a span of the line, not kept
 	}
 	return p
 }
@@ -1228,16 +1247,15 @@ func (st *ccState) noteRun(p *ccParsed, ln sessions.Line) {
 	if run.broken {
 		return
 	}
+	w := st.hashing(run)
 	for i, b := range blocks {
-		c := claudeCanonical(b)
-		if c == nil {
-			run.broken = true
+		if len(run.blocks) > 0 {
+			w.WriteByte(',')
+		}
+		if !ccCanonicalRaw(w, b) { // b is valid: its line was checked (decodeLine)
+			run.broken = true // its hash is not taken again
 			return
 		}
-		if len(run.blocks) > 0 {
-			run.hash.Write([]byte{','})
-		}
-		run.hash.Write(c)
 		at := ccBlock{ln, i}
 		if whole < 0 {
 			at.i = whole
@@ -1253,6 +1271,7 @@ func (st *ccState) noteRun(p *ccParsed, ln sessions.Line) {
 		run.blocks = append(run.blocks, at)
 	}
 	// the prefix's hash: a copy of the running state, closed
+	w.Flush()
 	state, err := run.hash.(encoding.BinaryMarshaler).MarshalBinary()
 	prefix := sha256.New()
 	if err != nil || prefix.(encoding.BinaryUnmarshaler).UnmarshalBinary(state) != nil {
@@ -1265,6 +1284,16 @@ func (st *ccState) noteRun(p *ccParsed, ln sessions.Line) {
 	tail.WriteByte('}')
 	prefix.Write(tail.Bytes())
 	st.runHash[hex.EncodeToString(prefix.Sum(nil))] = ccRunRef{run: run, n: len(run.blocks)}
+}
+
+// hashing is a writer to run's hash, its buffer reused from run to run
+// (what an earlier run left unflushed, a broken one's, is dropped).
+func (st *ccState) hashing(run *ccRun) *bufio.Writer {
+	if st.hashOut == nil {
+		st.hashOut = bufio.NewWriterSize(run.hash, 4096)
+	}
+	st.hashOut.Reset(run.hash)
+	return st.hashOut
 }
 
 // ccTextBlock is a string content as the text block Claude Code hashes.
@@ -1701,9 +1730,11 @@ func ccSetField(raw json.RawMessage, key string, val json.RawMessage) json.RawMe
 
 // claudeCanonical is a JSON value as Claude Code hashes it in api-request
 // records: sorted keys, no spaces, non-ASCII kept, cache_control left out;
-// nil when it is not JSON. Strings already in that form are copied, not
-// decoded (a tool result's text is most of a transcript).
+// nil when it is not JSON.
 func claudeCanonical(raw json.RawMessage) []byte {
+	if !jsonskim.Valid(raw) {
+		return nil
+	}
 	var b bytes.Buffer
 	if !ccCanonicalRaw(&b, raw) {
 		return nil
@@ -1711,108 +1742,94 @@ func claudeCanonical(raw json.RawMessage) []byte {
 	return b.Bytes()
 }
 
-func ccCanonicalRaw(b *bytes.Buffer, raw []byte) bool {
+// ccWriter is where a canonical form is written: a buffer, or a run's
+// hash through a bufio.Writer (a tool result's text is most of a
+// transcript: hashed where it lies, not copied first).
+type ccWriter interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+	WriteRune(r rune) (int, error)
+}
+
+// ccCanonicalRaw writes raw, valid JSON (as jsonskim.Valid or
+// encoding/json found it), to w as claudeCanonical gives it: its objects
+// and arrays skimmed, a member named twice taken last (as encoding/json
+// fills a map), and its strings already in that form written as they lie,
+// not decoded (TestClaudeCanonicalAsDecoded and FuzzClaudeCanonical check
+// it against the value decoded whole); false when the skim or a string's
+// decoding fails.
+func ccCanonicalRaw(w ccWriter, raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return false
 	}
 	switch raw[0] {
 	case '{':
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
+		type member struct {
+			key string
+			val []byte
+		}
+		var ms []member
+		ok := jsonskim.Members(raw, func(k, v []byte) bool {
+			key, ok := jsonskim.Text(k)
+			if i := slices.IndexFunc(ms, func(m member) bool { return m.key == key }); i >= 0 {
+				ms[i].val = v
+			} else if key != "cache_control" {
+				ms = append(ms, member{key, v})
+			}
+			return ok
+		})
+		if !ok {
 			return false
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			if k != "cache_control" {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		w.WriteByte('{')
+		for i, m := range ms {
 			if i > 0 {
-				b.WriteByte(',')
+				w.WriteByte(',')
 			}
-			ccJSString(b, k)
-			b.WriteByte(':')
-			if !ccCanonicalRaw(b, m[k]) {
+			ccJSString(w, m.key)
+			w.WriteByte(':')
+			if !ccCanonicalRaw(w, m.val) {
 				return false
 			}
 		}
-		b.WriteByte('}')
+		w.WriteByte('}')
 	case '[':
-		var a []json.RawMessage
-		if json.Unmarshal(raw, &a) != nil {
+		w.WriteByte('[')
+		first := true
+		ok := jsonskim.Elements(raw, func(v []byte) bool {
+			if !first {
+				w.WriteByte(',')
+			}
+			first = false
+			return ccCanonicalRaw(w, v)
+		})
+		if !ok {
 			return false
 		}
-		b.WriteByte('[')
-		for i, e := range a {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if !ccCanonicalRaw(b, e) {
-				return false
-			}
-		}
-		b.WriteByte(']')
+		w.WriteByte(']')
 	case '"':
-		if ccCanonicalString(raw) {
-			b.Write(raw)
-			return true
+		if len(raw) >= 2 {
+			if body := raw[1 : len(raw)-1]; jsonskim.Canonical(unsafe.String(unsafe.SliceData(body), len(body))) { // read, not kept
+				w.Write(raw)
+				return true
+			}
 		}
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, ok := jsonskim.Text(raw)
+		if !ok {
 			return false
 		}
-		ccJSString(b, s)
+		ccJSString(w, s)
 	default: // a number (as written), true, false, null
-		if !json.Valid(raw) {
-			return false
-		}
-		b.Write(raw)
-	}
-	return true
-}
-
-// ccCanonicalString says whether a JSON string token is as ccJSString
-// writes it: valid UTF-8, and only the escapes it writes.
-func ccCanonicalString(raw []byte) bool {
-	if len(raw) < 2 || raw[len(raw)-1] != '"' || !utf8.Valid(raw) {
-		return false
-	}
-	for i := 1; i < len(raw)-1; i++ {
-		switch c := raw[i]; {
-		case c < 0x20 || c == '"':
-			return false
-		case c != '\\':
-			continue
-		}
-		i++
-		if i >= len(raw)-1 {
-			return false
-		}
-		switch raw[i] {
-		case '"', '\\', 'b', 'f', 'n', 'r', 't':
-			continue
-		case 'u':
-			if i+4 >= len(raw)-1 || raw[i+1] != '0' || raw[i+2] != '0' || (raw[i+3] != '0' && raw[i+3] != '1') {
-				return false
-			}
-			h := raw[i+4]
-			if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f') || raw[i+3] == '0' && strings.IndexByte("89acd", h) >= 0 {
-				return false // not an escape ccJSString writes
-			}
-			i += 4
-		default:
-			return false
-		}
+		w.Write(raw)
 	}
 	return true
 }
 
 // ccJSString writes a string as JSON.stringify does.
-func ccJSString(b *bytes.Buffer, s string) {
+func ccJSString(b ccWriter, s string) {
 	const hexd = "0123456789abcdef"
 	b.WriteByte('"')
 	for _, r := range s {

@@ -72,8 +72,11 @@ func (s *claudeStore) file(path string) *ccFile {
 // scan reads on until the file's session holds want stable messages
 // (want < 0: to the end). Call with f.mu held.
 func (f *ccFile) scan(ctx context.Context, want int) error {
-	return f.index.ScanTo(ctx, want, func() int { return f.r.stableMessages() }, func() { f.r = newCCReader(f.path, f.root) },
-		func(l sessions.Line, data []byte, last bool) { f.r.line(l, data, last) },
+	return f.index.ScanToPrepared(ctx, want, func() int { return f.r.stableMessages() }, func() { f.r = newCCReader(f.path, f.root) },
+		func(data []byte) any { return decodeCCLine(data) },
+		func(l sessions.Line, data []byte, prep any, last bool) {
+			f.r.decodedLine(l, data, prep.(*ccDecoded), last)
+		},
 		func(n int, format string, args ...any) { f.r.warnAt(n, format, args...) })
 }
 

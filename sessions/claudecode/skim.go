@@ -13,8 +13,10 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"correx/internal/jsonskim"
@@ -210,12 +212,17 @@ func skimToolBlocks(raw []byte) (blocks []toolBlock, ok bool) {
 // RawMessage of the same index in raws (which must be v's fields of those
 // names); each of scalars (v's fields of those names: a *string, *bool or
 // **string) is decoded by the skim, and encoding/json reads the rest, if
-// any. ok false, v to be decoded again, when the skim cannot vouch for it
-// or encoding/json fails.
+// any: a member v has no field for (not even case folded) is left out
+// of what it reads, as encoding/json skips it (b is valid). The
+// RawMessages are spans of b, not copies: a scan's line is its
+// reader's to keep, and what is kept of them is copied where it is kept.
+// ok false, v to be decoded again, when the skim cannot vouch for it or
+// encoding/json fails.
 func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc scalars) bool {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	spans := make([][]byte, len(names))
+	fields := jsonFields(reflect.TypeOf(v).Elem())
 	ok := jsonskim.Members(b, func(k, val []byte) bool {
 		if jsonskim.Folded(k, names...) || jsonskim.Folded(k, sc.names...) {
 			return false
@@ -232,6 +239,9 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 		if i := slices.Index(sc.names, string(k[1:len(k)-1])); i >= 0 {
 			return setScalar(sc.ptrs[i], val) // a duplicate: the last wins, as in encoding/json
 		}
+		if !slices.Contains(fields, string(k[1:len(k)-1])) && !jsonskim.Folded(k, fields...) {
+			return true // no field of v's: encoding/json would skip it
+		}
 		if len(small) > 1 {
 			small = append(small, ',')
 		}
@@ -243,11 +253,28 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 	}
 	for i, s := range spans {
 		if s != nil {
-			*raws[i] = bytes.Clone(s) // b may be a scan's buffer
+			*raws[i] = s
 		}
 	}
 	return true
 }
+
+// jsonFields is the JSON names of struct type t's fields (every one
+// tagged with its name, as ccLine's and ccMessage's are), kept by type.
+func jsonFields(t reflect.Type) []string {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.([]string)
+	}
+	var f []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		f = append(f, name)
+	}
+	fieldsOf.Store(t, f)
+	return f
+}
+
+var fieldsOf sync.Map // reflect.Type → []string
 
 // scalars are the fields a skim decodes itself: the member names[i] into
 // ptrs[i] (a *string, *bool or **string).
@@ -314,4 +341,22 @@ func decodeLine(raw []byte, l *ccLine) error {
 	}
 	*l = ccLine{}
 	return json.Unmarshal(raw, l)
+}
+
+// agentIDOf is the agentId of a toolUseResult (a span of a checked line)
+// as encoding/json decodes it into a struct of that one field, "" when it
+// does not: skimmed where the skim can vouch for it, not decoded whole (a
+// result's toolUseResult repeats its output). FuzzSkim checks it.
+func agentIDOf(tur []byte) string {
+	if v, ok := jsonskim.Named(tur, "agentId"); ok && (v[0] == nil || v[0][0] == '"' || string(v[0]) == "null") {
+		id, _ := jsonskim.Text(v[0])
+		return id
+	}
+	var d struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(tur, &d) != nil {
+		return ""
+	}
+	return d.AgentID
 }

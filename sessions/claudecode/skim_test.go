@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"correx/internal/fixtures"
+	"correx/internal/jsonskim"
 )
 
 // skimAgrees checks that where a skim answers for transcript line b (and
@@ -30,7 +32,9 @@ func skimAgrees(t testing.TB, b []byte, where string) (answered int) {
 			require.Equal(t, wm, gm, where)
 		}
 	}
+	answered += agentIDAgrees(t, b, where)
 	if msg, content, tur, ok := skimLine(b); ok {
+		answered += agentIDAgrees(t, tur, where+": toolUseResult")
 		answered++
 		var v struct {
 			Message struct {
@@ -85,6 +89,29 @@ func skimAgrees(t testing.TB, b []byte, where string) (answered int) {
 	return answered
 }
 
+// agentIDAgrees checks that agentIDOf gives b's agentId as encoding/json
+// does when b is valid JSON; 1 when the skim found a string there.
+func agentIDAgrees(t testing.TB, b []byte, where string) (answered int) {
+	if !json.Valid(b) {
+		return 0
+	}
+	var d struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(b, &d) != nil {
+		d.AgentID = ""
+	}
+	require.Equal(t, d.AgentID, agentIDOf(b), where)
+	if v, ok := jsonskim.Named(b, "agentId"); ok && v[0] != nil && v[0][0] == '"' {
+		answered++
+		agentIDsSkimmed++
+	}
+	return answered
+}
+
+// agentIDsSkimmed counts the agentIds agentIDAgrees saw skimmed.
+var agentIDsSkimmed int
+
 // TestSkimIsEncodingJSONs: on every line of every Claude Code fixture the
 // skims answer (most lines) and answer as encoding/json does.
 func TestSkimIsEncodingJSONs(t *testing.T) {
@@ -109,6 +136,7 @@ func TestSkimIsEncodingJSONs(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Greater(t, answered, 1000)
+	require.Greater(t, agentIDsSkimmed, 10, "agentIds skimmed")
 }
 
 // FuzzSkim: whatever the text, a skim that answers answers as
@@ -125,8 +153,26 @@ func FuzzSkim(f *testing.F) {
 		`{"type":"user","uuid":"a","parentUuid":null,"isMeta":true,"isSidechain":false,"message":{"role":"user","content":"x"}}`,
 		`{"type":5,"uuid":"a"}`, `{"uuid":"a","UUID":"b"}`, `{"uuid":"a","uuid":"b","parentUuid":"p","parentUuid":null}`,
 		`{"isMeta":"yes"}`, `{"timestamp":"\u00e9\ud800"}`, `{"id":"m","role":"assistant","stop_reason":null,"model":1}`,
+		`{"agentId":"a1","status":"completed"}`, `{"agentId":null}`, `{"agentId":1,"x":2}`, `{"agentID":"a","agentId":"b"}`, `"Error: x"`,
+		`{"agentId":"\u00e9\ud800"}`, `{"agentId":"a","agentId":"b"}`, `{"agentId":{"x":1}}`, `[{"agentId":"a"}]`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { skimAgrees(t, b, string(b)) })
+}
+
+// TestJSONFieldsAreEncodingJSONs: the structs decodeSkimmed fills have
+// every field tagged with its name and none embedded, so that jsonFields
+// names every member encoding/json may fill.
+func TestJSONFieldsAreEncodingJSONs(t *testing.T) {
+	for _, v := range []any{ccLine{}, ccMessage{}} {
+		typ := reflect.TypeOf(v)
+		f := jsonFields(typ)
+		require.Len(t, f, typ.NumField())
+		for i, name := range f {
+			require.False(t, typ.Field(i).Anonymous, typ.Field(i).Name)
+			require.NotContains(t, []string{"", "-"}, name, typ.Field(i).Name)
+		}
+	}
+	require.Contains(t, jsonFields(reflect.TypeOf(ccLine{})), "replacements")
 }

@@ -17,8 +17,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -77,7 +79,7 @@ func open(path string, dir bool) (sessions.Store, bool, error) {
 	default:
 		return nil, false, nil
 	}
-	st := &store{home: home, kidsOf: map[string][]model.SessionInfo{}}
+	st := &store{home: home, kidsOf: map[string][]model.SessionInfo{}, mains: map[string]bool{}}
 	st.LineStore = &sessions.LineStore{
 		FileStore: &sessions.FileStore{Root: path, Files: files, Read: func(f string) (*model.Session, error) {
 			main, _, err := read(f, home)
@@ -108,6 +110,7 @@ type store struct {
 	home   string // the COPILOT_HOME the store is under
 	mu     sync.Mutex
 	kidsOf map[string][]model.SessionInfo // events.jsonl → its subagents' sessions, as last read
+	mains  map[string]bool                // the main sessions isMain found
 }
 
 // notingReader tells the store of the subagents' sessions each time the
@@ -171,10 +174,20 @@ func (s *store) kidFile(ctx context.Context, id string) string {
 }
 
 // isMain says whether id names a session folder of the store: a main
-// session, opened without listing.
+// session, opened without listing. A folder found is remembered (every
+// call read asks; a log gone since fails its read).
 func (s *store) isMain(id string) bool {
+	s.mu.Lock()
+	known := s.mains[id]
+	s.mu.Unlock()
+	if known {
+		return true
+	}
 	for _, f := range s.Guess(id) {
 		if filepath.Base(filepath.Dir(f)) == id && sessions.IsFile(f) {
+			s.mu.Lock()
+			s.mains[id] = true
+			s.mu.Unlock()
 			return true
 		}
 	}
@@ -359,7 +372,7 @@ func fastEvent(line []byte) (ev event, data func(any) error, ok bool) {
 // where a T keeps data.result.content (unmarshalCut).
 func decodeTyped[T any](line []byte, content func(*T) *string) (event, func(any) error, bool) {
 	var te typedEvent[T]
-	unmarshal := func() error { return json.Unmarshal(line, &te) }
+	unmarshal := func() error { return unmarshalPruned(line, &te) }
 	if content != nil {
 		unmarshal = func() error { return unmarshalCut(line, &te, func() *string { return content(&te.Data) }) }
 	}
@@ -687,19 +700,49 @@ func compact(raw json.RawMessage) json.RawMessage {
 // can vouch for that string's place (the line valid, each name on the
 // way given once and exactly, the content a string), it is decoded by
 // jsonskim.Text into content() and the rest of the line, the string cut
-// to "", by encoding/json, which reads the string byte by byte.
+// to "", by encoding/json (decodePruned), which reads the string byte by
+// byte.
 func unmarshalCut(line []byte, v any, content func() *string) error {
 	if str, text, ok := resultContent(line); ok {
 		at, _ := jsonskim.Within(line, str)
 		small := make([]byte, 0, len(line)-len(str)+2)
 		small = append(append(append(small, line[:at]...), `""`...), line[at+len(str):]...)
-		if json.Unmarshal(small, v) == nil {
+		if decodePruned(small, v) == nil {
 			*content() = text
 			return nil
 		}
+		reflect.ValueOf(v).Elem().SetZero()
+	}
+	return unmarshalPruned(line, v)
+}
+
+// unmarshalPruned is json.Unmarshal(line, v) through decodePruned where
+// the line is valid (jsonskim.Valid), else (or when it fails) by
+// encoding/json whole.
+func unmarshalPruned(line []byte, v any) error {
+	if jsonskim.Valid(line) {
+		if decodePruned(line, v) == nil {
+			return nil
+		}
+		reflect.ValueOf(v).Elem().SetZero()
 	}
 	return json.Unmarshal(line, v)
 }
+
+// decodePruned decodes valid JSON b into v (a pointer), encoding/json
+// reading only the members v has fields for (jsonskim.Prune: an event's
+// detailedContent, telemetry and ids it does not keep are most of the
+// rest of its bytes); an error when the skim or encoding/json says no,
+// v then to be decoded again.
+func decodePruned(b []byte, v any) error {
+	pruned, ok := jsonskim.Prune(make([]byte, 0, 512), b, reflect.TypeOf(v))
+	if !ok {
+		return errNotPruned
+	}
+	return json.Unmarshal(pruned, v)
+}
+
+var errNotPruned = errors.New("not pruned")
 
 // resultContent is the data.result.content string of event line, as it
 // lies and decoded, when the skim can vouch for it and it is large.

@@ -47,3 +47,62 @@ func TestUnmarshalCutIsUnmarshal(t *testing.T) {
 	}
 	require.Greater(t, cut, 10, "lines cut")
 }
+
+// fixtureLines are the lines of every recorded Copilot log.
+func fixtureLines(t testing.TB) [][]byte {
+	files, _ := filepath.Glob("../../testdata/copilot/*/data/session-state/*/events.jsonl")
+	require.NotEmpty(t, files)
+	var lines [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		lines = append(lines, bytes.Split(bytes.TrimSpace(b), []byte("\n"))...)
+	}
+	return lines
+}
+
+// prunedAgrees checks that unmarshalPruned decodes line into each event
+// shape the reader reads as json.Unmarshal does; 1 when the line was
+// decoded pruned (valid, and pruned into a completion's shape).
+func prunedAgrees(t *testing.T, line []byte) (pruned int) {
+	check := func(want, got any) {
+		werr, gerr := json.Unmarshal(line, want), unmarshalPruned(line, got)
+		require.Equal(t, werr == nil, gerr == nil, "%.200q", line)
+		if werr == nil {
+			require.Equal(t, want, got, "%.200q", line)
+		}
+	}
+	check(&typedEvent[startData]{}, &typedEvent[startData]{})
+	check(&typedEvent[userData]{}, &typedEvent[userData]{})
+	check(&typedEvent[assistantData]{}, &typedEvent[assistantData]{})
+	check(&typedEvent[completeData]{}, &typedEvent[completeData]{})
+	check(&typedEvent[subagentData]{}, &typedEvent[subagentData]{})
+	check(&typedEvent[usageData]{}, &typedEvent[usageData]{})
+	check(&typedEvent[struct{}]{}, &typedEvent[struct{}]{})
+	var te typedEvent[completeData]
+	if json.Valid(line) && decodePruned(line, &te) == nil {
+		pruned++
+	}
+	return pruned
+}
+
+// TestUnmarshalPrunedIsUnmarshal: every recorded line decodes into each
+// event shape through the pruned decoding as by json.Unmarshal, and the
+// pruned decoding is taken on them.
+func TestUnmarshalPrunedIsUnmarshal(t *testing.T) {
+	pruned := 0
+	lines := fixtureLines(t)
+	for _, ln := range lines {
+		pruned += prunedAgrees(t, ln)
+	}
+	require.Greater(t, pruned, len(lines)*9/10, "lines decoded pruned")
+}
+
+// FuzzUnmarshalPruned: whatever the line, the pruned decoding of each
+// event shape is json.Unmarshal's.
+func FuzzUnmarshalPruned(f *testing.F) {
+	for _, ln := range fixtureLines(f) {
+		f.Add(ln)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { prunedAgrees(t, line) })
+}
