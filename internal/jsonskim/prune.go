@@ -18,7 +18,15 @@ import (
 // that a reader does not read are most of its bytes. ok false when the
 // skim cannot vouch for b (decode b itself). FuzzPrune checks it against
 // encoding/json.
-func Prune(dst, b []byte, t reflect.Type) ([]byte, bool) {
+func Prune(dst, b []byte, t reflect.Type) ([]byte, bool) { return PruneCut(dst, b, t, nil) }
+
+// PruneCut is Prune with the value at span cut (a span of b a skim gave,
+// a member's or an element's value), when Prune meets it, written as ""
+// (a string the caller decodes apart, not copied to be skipped).
+func PruneCut(dst, b []byte, t reflect.Type, cut []byte) ([]byte, bool) {
+	if len(cut) > 0 && len(b) == len(cut) && &b[0] == &cut[0] {
+		return append(dst, `""`...), true
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -41,7 +49,7 @@ func Prune(dst, b []byte, t reflect.Type) ([]byte, bool) {
 			first = false
 			dst = append(append(dst, k...), ':')
 			var ok bool
-			dst, ok = Prune(dst, v, ft)
+			dst, ok = PruneCut(dst, v, ft, cut)
 			return ok
 		})
 		return append(dst, '}'), ok
@@ -54,7 +62,7 @@ func Prune(dst, b []byte, t reflect.Type) ([]byte, bool) {
 			}
 			first = false
 			var ok bool
-			dst, ok = Prune(dst, v, t.Elem())
+			dst, ok = PruneCut(dst, v, t.Elem(), cut)
 			return ok
 		})
 		return append(dst, ']'), ok

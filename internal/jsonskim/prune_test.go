@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // The shapes FuzzPrune decodes into: a reader's event (nested structs
@@ -109,4 +111,23 @@ func FuzzPrune(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { pruneAgrees(t, b) })
+}
+
+// TestPruneCut: the value at the cut span is written as "", wherever
+// Prune meets it; a cut it does not meet changes nothing.
+func TestPruneCut(t *testing.T) {
+	b := []byte(`{"type":"x","data":{"result":{"content":"a long output","detailedContent":"d"},"toolCallId":"c"}}`)
+	v, ok := Named(b, "data")
+	require.True(t, ok)
+	v, ok = Named(v[0], "result")
+	require.True(t, ok)
+	v, ok = Named(v[0], "content")
+	require.True(t, ok)
+	got, ok := PruneCut(nil, b, reflect.TypeFor[pruneEvent](), v[0])
+	require.True(t, ok)
+	require.Equal(t, `{"type":"x","data":{"result":{"content":""},"toolCallId":"c"}}`, string(got))
+	other := []byte(`"a long output"`)
+	got, ok = PruneCut(nil, b, reflect.TypeFor[pruneEvent](), other)
+	require.True(t, ok)
+	require.Equal(t, `{"type":"x","data":{"result":{"content":"a long output"},"toolCallId":"c"}}`, string(got))
 }

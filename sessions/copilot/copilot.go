@@ -704,10 +704,7 @@ func compact(raw json.RawMessage) json.RawMessage {
 // byte.
 func unmarshalCut(line []byte, v any, content func() *string) error {
 	if str, text, ok := resultContent(line); ok {
-		at, _ := jsonskim.Within(line, str)
-		small := make([]byte, 0, len(line)-len(str)+2)
-		small = append(append(append(small, line[:at]...), `""`...), line[at+len(str):]...)
-		if decodePruned(small, v) == nil {
+		if decodePruned(line, str, v) == nil {
 			*content() = text
 			return nil
 		}
@@ -721,7 +718,7 @@ func unmarshalCut(line []byte, v any, content func() *string) error {
 // encoding/json whole.
 func unmarshalPruned(line []byte, v any) error {
 	if jsonskim.Valid(line) {
-		if decodePruned(line, v) == nil {
+		if decodePruned(line, nil, v) == nil {
 			return nil
 		}
 		reflect.ValueOf(v).Elem().SetZero()
@@ -732,15 +729,26 @@ func unmarshalPruned(line []byte, v any) error {
 // decodePruned decodes valid JSON b into v (a pointer), encoding/json
 // reading only the members v has fields for (jsonskim.Prune: an event's
 // detailedContent, telemetry and ids it does not keep are most of the
-// rest of its bytes); an error when the skim or encoding/json says no,
+// rest of its bytes), and the string at span cut, if any, as ""
+// (jsonskim.PruneCut); an error when the skim or encoding/json says no,
 // v then to be decoded again.
-func decodePruned(b []byte, v any) error {
-	pruned, ok := jsonskim.Prune(make([]byte, 0, 512), b, reflect.TypeOf(v))
-	if !ok {
-		return errNotPruned
+func decodePruned(b, cut []byte, v any) error {
+	buf := prunedBufs.Get().(*[]byte)
+	pruned, ok := jsonskim.PruneCut((*buf)[:0], b, reflect.TypeOf(v), cut)
+	err := errNotPruned
+	if ok {
+		err = json.Unmarshal(pruned, v) // it keeps none of pruned
 	}
-	return json.Unmarshal(pruned, v)
+	if cap(pruned) <= 64<<10 {
+		*buf = pruned
+		prunedBufs.Put(buf)
+	}
+	return err
 }
+
+// prunedBufs are decodePruned's buffers, none over 64 KiB kept: a scan
+// decodes thousands of events one after another.
+var prunedBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 var errNotPruned = errors.New("not pruned")
 

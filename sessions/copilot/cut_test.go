@@ -80,7 +80,7 @@ func prunedAgrees(t *testing.T, line []byte) (pruned int) {
 	check(&typedEvent[usageData]{}, &typedEvent[usageData]{})
 	check(&typedEvent[struct{}]{}, &typedEvent[struct{}]{})
 	var te typedEvent[completeData]
-	if json.Valid(line) && decodePruned(line, &te) == nil {
+	if json.Valid(line) && decodePruned(line, nil, &te) == nil {
 		pruned++
 	}
 	return pruned
