@@ -136,6 +136,31 @@ func liveCheck(t *testing.T, h *harness, tick liveTickMsg) (liveMsg, liveTickMsg
 	return result, *next
 }
 
+// liveCopy is a copy of a recorded opencode store, open for writing (closed
+// with the test), its root session, and a config that checks it every
+// millisecond.
+func liveCopy(t *testing.T) (cfg Config, dbPath string, db *sql.DB, root string) {
+	cfg = DefaultConfig()
+	cfg.LiveEvery = time.Millisecond
+	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
+	require.NoError(t, err)
+	dbPath = filepath.Join(t.TempDir(), "opencode.db")
+	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
+	db, err = sql.Open("sqlite", dbPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
+	return cfg, dbPath, db, root
+}
+
+// openStore opens the store at path for the test.
+func openStore(t *testing.T, path string) sessions.Store {
+	st, err := sessions.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // ageFiles moves the mtime of the database and its -wal an hour back, so
 // that its fingerprint can be trusted (see sessions.Fingerprint).
 func ageFiles(t *testing.T, dbPath string) {
@@ -153,22 +178,9 @@ func ageFiles(t *testing.T, dbPath string) {
 // once the session loaded); a write makes the next check list (and
 // reload) again.
 func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.LiveEvery = time.Millisecond
-	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
-	require.NoError(t, err)
-	dbPath := filepath.Join(t.TempDir(), "opencode.db")
-	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
-	db, err := sql.Open("sqlite", dbPath)
-	require.NoError(t, err)
-	defer db.Close()
-	var root string
-	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
+	cfg, dbPath, db, root := liveCopy(t)
 	ageFiles(t, dbPath)
-
-	st, err := sessions.Open(dbPath)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t, dbPath)
 	cs := &countingStore{Store: st}
 	h := newHarness(t, Options{Stores: []sessions.Store{cs}, SessionID: root, Live: true, Config: &cfg}, 120, 30)
 	require.NotNil(t, h.m.current())
@@ -196,7 +208,7 @@ func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 
 	// A write: the files are fresh (no fingerprint to trust), so the store
 	// is listed and the open session reloaded.
-	_, err = db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
+	_, err := db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
 	require.NoError(t, err)
 	res, next = liveCheck(t, h, next)
 	require.False(t, res.unchanged)
@@ -217,21 +229,8 @@ func TestLiveUnchangedStoreIsNotListed(t *testing.T) {
 // A session written between its load and the counted list made after it
 // is not taken as listed: the first live check lists, and reloads it.
 func TestLiveFirstCheckSeesAWriteBeforeTheList(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.LiveEvery = time.Millisecond
-	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
-	require.NoError(t, err)
-	dbPath := filepath.Join(t.TempDir(), "opencode.db")
-	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
-	db, err := sql.Open("sqlite", dbPath)
-	require.NoError(t, err)
-	defer db.Close()
-	var root string
-	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
-	st, err := sessions.Open(dbPath)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	cs := &countingStore{Store: st}
+	cfg, dbPath, db, root := liveCopy(t)
+	cs := &countingStore{Store: openStore(t, dbPath)}
 	cs.beforeList = func() {
 		_, err := db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
 		require.NoError(t, err)
@@ -253,20 +252,8 @@ func TestLiveFirstCheckSeesAWriteBeforeTheList(t *testing.T) {
 // reloads it only when its update time moved: the session loaded is not
 // read a second time beside itself.
 func TestLiveBeforeTheCountedList(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.LiveEvery = time.Millisecond
-	src, err := os.ReadFile("../testdata/opencode/anthropic/data/opencode.db")
-	require.NoError(t, err)
-	dbPath := filepath.Join(t.TempDir(), "opencode.db")
-	require.NoError(t, os.WriteFile(dbPath, src, 0o644))
-	db, err := sql.Open("sqlite", dbPath)
-	require.NoError(t, err)
-	defer db.Close()
-	var root string
-	require.NoError(t, db.QueryRow(`SELECT id FROM session WHERE parent_id IS NULL`).Scan(&root))
-	st, err := sessions.Open(dbPath)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	cfg, dbPath, db, root := liveCopy(t)
+	st := openStore(t, dbPath)
 	h := newHarness(t, Options{Stores: []sessions.Store{st}, SessionID: root, Live: true, Config: &cfg}, 120, 30)
 	loaded := h.m.current().data
 	for _, quick := range []bool{false, true} {
@@ -284,7 +271,7 @@ func TestLiveBeforeTheCountedList(t *testing.T) {
 	}
 	// its update time moved: reloaded
 	h.m.picker.SetSessions(nil, nil)
-	_, err = db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
+	_, err := db.Exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = ?`, root)
 	require.NoError(t, err)
 	res, _ := liveCheck(t, h, liveTickMsg{})
 	require.NotNil(t, res.data)
