@@ -326,7 +326,7 @@ func (p chatPart) isImage() bool { return len(p.obj) > 0 && p.obj[0].Val == "ima
 // (mergeConsecutiveAssistantMessages): texts joined ("" becomes null),
 // calls and reasoning appended.
 func mergeAssistants(msgs []chatMsg) []chatMsg {
-	var out []chatMsg
+	out := make([]chatMsg, 0, len(msgs)) // grown, it was copied over and over
 	for _, m := range msgs {
 		if n := len(out); n > 0 && m.role == "assistant" && out[n-1].role == "assistant" {
 			last := &out[n-1]
@@ -356,7 +356,7 @@ func deref(s *string) string {
 // with those messages; an assistant left without calls stays if it has
 // text or reasoning (cleanOrphanedToolCalls).
 func dropOrphans(msgs []chatMsg) []chatMsg {
-	var out []chatMsg
+	out := make([]chatMsg, 0, len(msgs))
 	emitted := map[int]bool{}
 	surviving := map[string]bool{}
 	for i, m := range msgs {
