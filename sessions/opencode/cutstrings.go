@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"bytes"
+	"errors"
 	"unsafe"
 
 	"correx/internal/jsonskim"
@@ -41,6 +42,20 @@ type cutSpan struct {
 // cutKeep is the least keep that leaves partFlags' answer alone: longer
 // than the longest name (pathKeys) or value (check) it compares.
 const cutKeep = 16
+
+// read feeds c the part row rowid a chunk at a time (size as
+// blobReader.chunks takes it); it stops at a string c calls bad.
+func (c *stringCutter) read(b *blobReader, rowid int64, size func(int) error) error {
+	return b.chunks(rowid, 0, -1, size, func(chunk []byte) error {
+		if c.feed(chunk); c.bad {
+			return errCutBad
+		}
+		return nil
+	})
+}
+
+// errCutBad stops a row's chunks at a string partFlags would reject.
+var errCutBad = errors.New("a string the part scanner rejects")
 
 func (c *stringCutter) feed(chunk []byte) {
 	defer func() { c.off += int64(len(chunk)) }()

@@ -612,12 +612,7 @@ func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (in
 	if blobs := s.c().blobs; blobs != nil && !partScanOff {
 		// fed a chunk at a time, its strings cut: the row is never held
 		c := stringCutter{keep: cutKeep, out: buf[:0]}
-		err := blobs.chunks(rowid, 0, -1, func(int) error { return nil }, func(chunk []byte) error {
-			if c.feed(chunk); c.bad {
-				return errCutBad
-			}
-			return nil
-		})
+		err := c.read(blobs, rowid, func(int) error { return nil })
 		if buf = c.out; err == nil {
 			if f, ok := partFlags(unsafe.String(unsafe.SliceData(buf), len(buf))); ok {
 				return f, buf, nil
@@ -628,9 +623,6 @@ func (s *sqliteStore) rowFlags(ctx context.Context, rowid int64, buf []byte) (in
 	err := s.c().db.QueryRowContext(ctx, `SELECT `+partFlagsJSON+` FROM part WHERE rowid = ?`, rowid).Scan(&f)
 	return f, buf, err
 }
-
-// errCutBad stops a row's chunks at a string partFlags would reject.
-var errCutBad = errors.New("a string the part scanner rejects")
 
 type sessionRow struct {
 	id                 string

@@ -106,9 +106,8 @@ func (s *sqliteStore) scanRow(rowid int64, textOnly bool) (elided []byte, row *s
 		return nil, nil, false
 	}
 	if r, ok := cutScan(s.c().blobs, rowid, textOnly); ok {
-		// never held: the output and error are read again from the store
-		row = &scannedRow{blobs: s.c().blobs, rowid: rowid, size: r.size}
-		return r.p.out, row, row.place(r.text, r.p, r.rowSpan)
+		row, ok := r.row(s.c().blobs, rowid)
+		return r.p.out, row, ok
 	}
 	scratch := getScratch()
 	buf, err := s.c().blobs.read(rowid, (*scratch)[:0])
@@ -343,19 +342,20 @@ func (t *partSlot) decodeBig(data []byte) {
 // decodeRow decodes the large part row rowid as decodeBig decodes it read
 // whole, but without holding it (a row of many MB held with its decoded
 // output was twice the output): the row's text as cutScan gives it is
-// decoded, then its output and error, each read again from where it lies
-// when cut. ok is false for a row cutScan does not read; the slot is
-// then as it was.
+// decoded, then its output and error, read again from where they lie.
+// ok is false for a row cutScan does not read; the slot is then as it
+// was.
 func (t *partSlot) decodeRow(b *blobReader, rowid int64) (ok bool) {
 	cs, ok := cutScan(b, rowid, true)
 	if !ok {
 		return false
 	}
-	if t.decode(cs.p.out[1:]); t.ok && t.p.Tool != nil {
+	row, ok := cs.row(b, rowid)
+	if t.decode(cs.p.out[1:]); ok && t.ok && t.p.Tool != nil {
 		tc := t.p.Tool
 		var err error
-		if tc.Output, err = cs.literal(cs.p.output); err == nil {
-			if tc.Error, err = cs.literal(cs.p.errText); err == nil {
+		if tc.Output, err = row.collect("output"); err == nil {
+			if tc.Error, err = row.collect("error"); err == nil {
 				return true
 			}
 		}
@@ -366,13 +366,10 @@ func (t *partSlot) decodeRow(b *blobReader, rowid int64) (ok bool) {
 
 // cutRow is a large part row scanned by cutScan.
 type cutRow struct {
-	b     *blobReader
-	rowid int64
-	size  int
-	sized func(n int) error // fails when the row is no longer size bytes
-	text  string            // the row, each string the scan drops cut short
-	cuts  []cutSpan         // the strings cut short in text, in order
-	p     partScanner       // as it scanned text
+	size int
+	text string      // the row, each string the scan drops cut short
+	cuts []cutSpan   // the strings cut short in text, in order
+	p    partScanner // as it scanned text
 }
 
 // cutScan scans the part row rowid as scanElided (textOnly) scans it read
@@ -383,8 +380,7 @@ type cutRow struct {
 // is false for a row of at most rowStreamMin bytes (read whole into the
 // scratch buffer, it is cheaper) or one the scanner cannot vouch for.
 func cutScan(b *blobReader, rowid int64, textOnly bool) (r cutRow, ok bool) {
-	r.b, r.rowid = b, rowid
-	r.sized = func(n int) error {
+	sized := func(n int) error {
 		if r.size == 0 && n <= rowStreamMin {
 			return errSmallRow
 		}
@@ -395,13 +391,7 @@ func cutScan(b *blobReader, rowid int64, textOnly bool) (r cutRow, ok bool) {
 		return nil
 	}
 	c := stringCutter{keep: rowCutKeep}
-	err := b.chunks(rowid, 0, -1, r.sized, func(chunk []byte) error {
-		if c.feed(chunk); c.bad {
-			return errCutBad
-		}
-		return nil
-	})
-	if err != nil {
+	if c.read(b, rowid, sized) != nil {
 		return r, false
 	}
 	p, ok := elided(partScanner{s: unsafe.String(unsafe.SliceData(c.out), len(c.out)), textOnly: textOnly, noteDropped: true})
@@ -421,7 +411,7 @@ func cutScan(b *blobReader, rowid int64, textOnly bool) (r cutRow, ok bool) {
 			continue
 		}
 		text = append(text, c.out[prev:l.at]...)
-		if err := b.chunks(rowid, int(l.from), int(l.to), r.sized, func(chunk []byte) error {
+		if err := b.chunks(rowid, int(l.from), int(l.to), sized, func(chunk []byte) error {
 			text = append(text, chunk...)
 			return nil
 		}); err != nil {
@@ -435,46 +425,27 @@ func cutScan(b *blobReader, rowid int64, textOnly bool) (r cutRow, ok bool) {
 	return r, ok
 }
 
-// cut is the cut string at sp in r.text, nil when sp holds none.
-func (r *cutRow) cut(sp span) *cutSpan {
-	for i := range r.cuts {
-		if l := &r.cuts[i]; l.at == sp.at && l.end == sp.end && sp.end != 0 {
-			return l
-		}
-	}
-	return nil
+// row is the scanned row whose output and error are read from the store
+// where they lie (never held); false when either is not a string or null.
+func (r *cutRow) row(b *blobReader, rowid int64) (*scannedRow, bool) {
+	row := &scannedRow{blobs: b, rowid: rowid, size: r.size}
+	return row, row.place(r.text, r.p, r.rowSpan)
 }
 
-// rowSpan is sp of r.text in the row: where the text's bytes before it
-// that are not cut lie in the row.
+// rowSpan is sp of r.text in the row: where the cut string at sp lies
+// whole, or where the text's bytes before sp that are not cut lie.
 func (r *cutRow) rowSpan(sp span) span {
-	if l := r.cut(sp); l != nil {
-		return span{int(l.from), int(l.to)}
-	}
 	shift := 0
 	for _, l := range r.cuts {
+		if l.at == sp.at && l.end == sp.end {
+			return span{int(l.from), int(l.to)}
+		}
 		if l.end > sp.at {
 			break
 		}
 		shift += int(l.to-l.from) - (l.end - l.at)
 	}
 	return span{sp.at + shift, sp.end + shift}
-}
-
-// literal is literal(r.text, sp), decoded from the row when it is cut.
-func (r *cutRow) literal(sp span) (string, error) {
-	l := r.cut(sp)
-	if l == nil {
-		return literal(r.text, sp)
-	}
-	var out strings.Builder
-	out.Grow(int(l.to - l.from - 2))
-	u := unquoter{write: func(s string) error { out.WriteString(s); return nil }}
-	err := r.b.chunks(r.rowid, int(l.from)+1, int(l.to)-1, r.sized, func(chunk []byte) error { return u.feed(chunk, false) })
-	if err == nil {
-		err = u.feed(nil, true)
-	}
-	return out.String(), err
 }
 
 // rowCutKeep is how much of a string cutScan's first read keeps: the
