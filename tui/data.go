@@ -397,7 +397,7 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 			if !k.whole {
 				return convMsg{key: k, res: res}
 			}
-			res.json, res.err = indentString(val)
+			res.json, res.err = exactText(func(w io.Writer) error { return render.WriteIndent(w, val) })
 			res.size = int64(len(res.json))
 		}
 		return convMsg{key: k, res: res}
@@ -564,28 +564,6 @@ func (lw *lineIndexWriter) Write(p []byte) (int, error) {
 		onPast()
 	}
 	return n, err
-}
-
-// indentString is render.MarshalIndent(v) as a string: measured, then
-// written straight into the string, allocated once at its size (a huge
-// text is not copied as a buffer grows, nor again into the string).
-func indentString(v render.Value) (string, error) {
-	var n byteCounter
-	if err := render.WriteIndent(&n, v); err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	b.Grow(int(n))
-	err := render.WriteIndent(&b, v)
-	return b.String(), err
-}
-
-// byteCounter is an io.Writer that counts what it is given.
-type byteCounter int64
-
-func (c *byteCounter) Write(p []byte) (int, error) {
-	*c += byteCounter(len(p))
-	return len(p), nil
 }
 
 // otherCmd loads the candidate sessions of the other pipeline in order and

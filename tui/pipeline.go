@@ -1,10 +1,10 @@
 package tui
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"charm.land/lipgloss/v2"
 
@@ -96,7 +96,11 @@ func (p *pipeText) body(text ...string) int {
 		total += len(t)
 	}
 	if total > clipBytes {
-		text = p.clipped(text, total)
+		var w clipWriter
+		for _, t := range text {
+			w.Write(unsafe.Slice(unsafe.StringData(t), len(t))) // kept in part, copied
+		}
+		return p.bodyOf(&w)
 	}
 	return p.writeBody(text)
 }
@@ -143,28 +147,6 @@ func (c clip) at(i int) (int, bool) {
 	return i - c.cut + c.note, true
 }
 
-// clipped is the pieces' text (total bytes) as body writes it clipped:
-// copies of its ends, whole lines, and the note between them.
-func (p *pipeText) clipped(pieces []string, total int) []string {
-	var head, tail strings.Builder
-	for _, t := range pieces {
-		if head.Len() >= clipKeep {
-			break
-		}
-		head.WriteString(t[:min(len(t), clipKeep-head.Len())])
-	}
-	var back []string
-	for i, n := len(pieces)-1, 0; i >= 0 && n < clipKeep; i-- {
-		t := pieces[i]
-		t = t[max(0, len(t)-(clipKeep-n)):]
-		back, n = append(back, t), n+len(t)
-	}
-	for i := len(back) - 1; i >= 0; i-- {
-		tail.WriteString(back[i])
-	}
-	return p.clipEnds(head.String(), tail.String(), total)
-}
-
 // clipEnds is a text of total bytes, its first and last clipKeep bytes
 // head and tail, as body writes it clipped.
 func (p *pipeText) clipEnds(head, tail string, total int) []string {
@@ -194,17 +176,19 @@ func (w *clipWriter) Write(b []byte) (int, error) {
 		w.all = append(w.all, b...)
 		return len(b), nil
 	}
-	if w.ring == nil {
-		w.head, w.ring = bytes.Clone(w.all[:clipKeep]), make([]byte, clipKeep)
-		w.keep(w.all[len(w.all)-clipKeep:])
-		w.all = nil
+	if w.ring == nil { // past clipBytes: from now on its ends only
+		all := w.all
+		w.all, w.head, w.ring = nil, make([]byte, 0, clipKeep), make([]byte, clipKeep)
+		w.keep(all)
 	}
 	w.keep(b)
 	return len(b), nil
 }
 
-// keep puts b's last clipKeep bytes in the ring.
+// keep adds b to the head while it is short of clipKeep bytes, and puts
+// b's last clipKeep bytes in the ring.
 func (w *clipWriter) keep(b []byte) {
+	w.head = append(w.head, b[:min(len(b), clipKeep-len(w.head))]...)
 	if len(b) >= clipKeep {
 		copy(w.ring, b[len(b)-clipKeep:])
 		w.at = 0
@@ -218,7 +202,8 @@ func (w *clipWriter) keep(b []byte) {
 // bodyOf is body of what w was written, clipped as body clips.
 func (p *pipeText) bodyOf(w *clipWriter) int {
 	if w.ring == nil {
-		return p.body(string(w.all))
+		p.clip = clip{}
+		return p.writeBody([]string{string(w.all)})
 	}
 	tail := string(w.ring[w.at:]) + string(w.ring[:w.at])
 	return p.writeBody(p.clipEnds(string(w.head), tail, w.total))
