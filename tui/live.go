@@ -117,25 +117,6 @@ func liveCmd(ctx context.Context, cfg Config, store sessions.Store, id string, p
 	}
 }
 
-// listed is the fingerprint a full list was made at, for the next live
-// check to start from: "" when the list failed, or when the open session
-// changed since it was loaded (that check then lists, and reloads it).
-func (m *Model) listed(msg listedMsg) string {
-	if msg.err != nil || msg.fp == "" {
-		return ""
-	}
-	if len(m.stack) > 0 {
-		open := m.stack[0].data.sess.Info
-		open.Uncounted = true // as loaded: compared by its update time
-		for _, in := range msg.infos {
-			if in.ID == open.ID && changed(in, open) {
-				return ""
-			}
-		}
-	}
-	return msg.fp
-}
-
 // changed tells that a listed session a differs from b as listed before
 // (when b's counts are not known, by its update time).
 func changed(a, b model.SessionInfo) bool {
@@ -155,10 +136,10 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 		if m.store == nil || m.checking || m.liveNext != nil {
 			return nextLiveTick(m.cfg.LiveEvery, msg.fp)
 		}
-		if msg.fp == "" { // a full list the live check did not make stands for one
-			msg.fp, m.listedFP = m.listedFP, ""
-		}
-		m.checking = true
+		// a full list the live check did not make stands for one, unless
+		// it is not what is open
+		listedFP := m.listedFP
+		m.listedFP, m.checking = "", true
 		id, prev := "", model.SessionInfo{}
 		if len(m.stack) > 0 {
 			open := m.stack[0].data.sess.Info
@@ -168,8 +149,11 @@ func (m *Model) live(msg tea.Msg) tea.Cmd {
 				// not counted yet (the list after a large session), or
 				// listed after a write the open session was loaded
 				// before: it is as loaded unless its update time moved
-				prev, prev.Uncounted = open, true
+				prev, prev.Uncounted, listedFP = open, true, ""
 			}
+		}
+		if msg.fp == "" {
+			msg.fp = listedFP
 		}
 		return liveCmd(m.ctx, m.cfg, m.store, id, prev, msg.fp)
 	case liveMsg:

@@ -255,7 +255,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.warnings = append(m.warnings, "listing sessions: "+msg.err.Error())
 		}
 		m.addWarnings(msg.warns...)
-		m.listedFP = m.listed(msg)
+		if msg.err == nil {
+			m.listedFP = msg.fp
+		}
 	case loadedMsg:
 		if m.listAfterLoad {
 			m.listAfterLoad = false
