@@ -70,6 +70,17 @@ func PruneCut(dst, b []byte, t reflect.Type, cut []byte) ([]byte, bool) {
 	return append(dst, b...), true
 }
 
+// FieldNames is the JSON names of the fields encoding/json decodes into
+// struct type t, as Prune reads them; ok false for a type Prune cannot
+// vouch for (fieldsOf).
+func FieldNames(t reflect.Type) (names []string, ok bool) {
+	fs := fieldsOf(t)
+	if fs == nil {
+		return nil, false
+	}
+	return fs.names, true
+}
+
 // fields are the members encoding/json decodes into a struct: its
 // fields' JSON names and types.
 type fields struct {

@@ -16,7 +16,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"correx/internal/jsonskim"
@@ -222,7 +221,7 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	spans := make([][]byte, len(names))
-	fields := jsonFields(reflect.TypeOf(v).Elem())
+	fields, named := jsonskim.FieldNames(reflect.TypeOf(v).Elem())
 	ok := jsonskim.Members(b, func(k, val []byte) bool {
 		if jsonskim.Folded(k, names...) || jsonskim.Folded(k, sc.names...) {
 			return false
@@ -239,7 +238,7 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 		if i := slices.Index(sc.names, string(k[1:len(k)-1])); i >= 0 {
 			return setScalar(sc.ptrs[i], val) // a duplicate: the last wins, as in encoding/json
 		}
-		if !slices.Contains(fields, string(k[1:len(k)-1])) && !jsonskim.Folded(k, fields...) {
+		if named && !slices.Contains(fields, string(k[1:len(k)-1])) && !jsonskim.Folded(k, fields...) {
 			return true // no field of v's: encoding/json would skip it
 		}
 		if len(small) > 1 {
@@ -258,23 +257,6 @@ func decodeSkimmed(b []byte, v any, names []string, raws []*json.RawMessage, sc 
 	}
 	return true
 }
-
-// jsonFields is the JSON names of struct type t's fields (every one
-// tagged with its name, as ccLine's and ccMessage's are), kept by type.
-func jsonFields(t reflect.Type) []string {
-	if f, ok := fieldsOf.Load(t); ok {
-		return f.([]string)
-	}
-	var f []string
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		f = append(f, name)
-	}
-	fieldsOf.Store(t, f)
-	return f
-}
-
-var fieldsOf sync.Map // reflect.Type → []string
 
 // scalars are the fields a skim decodes itself: the member names[i] into
 // ptrs[i] (a *string, *bool or **string).
