@@ -8,3 +8,11 @@ var (
 	SpanWrites   = spanWrites.Load
 	Unread       = unread.Load
 )
+
+// SetAheadBytes sets how many bytes a read-ahead holds (readAhead) until
+// the test ends.
+func SetAheadBytes(t interface{ Cleanup(func()) }, n int) {
+	old := aheadBytes
+	aheadBytes = n
+	t.Cleanup(func() { aheadBytes = old })
+}

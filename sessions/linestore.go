@@ -44,6 +44,17 @@ type Foreseer interface {
 	Foresee(n int, head []byte, whole bool)
 }
 
+// Preparer is implemented by a LineReader with work on a line that needs
+// none of the lines before it (decoding its JSON): a scan runs Prepare on
+// another goroutine, ahead of the reader (LineIndex.ScanToPrepared), and
+// gives PreparedLine, in place of Line, what it made. Prepare must read
+// nothing the reader holds: it runs beside it, and on for the reader that
+// replaces it when the file is read anew.
+type Preparer interface {
+	Prepare(data []byte) any
+	PreparedLine(l Line, data []byte, prep any, last bool)
+}
+
 // ForeseeBytes is the head of a line a Foreseer is given.
 const ForeseeBytes = 512
 
@@ -129,10 +140,17 @@ func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
 			return err
 		}
 	}
-	return f.index.ScanTo(ctx, want, func() int { return f.reader.Stable() }, func() { f.reset(s.Reader) }, func(l Line, data []byte, last bool) {
+	stable, reset, warnf := func() int { return f.reader.Stable() }, func() { f.reset(s.Reader) }, lineWarner(&f.warns, f.path)
+	if p, ok := f.reader.(Preparer); ok {
+		return f.index.ScanToPrepared(ctx, want, stable, reset, p.Prepare, func(l Line, data []byte, prep any, last bool) {
+			f.reader.(Preparer).PreparedLine(l, data, prep, last) // a reset's new reader
+			f.dirty = true
+		}, warnf)
+	}
+	return f.index.ScanTo(ctx, want, stable, reset, func(l Line, data []byte, last bool) {
 		f.reader.Line(l, data, last)
 		f.dirty = true
-	}, lineWarner(&f.warns, f.path))
+	}, warnf)
 }
 
 // session is the session read so far (the caller's to change). Call with

@@ -469,9 +469,29 @@ func (r *reader) call(at *callAt) *model.ToolCall {
 }
 
 // Line reads one event.
-func (r *reader) Line(l sessions.Line, line []byte, _ bool) {
-	n := l.N
+func (r *reader) Line(l sessions.Line, line []byte, last bool) {
+	r.PreparedLine(l, line, r.Prepare(line), last)
+}
+
+// fastDecoded is what fastEvent made of a line.
+type fastDecoded struct {
+	ev   event
+	data func(any) error
+	ok   bool
+}
+
+// Prepare decodes a line as fastEvent does, ahead of the scan
+// (sessions.Preparer).
+func (*reader) Prepare(line []byte) any {
 	ev, data, ok := fastEvent(line)
+	return fastDecoded{ev, data, ok}
+}
+
+// PreparedLine reads a line, prep what Prepare made of it.
+func (r *reader) PreparedLine(l sessions.Line, line []byte, prep any, _ bool) {
+	n := l.N
+	d := prep.(fastDecoded)
+	ev, data, ok := d.ev, d.data, d.ok
 	if !ok {
 		if err := json.Unmarshal(line, &ev); err != nil {
 			r.warnf(n, "skipped a line that is not JSON (%v)", err)
