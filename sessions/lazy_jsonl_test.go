@@ -8,10 +8,12 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"correx/formatters"
 	"correx/internal/fixtures"
 	"correx/model"
 	"correx/render"
@@ -44,6 +46,7 @@ func outline(t *testing.T, l sessions.Lazy, id string, limit int) ([]model.Messa
 				require.Positive(t, p.Tool.OutputBytes, "an elided call says how much it left out")
 				tc, err := l.LoadOutput(ctx, id, p.ID)
 				require.NoError(t, err)
+				sameStreams(t, l, id, p.ID, tc)
 				m.Parts = slices.Clone(m.Parts)
 				m.Parts[i].Tool = tc
 			}
@@ -147,6 +150,32 @@ func TestLazyJSONLAppend(t *testing.T) {
 				require.GreaterOrEqual(t, len(after), len(before))
 			})
 		}
+	}
+}
+
+// sameStreams: a store that streams outputs gives call partID's output
+// as LoadOutput gave it (full), decoded and as the body of its JSON
+// string.
+func sameStreams(t *testing.T, l sessions.Lazy, id, partID string, full *model.ToolCall) {
+	t.Helper()
+	ts, ok := l.(sessions.TextStreamer)
+	if !ok {
+		return
+	}
+	js, ok := l.(sessions.JSONStreamer)
+	require.True(t, ok, "a store that streams text streams JSON too")
+	enc, err := formatters.AppendStringify(nil, full.Output)
+	require.NoError(t, err)
+	for _, load := range []struct {
+		fn   func(context.Context, string, string) (*model.ToolCall, func(string, func(string) error) error, error)
+		want string
+	}{{ts.LoadStreamed, full.Output}, {js.LoadStreamedJSON, string(enc[1 : len(enc)-1])}} {
+		call, text, err := load.fn(context.Background(), id, partID)
+		require.NoError(t, err)
+		require.Equal(t, full.CallID, call.CallID)
+		var b strings.Builder
+		require.NoError(t, text("output", func(s string) error { b.WriteString(s); return nil }))
+		require.Equal(t, load.want, b.String(), "tool part %s", partID)
 	}
 }
 

@@ -241,6 +241,32 @@ func (s *store) LoadOutput(ctx context.Context, sessionID, partID string) (*mode
 	return s.LineStore.LoadOutput(ctx, sessionID, partID)
 }
 
+// LoadStreamed implements sessions.TextStreamer: a main session's
+// left-out outputs are streamed from its log (sessions.LineStore); a
+// subagent's calls come whole.
+func (s *store) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	return s.streamed(ctx, sessionID, partID, false)
+}
+
+// LoadStreamedJSON implements sessions.JSONStreamer, as LoadStreamed.
+func (s *store) LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	return s.streamed(ctx, sessionID, partID, true)
+}
+
+func (s *store) streamed(ctx context.Context, sessionID, partID string, asJSON bool) (*model.ToolCall, func(string, func(string) error) error, error) {
+	if s.kidFile(ctx, sessionID) == "" {
+		if asJSON {
+			return s.LineStore.LoadStreamedJSON(ctx, sessionID, partID)
+		}
+		return s.LineStore.LoadStreamed(ctx, sessionID, partID)
+	}
+	c, err := s.LoadOutput(ctx, sessionID, partID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, sessions.StreamOutput(c, nil, asJSON), nil
+}
+
 // isCopilotLog says whether an events.jsonl starts with Copilot's
 // session.start event.
 func isCopilotLog(path string) bool {
@@ -683,6 +709,27 @@ func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error))
 	return &c, nil
 }
 
+// OutputString implements sessions.OutputStringer: an elided call's
+// output as it lies in its completion's line (contentString), or, where
+// the skim cannot vouch for it, the call read whole (Output).
+func (r *reader) OutputString(partID string, read func(sessions.Line) ([]byte, error)) (*model.ToolCall, []byte, error) {
+	at := r.calls[partID]
+	if at == nil || at.sess != r.main || at.at == nil {
+		c, err := r.Output(partID, read)
+		return c, nil, err
+	}
+	line, err := read(*at.at)
+	if err != nil {
+		return nil, nil, err
+	}
+	if str, ok := contentString(line, []byte(partID)); ok {
+		c := *at.sess.Messages[at.msg].Parts[at.part].Tool
+		return &c, str, nil
+	}
+	c, err := r.Output(partID, read)
+	return c, nil, err
+}
+
 // complete fills in a call from its tool.execution_complete event.
 func complete(c *model.ToolCall, d completeData, ts time.Time) {
 	c.End, c.Metadata = ts, compact(d.ToolTelemetry)
@@ -775,23 +822,47 @@ var errNotPruned = errors.New("not pruned")
 // resultContent is the data.result.content string of event line, as it
 // lies and decoded, when the skim can vouch for it and it is large.
 func resultContent(line []byte) (str []byte, text string, ok bool) {
-	if len(line) < cutBytes || !jsonskim.Valid(line) {
+	if len(line) < cutBytes {
 		return nil, "", false
 	}
-	v := [][]byte{line}
+	if str, ok = contentString(line, nil); !ok {
+		return nil, "", false
+	}
+	text, ok = jsonskim.Text(str)
+	return str, text, ok
+}
+
+// contentString is the data.result.content string of event line as it
+// lies (quotes included), when the skim can vouch for it: the line valid,
+// each name on the way given once and exactly, the content a string;
+// with id, only in the completion of call id.
+func contentString(line []byte, id []byte) ([]byte, bool) {
+	if !jsonskim.Valid(line) {
+		return nil, false
+	}
+	v, ok := [][]byte{line}, false
 	for _, name := range []string{"data", "result", "content"} {
 		if len(v[0]) == 0 || v[0][0] != '{' {
-			return nil, "", false
+			return nil, false
+		}
+		if name == "result" && id != nil {
+			if v, ok = jsonskim.Named(v[0], "toolCallId", name); !ok || len(v[0]) == 0 || v[0][0] != '"' {
+				return nil, false
+			}
+			if got, ok := jsonskim.Text(v[0]); !ok || got != string(id) {
+				return nil, false
+			}
+			v = v[1:]
+			continue
 		}
 		if v, ok = jsonskim.Named(v[0], name); !ok {
-			return nil, "", false
+			return nil, false
 		}
 	}
 	if len(v[0]) == 0 || v[0][0] != '"' {
-		return nil, "", false
+		return nil, false
 	}
-	text, ok = jsonskim.Text(v[0])
-	return v[0], text, ok
+	return v[0], true
 }
 
 // cutBytes is the least event unmarshalCut cuts; tests lower it.

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"correx/internal/jsonskim"
 )
 
 // TestUnmarshalCutIsUnmarshal: every recorded line, and each with its
@@ -19,7 +21,7 @@ func TestUnmarshalCutIsUnmarshal(t *testing.T) {
 	cutBytes = 0
 	files, _ := filepath.Glob("../../testdata/copilot/*/data/session-state/*/events.jsonl")
 	require.NotEmpty(t, files)
-	cut := 0
+	cut, streamed := 0, 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -42,10 +44,21 @@ func TestUnmarshalCutIsUnmarshal(t *testing.T) {
 				if _, _, ok := resultContent(v); ok {
 					cut++
 				}
+				// the string OutputString streams: the content encoding/json
+				// decodes, in the completion of its own call only
+				if str, ok := contentString(v, []byte(want.Data.ToolCallID)); ok {
+					require.NoError(t, werr)
+					text, _ := jsonskim.Text(str)
+					require.Equal(t, want.Data.Result.Content, text, "%s: %.80q", f, v)
+					_, other := contentString(v, []byte(want.Data.ToolCallID+"x"))
+					require.False(t, other, "another call's id")
+					streamed++
+				}
 			}
 		}
 	}
 	require.Greater(t, cut, 10, "lines cut")
+	require.Greater(t, streamed, 10, "contents found to stream")
 }
 
 // fixtureLines are the lines of every recorded Copilot log.
