@@ -2,6 +2,9 @@ package tui
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,14 +22,33 @@ type convCache struct {
 	pending     map[convKey]bool
 	details     map[detailKey]bool // visible results being computed (lazy.go)
 	capsPending map[*sessionData]bool
+
+	// warming: conversations computed before a pane asks for them (warm),
+	// each also pending; rest is the key the last warmMsg (restN) was
+	// timed for
+	warming map[convKey]*warmRun
+	rest    *convKey
+	restN   int
+}
+
+// warmRun is a conversation being warmed; stop stops it when the
+// selection moves on (stopped: its result is dropped).
+type warmRun struct {
+	stop    context.CancelFunc
+	stopped bool
 }
 
 func newConvCache() convCache {
 	return convCache{convs: map[convKey]convResult{}, pending: map[convKey]bool{},
-		details: map[detailKey]bool{}, capsPending: map[*sessionData]bool{}}
+		details: map[detailKey]bool{}, capsPending: map[*sessionData]bool{},
+		warming: map[convKey]*warmRun{}}
 }
 
-func (c *convCache) busy() bool { return len(c.pending) > 0 || len(c.details) > 0 }
+// busy: a conversation or visible result asked for is being computed (a
+// conversation warmed before it is asked for is not).
+func (c *convCache) busy() bool {
+	return len(c.pending) > len(c.warming) || len(c.details) > 0
+}
 
 // put stores what a command computed.
 func (c *convCache) put(a *app, msg tea.Msg) {
@@ -42,6 +64,14 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 		msg.data.caps = msg.state
 		a.warnings = append(a.warnings, msg.state.warns...)
 	case convMsg:
+		if w, ok := c.warming[msg.key]; ok {
+			w.stop()
+			delete(c.warming, msg.key)
+			if w.stopped && errors.Is(msg.res.err, context.Canceled) {
+				delete(c.pending, msg.key) // stopped: not kept
+				return
+			}
+		}
 		if !msg.res.writing {
 			delete(c.pending, msg.key) // else still pending: the rest follows
 		}
@@ -80,37 +110,114 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 		}
 	}
 	for _, k := range v.need {
-		if k.data != nil && needsCaps(k.data) {
-			// rendered once the models' capabilities are read
-			if !c.capsPending[k.data] {
-				c.capsPending[k.data] = true
-				cmds = append(cmds, capsCmd(a.machine, k.data, k.sess.Info, opencode.SessionModels(k.sess)))
+		if w, ok := c.warming[k]; ok {
+			if !w.stopped {
+				delete(c.warming, k) // asked for now, and kept
 			}
+			continue // a stopped one is asked for again once it is back
+		}
+		if cmd, wait := c.caps(a, k); wait {
+			cmds = append(cmds, cmd)
 			continue
 		}
 		if !c.pending[k] && (k.whole || !c.pending[wholeKey(k)]) {
-			c.pending[k] = true
-			var l sessions.Lazy
-			snap, fill := *k.sess, (func(context.Context) error)(nil)
-			if v.data.sess == k.sess {
-				l = v.data.lazy
-				snap, fill = v.data.outlineSnapshot(k.step)
-			}
-			cmd := convCmd(v.ctx, a.cfg, k, snap, l, capsFor(k.data, k.inputs))
-			if fill != nil {
-				// the outline's pages not held are read first
-				next, ctx := cmd, v.ctx
-				cmd = func() tea.Msg {
-					if err := fill(ctx); err != nil {
-						return convMsg{key: k, res: convResult{err: err}}
-					}
-					return next()
-				}
-			}
-			cmds = append(cmds, cmd)
+			cmds = append(cmds, c.start(a, v, k, v.ctx))
 		}
 	}
-	return cmds
+	return append(cmds, c.restOn(v))
+}
+
+// caps starts reading the models' capabilities conversation k is
+// rendered with, if they are to be read; wait says k waits for them.
+func (c *convCache) caps(a *app, k convKey) (cmd tea.Cmd, wait bool) {
+	if k.data == nil || !needsCaps(k.data) {
+		return nil, false
+	}
+	if !c.capsPending[k.data] {
+		c.capsPending[k.data] = true
+		cmd = capsCmd(a.machine, k.data, k.sess.Info, opencode.SessionModels(k.sess))
+	}
+	return cmd, true
+}
+
+// start computes conversation k for v under ctx.
+func (c *convCache) start(a *app, v *sessionView, k convKey, ctx context.Context) tea.Cmd {
+	c.pending[k] = true
+	var l sessions.Lazy
+	snap, fill := *k.sess, (func(context.Context) error)(nil)
+	if v.data.sess == k.sess {
+		l = v.data.lazy
+		snap, fill = v.data.outlineSnapshot(k.step)
+	}
+	cmd := convCmd(ctx, a.cfg, k, snap, l, capsFor(k.data, k.inputs))
+	if fill == nil {
+		return cmd
+	}
+	// the outline's pages not held are read first
+	return func() tea.Msg {
+		if err := fill(ctx); err != nil {
+			return convMsg{key: k, res: convResult{err: err}}
+		}
+		return cmd()
+	}
+}
+
+// warmAfter is how long the selection rests on a call before the
+// conversations its panes show are computed unasked (0: never; tests and
+// benchmarks set it).
+var warmAfter = defaultWarmAfter
+
+const defaultWarmAfter = 300 * time.Millisecond
+
+// warmMsg says the selection rested warmAfter (restN n).
+type warmMsg struct{ n int }
+
+// restOn follows the selection for warm: a warm no longer wanted is
+// stopped, and a rest is timed for the first of v's warmKeys not
+// computed.
+func (c *convCache) restOn(v *sessionView) tea.Cmd {
+	keys := v.warmKeys()
+	for k, w := range c.warming {
+		if !w.stopped && !slices.Contains(keys, k) {
+			w.stop()
+			w.stopped = true
+		}
+	}
+	var next *convKey
+	for _, k := range keys {
+		if _, ok := c.convs[k]; !ok && !c.pending[k] {
+			next = &k
+			break
+		}
+	}
+	if next == nil || warmAfter <= 0 {
+		c.rest = nil
+		return nil
+	}
+	if c.rest != nil && *c.rest == *next {
+		return nil // timed already
+	}
+	c.rest = next
+	c.restN++
+	n := c.restN
+	return tea.Tick(warmAfter, func(time.Time) tea.Msg { return warmMsg{n} })
+}
+
+// warm starts computing the conversation the rest that ended (msg) was
+// timed for, when it is still wanted and nothing else is computed; else
+// the next sync times a rest again.
+func (c *convCache) warm(a *app, v *sessionView, msg warmMsg) tea.Cmd {
+	k := c.rest
+	c.rest = nil
+	if k == nil || msg.n != c.restN || len(c.pending) > 0 || len(c.details) > 0 || !slices.Contains(v.warmKeys(), *k) {
+		return nil
+	}
+	if cmd, wait := c.caps(a, *k); wait {
+		return cmd // the next sync times a rest again
+	}
+	ctx, stop := context.WithCancel(v.ctx)
+	c.warming[*k] = &warmRun{stop: stop}
+	return c.start(a, v, *k, ctx)
 }
 
 // wholeKey is k for the whole conversation's JSON.

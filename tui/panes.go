@@ -175,6 +175,7 @@ func loadCompare(v *sessionView, s selected) {
 		v.crossCompare(r, s.conv)
 		return
 	}
+	v.compared = true
 	step := requestStep(ci, sess)
 	key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.a.inputs, r.data.caps != nil)
 	var texts [2]string

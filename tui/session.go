@@ -39,6 +39,7 @@ type sessionView struct {
 	focus    focusKind
 	provider render.Provider
 	compare  render.Provider
+	compared bool // Compare was shown: its other side is warmed too
 	// other, when set, makes Compare show the selected call beside the
 	// first call of the same tool in a session of the other opencode
 	// pipeline (V).
@@ -194,6 +195,30 @@ func (v *sessionView) refresh(conv convSource) {
 	r.data.touch(r.idx)
 	panes[p].load(v, selected{p: p, r: r, ci: ci, sess: sess, low: low, vis: ci.visFor(low, v.provider), conv: conv})
 	v.layoutPane()
+}
+
+// warmKeys are the conversations the Wire, Compare and Pipeline panes
+// of the selected call would wait for (Compare's other side once Compare
+// was shown), computed before they are asked for (convCache.warm): a lazy
+// session's, whose lowering reads its store.
+func (v *sessionView) warmKeys() []convKey {
+	r, ok := v.list.Selected()
+	if !ok || r.data.lazy == nil {
+		return nil
+	}
+	ci := r.info()
+	step := requestStep(ci, r.data.sess)
+	if !ci.ready || step == 0 {
+		return nil
+	}
+	sess := r.data.sess
+	k := convKey{sess: sess, data: r.data, p: v.provider, step: step, low: render.SessionLowering(sess.Info, v.a.lowering), inputs: v.a.inputs}
+	if !v.compared {
+		return []convKey{k}
+	}
+	other := k
+	other.p = v.compare
+	return []convKey{k, other}
 }
 
 // callJSON is the Call pane's text: the tool, its id, status and title, its

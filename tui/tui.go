@@ -271,6 +271,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c, ok := msg.(convMsg); ok && c.next != nil {
 			cmds = append(cmds, c.next)
 		}
+	case warmMsg:
+		if v := m.current(); v != nil {
+			cmds = append(cmds, m.convs.warm(m.app, v, msg))
+		}
 	case spillMsg:
 		m.spillOpened(msg)
 	case liveTickMsg, liveMsg:

@@ -1,0 +1,105 @@
+package tui
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestWarmComputesPanesAhead: once the list rests on a call of a lazy
+// session, the conversations its Wire and Pipeline panes show are
+// computed unasked, so that the pane opens with nothing to compute; once
+// Compare was shown, its other side is warmed too, for the next call
+// rested on.
+func TestWarmComputesPanesAhead(t *testing.T) {
+	defer func(d time.Duration) { warmAfter = d }(warmAfter)
+	warmAfter = time.Nanosecond // the synchronous harness waits it out
+	warmed := 0
+	for _, dir := range fixtureFlavours(t) {
+		h := openFixture(t, dir, 120, 30)
+		v := h.m.current()
+		if v.data.lazy == nil {
+			continue
+		}
+		// a call whose result a later request carried
+		steps := map[int]int{} // request step -> its first row
+		for i, r := range v.list.rows {
+			if st := requestStep(r.info(), r.data.sess); st > 0 && r.data == v.data {
+				if _, ok := steps[st]; !ok {
+					steps[st] = i
+				}
+			}
+		}
+		if len(steps) < 2 {
+			continue
+		}
+		var rows []int
+		for _, i := range steps {
+			rows = append(rows, i)
+		}
+		h.key("g")
+		for range rows[0] {
+			h.key("j")
+		}
+		keys := v.warmKeys()
+		require.Len(t, keys, 1, "%s: the current provider's conversation", dir)
+		res, ok := h.m.convs.convs[keys[0]]
+		require.True(t, ok, "%s: warmed once the list rested", dir)
+		require.NoError(t, res.err)
+		require.Empty(t, h.m.convs.pending)
+		require.Empty(t, h.m.convs.warming)
+		n := len(h.m.convs.age)
+		h.key("6")
+		require.Equal(t, n, len(h.m.convs.age), "%s: the Pipeline pane computes nothing more", dir)
+		require.Empty(t, v.need)
+		h.key("5") // Compare: the other side computed now, and warmed from here on
+		require.Len(t, v.warmKeys(), 2)
+		h.key("3")
+		h.key("g")
+		for range rows[1] {
+			h.key("j")
+		}
+		for _, k := range v.warmKeys() {
+			_, ok := h.m.convs.convs[k]
+			require.True(t, ok, "%s: both of Compare's sides warmed (%s)", dir, k.p)
+		}
+		warmed++
+	}
+	require.Positive(t, warmed, "no lazy fixture session with two requests carrying results")
+}
+
+// TestWarmStops: a warm the selection no longer wants is stopped and its
+// result dropped; one a pane asks for while it runs is kept (and is
+// then busy work); warming alone is not busy.
+func TestWarmStops(t *testing.T) {
+	h := openFixture(t, fixtureFlavours(t)[0], 120, 30)
+	v, c := h.m.current(), &h.m.convs
+	k := convKey{sess: v.data.sess, data: v.data, p: v.provider, step: 1 << 20} // no call's
+	stopped := false
+	c.pending[k] = true
+	c.warming[k] = &warmRun{stop: func() { stopped = true }}
+	require.False(t, c.busy(), "warming is not busy")
+	c.restOn(v)
+	require.True(t, stopped, "the selection does not want it")
+	c.put(h.m.app, convMsg{key: k, res: convResult{err: context.Canceled}})
+	_, kept := c.convs[k]
+	require.False(t, kept, "a stopped warm's result is dropped")
+	require.False(t, c.pending[k])
+
+	// the Wire pane asks for the selected call's conversation while it
+	// is warmed
+	for i := 0; len(v.warmKeys()) == 0 && i < len(v.list.rows); i++ {
+		h.key("j")
+	}
+	require.NotEmpty(t, v.warmKeys(), "a call whose result a later request carried")
+	k = v.warmKeys()[0]
+	c.pending[k] = true
+	c.warming[k] = &warmRun{stop: func() { t.Error("a warm asked for is not stopped") }}
+	h.key("3")
+	require.Equal(t, []convKey{k}, v.need)
+	require.NotContains(t, c.warming, k, "asked for: kept")
+	require.True(t, c.pending[k])
+	require.True(t, c.busy())
+}
