@@ -114,8 +114,26 @@ func skimValid(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) bool
 		return false
 	}
 	r.Content, r.DisplayText = parts(v[3]), rawValue(v[7])
-	if v[4] != nil && json.Unmarshal(v[4], &r.Thoughts) != nil {
+	switch th := v[4]; {
+	case th == nil || string(th) == "null":
+	case th[0] != '[':
 		return false
+	default:
+		r.Thoughts = []gcThought{}
+		ok := jsonskim.Elements(th, func(e []byte) bool {
+			var t gcThought
+			if string(e) != "null" {
+				tv, ok := jsonskim.Named(e, "subject", "description")
+				if !ok || !skimStrings(tv, &t.Subject, &t.Description) {
+					return false
+				}
+			}
+			r.Thoughts = append(r.Thoughts, t)
+			return true
+		})
+		if !ok {
+			return false
+		}
 	}
 	switch calls := v[5]; {
 	case calls == nil || string(calls) == "null":

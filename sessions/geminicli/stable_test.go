@@ -262,6 +262,11 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`{"id":null,"toolCalls":[{"id":"x","result":null,"args":{}}],"thoughts":null,"content":[]}`))
 	f.Add([]byte(`{"type":5,"id":"a"}`))
 	f.Add([]byte(`{"toolCalls":[null]}`))
+	f.Add([]byte(`{"thoughts":[null,{"subject":"s","Description":"d"},{"subject":null,"timestamp":1}]}`))
+	f.Add([]byte(`{"thoughts":[{"subject":"a","subject":"b"}],"id":"x"}`))
+	f.Add([]byte(`{"thoughts":[1]}`))
+	f.Add([]byte(`{"thoughts":{}}`))
+	f.Add([]byte(`{"thoughts":[ {"description":"\u00e9\n"} ]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var got, want gcRecord
 		gerr := decodeRecord(raw, &got)
