@@ -185,7 +185,7 @@ func (c *convCache) restOn(v *sessionView) tea.Cmd {
 	}
 	var next *convKey
 	for _, k := range keys {
-		if _, ok := c.convs[k]; !ok && !c.pending[k] {
+		if !c.has(k) && !c.has(wholeKey(k)) { // a whole one has the excerpts too
 			next = &k
 			break
 		}
@@ -207,9 +207,12 @@ func (c *convCache) restOn(v *sessionView) tea.Cmd {
 // timed for, when it is still wanted and nothing else is computed; else
 // the next sync times a rest again.
 func (c *convCache) warm(a *app, v *sessionView, msg warmMsg) tea.Cmd {
+	if msg.n != c.restN || c.rest == nil {
+		return nil // a rest since overtaken
+	}
 	k := c.rest
 	c.rest = nil
-	if k == nil || msg.n != c.restN || len(c.pending) > 0 || len(c.details) > 0 || !slices.Contains(v.warmKeys(), *k) {
+	if len(c.pending) > 0 || len(c.details) > 0 || !slices.Contains(v.warmKeys(), *k) {
 		return nil
 	}
 	if cmd, wait := c.caps(a, *k); wait {
@@ -218,6 +221,12 @@ func (c *convCache) warm(a *app, v *sessionView, msg warmMsg) tea.Cmd {
 	ctx, stop := context.WithCancel(v.ctx)
 	c.warming[*k] = &warmRun{stop: stop}
 	return c.start(a, v, *k, ctx)
+}
+
+// has says conversation k is computed or being computed.
+func (c *convCache) has(k convKey) bool {
+	_, ok := c.convs[k]
+	return ok || c.pending[k]
 }
 
 // wholeKey is k for the whole conversation's JSON.

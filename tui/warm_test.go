@@ -70,6 +70,27 @@ func TestWarmComputesPanesAhead(t *testing.T) {
 	require.Positive(t, warmed, "no lazy fixture session with two requests carrying results")
 }
 
+// TestWarmNotOverWhole: a call whose whole request the Request pane has
+// computed is not warmed again (the whole has its excerpts).
+func TestWarmNotOverWhole(t *testing.T) {
+	h := openFixture(t, fixtureFlavours(t)[0], 120, 30)
+	v, c := h.m.current(), &h.m.convs
+	for i := 0; len(v.warmKeys()) == 0 && i < len(v.list.rows); i++ {
+		h.key("j")
+	}
+	require.NotEmpty(t, v.warmKeys(), "a call whose result a later request carried")
+	h.key("4")
+	k := v.warmKeys()[0]
+	_, whole := c.convs[wholeKey(k)]
+	require.True(t, whole, "the Request pane's conversation")
+	defer func(d time.Duration) { warmAfter = d }(warmAfter)
+	warmAfter = time.Nanosecond
+	h.key("4")
+	require.Nil(t, c.rest, "no rest timed")
+	_, warmed := c.convs[k]
+	require.False(t, warmed)
+}
+
 // TestWarmStops: a warm the selection no longer wants is stopped and its
 // result dropped; one a pane asks for while it runs is kept (and is
 // then busy work); warming alone is not busy.
