@@ -169,6 +169,12 @@ var warmAfter = defaultWarmAfter
 
 const defaultWarmAfter = 300 * time.Millisecond
 
+// warmMaxBytes bounds the outputs of the calls whose results a request
+// warmed carries: its excerpts hold their wire, as much again as the
+// visible text a huge output's call holds while shown (one of 47 MiB
+// warmed took the inspector on its spill view from 81 to 131 MB).
+var warmMaxBytes = 4 << 20 // tests lower it
+
 // warmMsg says the selection rested warmAfter (restN n).
 type warmMsg struct{ n int }
 
@@ -199,6 +205,9 @@ func (c *convCache) restOn(v *sessionView) tea.Cmd {
 	}
 	c.rest = next
 	c.restN++
+	if next.data.resultBytes(next.step) > warmMaxBytes {
+		return nil // not warmed, and noted: no rest is timed for it again
+	}
 	n := c.restN
 	return tea.Tick(warmAfter, func(time.Time) tea.Msg { return warmMsg{n} })
 }

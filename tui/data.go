@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +106,21 @@ func (c *callInfo) call() *model.ToolCall {
 		return c.ref.Call
 	}
 	return &model.ToolCall{CallID: c.row.callID, Tool: c.row.tool, Status: c.row.status, ChildSessionID: c.row.child}
+}
+
+// resultBytes is the size of the outputs and errors of the calls whose
+// results the request of step carries (the calls of step-1), as far as
+// the outline pages held say (a call of a page let go counts nothing).
+func (d *sessionData) resultBytes(step int) int {
+	n := 0
+	for i := sort.Search(len(d.calls), func(i int) bool { return int(d.calls[i].step) >= step-1 }); i < len(d.calls) && int(d.calls[i].step) == step-1; i++ {
+		c := d.calls[i].call()
+		if c.Elided {
+			n += c.OutputBytes
+		}
+		n += len(c.Output) + len(c.Error)
+	}
+	return n
 }
 
 // callFacts is what the call list shows and searches of a call, kept for

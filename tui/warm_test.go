@@ -91,6 +91,37 @@ func TestWarmNotOverWhole(t *testing.T) {
 	require.False(t, warmed)
 }
 
+// TestWarmSkipsLargeResults: a request whose results are larger in all
+// than warmMaxBytes is not warmed; resultBytes counts the outputs of the
+// step's calls.
+func TestWarmSkipsLargeResults(t *testing.T) {
+	h := openFixture(t, fixtureFlavours(t)[0], 120, 30)
+	v, c := h.m.current(), &h.m.convs
+	for i := 0; len(v.warmKeys()) == 0 && i < len(v.list.rows); i++ {
+		h.key("j")
+	}
+	require.NotEmpty(t, v.warmKeys(), "a call whose result a later request carried")
+	k := v.warmKeys()[0]
+	want := 0
+	for _, ci := range v.data.calls {
+		if int(ci.step) == k.step-1 {
+			want += len(ci.call().Output) + len(ci.call().Error)
+		}
+	}
+	require.Positive(t, want)
+	require.Equal(t, want, v.data.resultBytes(k.step))
+	defer func(d time.Duration, n int) { warmAfter, warmMaxBytes = d, n }(warmAfter, warmMaxBytes)
+	warmAfter, warmMaxBytes = time.Nanosecond, want-1
+	h.key("2")
+	_, warmed := c.convs[k]
+	require.False(t, warmed, "over warmMaxBytes")
+	warmMaxBytes = want
+	c.rest = nil // as when the selection comes back to the call
+	h.key("2")
+	_, warmed = c.convs[k]
+	require.True(t, warmed, "within warmMaxBytes")
+}
+
 // TestWarmStops: a warm the selection no longer wants is stopped and its
 // result dropped; one a pane asks for while it runs is kept (and is
 // then busy work); warming alone is not busy.
