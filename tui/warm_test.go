@@ -70,15 +70,28 @@ func TestWarmComputesPanesAhead(t *testing.T) {
 	require.Positive(t, warmed, "no lazy fixture session with two requests carrying results")
 }
 
-// TestWarmNotOverWhole: a call whose whole request the Request pane has
-// computed is not warmed again (the whole has its excerpts).
-func TestWarmNotOverWhole(t *testing.T) {
+// onCarriedCall opens the first opencode fixture on its first call whose
+// result a later request carried.
+func onCarriedCall(t *testing.T) (*harness, *sessionView, *convCache) {
 	h := openFixture(t, fixtureFlavours(t)[0], 120, 30)
-	v, c := h.m.current(), &h.m.convs
+	toCarriedCall(t, h)
+	return h, h.m.current(), &h.m.convs
+}
+
+// toCarriedCall moves to the next call whose result a later request
+// carried, unless the selected one's was.
+func toCarriedCall(t *testing.T, h *harness) {
+	v := h.m.current()
 	for i := 0; len(v.warmKeys()) == 0 && i < len(v.list.rows); i++ {
 		h.key("j")
 	}
 	require.NotEmpty(t, v.warmKeys(), "a call whose result a later request carried")
+}
+
+// TestWarmNotOverWhole: a call whose whole request the Request pane has
+// computed is not warmed again (the whole has its excerpts).
+func TestWarmNotOverWhole(t *testing.T) {
+	h, v, c := onCarriedCall(t)
 	h.key("4")
 	k := v.warmKeys()[0]
 	_, whole := c.convs[wholeKey(k)]
@@ -95,12 +108,7 @@ func TestWarmNotOverWhole(t *testing.T) {
 // than warmMaxBytes is not warmed; resultBytes counts the outputs of the
 // step's calls.
 func TestWarmSkipsLargeResults(t *testing.T) {
-	h := openFixture(t, fixtureFlavours(t)[0], 120, 30)
-	v, c := h.m.current(), &h.m.convs
-	for i := 0; len(v.warmKeys()) == 0 && i < len(v.list.rows); i++ {
-		h.key("j")
-	}
-	require.NotEmpty(t, v.warmKeys(), "a call whose result a later request carried")
+	h, v, c := onCarriedCall(t)
 	k := v.warmKeys()[0]
 	want := 0
 	for _, ci := range v.data.calls {
@@ -142,10 +150,7 @@ func TestWarmStops(t *testing.T) {
 
 	// the Wire pane asks for the selected call's conversation while it
 	// is warmed
-	for i := 0; len(v.warmKeys()) == 0 && i < len(v.list.rows); i++ {
-		h.key("j")
-	}
-	require.NotEmpty(t, v.warmKeys(), "a call whose result a later request carried")
+	toCarriedCall(t, h)
 	k = v.warmKeys()[0]
 	c.pending[k] = true
 	c.warming[k] = &warmRun{stop: func() { t.Error("a warm asked for is not stopped") }}
