@@ -348,7 +348,17 @@ func ReadLineAt(path string, l Line) ([]byte, error) {
 type LinesAt struct {
 	Path string
 	f    *os.File
+	// win holds the file's bytes from winOff on, read with the last piece
+	// asked for: a request's lines are read mostly in the file's order,
+	// in pieces between the strings left in it, a read each otherwise
+	// (the agents append to their files: a scan that finds one rewritten
+	// starts over, and its reads Close first)
+	win    []byte
+	winOff int64
 }
+
+// windowBytes is how much a LinesAt reads at once for a smaller piece.
+const windowBytes = 64 << 10
 
 // Read reads line l (see ReadLineAt).
 func (r *LinesAt) Read(l Line) ([]byte, error) {
@@ -429,7 +439,7 @@ func (r *LinesAt) readAt(l Line, b []byte, off int64) error {
 		}
 		r.f = f
 	}
-	if _, err := r.f.ReadAt(b, off); err != nil {
+	if err := r.window(b, off); err != nil {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("%s:%d: the file is shorter than when it was read", r.Path, l.N)
 		}
@@ -441,8 +451,38 @@ func (r *LinesAt) readAt(l Line, b []byte, off int64) error {
 	return nil
 }
 
-// Close closes the file, if a read opened it; r may read again after.
+// window reads b at off through the window: from it when it holds
+// them, else into it, from off on (a piece as large as the window is
+// read on its own).
+func (r *LinesAt) window(b []byte, off int64) error {
+	if off >= r.winOff && off+int64(len(b)) <= r.winOff+int64(len(r.win)) {
+		copy(b, r.win[off-r.winOff:])
+		return nil
+	}
+	if len(b) >= windowBytes {
+		_, err := r.f.ReadAt(b, off)
+		return err
+	}
+	if r.win == nil {
+		r.win = make([]byte, windowBytes)
+	}
+	n, err := r.f.ReadAt(r.win[:windowBytes], off)
+	r.win, r.winOff = r.win[:n], off
+	if n < len(b) {
+		r.win = r.win[:0]
+		if err == nil {
+			err = io.EOF
+		}
+		return err
+	}
+	copy(b, r.win)
+	return nil
+}
+
+// Close closes the file, if a read opened it; r may read again after,
+// what it holds of the file let go.
 func (r *LinesAt) Close() error {
+	r.win = nil
 	if r.f == nil {
 		return nil
 	}

@@ -213,11 +213,14 @@ func TestReadAheadPausesAndSeesChanges(t *testing.T) {
 }
 
 // TestLinesAtKeepsItsFileOpen: the lines an index found read back through
-// one LinesAt, which opens the file once, says when the file changed
-// under it, and reads again after Close.
+// one LinesAt, which opens the file once and reads a window of it at a
+// time, says when the file changed under it past what it holds, and
+// reads again, the file as it is, after Close.
 func TestLinesAtKeepsItsFileOpen(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
-	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n  {\"b\":2}\n{\"c\":3}\n"), 0o644))
+	pad := strings.Repeat("x", windowBytes)
+	want := []string{`{"a":1}`, `{"b":2}`, `{"p":"` + pad + `"}`, `{"c":3}`}
+	require.NoError(t, os.WriteFile(p, []byte(want[0]+"\n  "+want[1]+"\n"+want[2]+"\n"+want[3]+"\n"), 0o644))
 	x := NewLineIndex(p)
 	var lines []Line
 	_, err := x.Scan(context.Background(), nil, func(l Line, _ []byte, _ bool) bool {
@@ -227,22 +230,48 @@ func TestLinesAtKeepsItsFileOpen(t *testing.T) {
 	require.NoError(t, err)
 	r := LinesAt{Path: p}
 	defer r.Close()
-	for i, want := range []string{`{"a":1}`, `{"b":2}`, `{"c":3}`} {
+	for i := range want {
 		b, err := r.Read(lines[i])
 		require.NoError(t, err)
-		assert.Equal(t, want, string(b))
+		assert.Equal(t, want[i], string(b))
 	}
 	f := r.f
 	_, err = r.Read(lines[0])
 	require.NoError(t, err)
 	assert.Same(t, f, r.f, "one open for every read")
-	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n\n"), 0o644))
-	_, err = r.Read(lines[2])
-	assert.ErrorContains(t, err, p+":3: the file is shorter than when it was read")
+	require.NoError(t, os.WriteFile(p, []byte("{\"A\":1}\n\n"), 0o644))
+	_, err = r.Read(lines[3])
+	assert.ErrorContains(t, err, p+":4: the file is shorter than when it was read")
 	require.NoError(t, r.Close())
 	b, err := r.Read(lines[0])
 	require.NoError(t, err)
-	assert.Equal(t, `{"a":1}`, string(b))
+	assert.Equal(t, `{"A":1}`, string(b), "no window kept past Close")
+}
+
+// TestLinesAtWindow: pieces read through the window, in and out of order,
+// across its end and at the file's end, are the file's bytes, with one
+// read a window for pieces that follow one another.
+func TestLinesAtWindow(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "w")
+	data := make([]byte, 3*windowBytes+123)
+	for i := range data {
+		data[i] = 'a' + byte(i%26)
+	}
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	r := LinesAt{Path: p}
+	defer r.Close()
+	for _, c := range [][2]int{{0, 10}, {10, 100}, {5, 7}, {windowBytes - 3, 10}, {2 * windowBytes, windowBytes}, {100, 2 * windowBytes},
+		{len(data) - 50, 50}, {len(data) - 10, 5}, {0, 1}} {
+		b := make([]byte, c[1])
+		require.NoError(t, r.readAt(Line{N: 1}, b, int64(c[0])), "%v", c)
+		require.Equal(t, data[c[0]:c[0]+c[1]], b, "%v", c)
+	}
+	err := r.readAt(Line{N: 7}, make([]byte, 10), int64(len(data)-5))
+	require.ErrorContains(t, err, p+":7: the file is shorter than when it was read")
+	require.NoError(t, r.readAt(Line{N: 1}, make([]byte, 3), 0))
+	win := r.winOff
+	require.NoError(t, r.readAt(Line{N: 1}, make([]byte, 3), 3000))
+	require.Equal(t, win, r.winOff, "read from the window")
 }
 
 // TestNextLineReadsLongLinesOnce: lines shorter than, as long as and
