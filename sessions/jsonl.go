@@ -353,12 +353,15 @@ type LinesAt struct {
 	// in pieces between the strings left in it, a read each otherwise
 	// (the agents append to their files: a scan that finds one rewritten
 	// starts over, and its reads Close first)
-	win    []byte
-	winOff int64
+	win     []byte
+	winOff  int64
+	lastEnd int64 // where the last piece asked for ended
 }
 
-// windowBytes is how much a LinesAt reads at once for a smaller piece.
-const windowBytes = 64 << 10
+// windowBytes is how much a LinesAt reads at once for a piece under
+// windowPiece bytes; a larger one (a whole line, most often, whose
+// neighbours are not read next) is read on its own.
+const windowBytes, windowPiece = 64 << 10, 4 << 10
 
 // Read reads line l (see ReadLineAt).
 func (r *LinesAt) Read(l Line) ([]byte, error) {
@@ -452,14 +455,17 @@ func (r *LinesAt) readAt(l Line, b []byte, off int64) error {
 }
 
 // window reads b at off through the window: from it when it holds
-// them, else into it, from off on (a piece as large as the window is
-// read on its own).
+// them, else, for a piece under windowPiece bytes that starts soon after
+// the last one asked for (a run of reads, not one on its own), into it
+// from off on.
 func (r *LinesAt) window(b []byte, off int64) error {
+	near := off >= r.lastEnd && off-r.lastEnd < windowBytes
+	r.lastEnd = off + int64(len(b))
 	if off >= r.winOff && off+int64(len(b)) <= r.winOff+int64(len(r.win)) {
 		copy(b, r.win[off-r.winOff:])
 		return nil
 	}
-	if len(b) >= windowBytes {
+	if len(b) >= windowPiece || !near {
 		_, err := r.f.ReadAt(b, off)
 		return err
 	}

@@ -240,8 +240,8 @@ func TestLinesAtKeepsItsFileOpen(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, f, r.f, "one open for every read")
 	require.NoError(t, os.WriteFile(p, []byte("{\"A\":1}\n\n"), 0o644))
-	_, err = r.Read(lines[3])
-	assert.ErrorContains(t, err, p+":4: the file is shorter than when it was read")
+	_, err = r.Read(lines[2])
+	assert.ErrorContains(t, err, p+":3: the file is shorter than when it was read")
 	require.NoError(t, r.Close())
 	b, err := r.Read(lines[0])
 	require.NoError(t, err)
@@ -269,9 +269,13 @@ func TestLinesAtWindow(t *testing.T) {
 	err := r.readAt(Line{N: 7}, make([]byte, 10), int64(len(data)-5))
 	require.ErrorContains(t, err, p+":7: the file is shorter than when it was read")
 	require.NoError(t, r.readAt(Line{N: 1}, make([]byte, 3), 0))
+	require.NoError(t, r.readAt(Line{N: 1}, make([]byte, 3), 10)) // a run: the window read
 	win := r.winOff
+	require.Equal(t, int64(10), win)
 	require.NoError(t, r.readAt(Line{N: 1}, make([]byte, 3), 3000))
 	require.Equal(t, win, r.winOff, "read from the window")
+	require.NoError(t, r.readAt(Line{N: 1}, make([]byte, 3), 2*windowBytes+5))
+	require.Equal(t, win, r.winOff, "a read on its own is not windowed")
 }
 
 // TestNextLineReadsLongLinesOnce: lines shorter than, as long as and
