@@ -15,16 +15,8 @@ import (
 // TestBlobReader checks that blob I/O reads a row's bytes exactly, across
 // chunks, after what dst holds, and says when a row is not there.
 func TestBlobReader(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	db := openTestDB(t, path)
-	insertSession(t, db, rootSession())
 	big := `{"type":"tool","state":{"output":"` + strings.Repeat("é\\n", blobChunk) + `"}}`
-	for i, data := range []string{big, "{}", big[:blobChunk], big[:blobChunk+1]} {
-		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`,
-			"prt_blob"+string(rune('a'+i)), data)
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.Close())
+	path := partStore(t, "prt_blob", big, "{}", big[:blobChunk], big[:blobChunk+1])
 
 	b, err := openBlobReader(path, false)
 	require.NoError(t, err)

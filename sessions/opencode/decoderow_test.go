@@ -1,8 +1,6 @@
 package opencode
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,29 +18,18 @@ func TestDecodeRowIsDecodeBig(t *testing.T) {
 	defer func(n int) { rowStreamMin = n }(rowStreamMin)
 	rowStreamMin = 0
 	long := strings.Repeat("line of output é\\t\\\"q\\\" ", 5000)
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	db := openTestDB(t, path)
-	insertSession(t, db, rootSession())
-	for i, data := range []string{
-		`{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{"command":"x"},"output":"` + long + `","metadata":{"output":"` + long + `","truncated":true},"title":"t"}}`,
-		`{"type":"tool","tool":"bash","callID":"c2","state":{"status":"error","input":{},"error":"` + long + `\ud83d\ude00\ud83d x \udc00"}}`,
-		"{\"type\":\"tool\",\"tool\":\"bash\",\"callID\":\"c3\",\"state\":{\"status\":\"completed\",\"input\":{},\"output\":\"" + long + "\xff\xfe\"}}",
-		`{"type":"tool","tool":"read","callID":"c4","state":{"status":"completed","input":{},"output":"` + strings.Repeat(`\u00e9`, 3000) + `","attachments":[{"type":"file","mime":"image/png","url":"data:image/png;base64,` + strings.Repeat("A", 4000) + `"}]}}`,
-		`{"type":"tool","tool":"bash","callID":"c5","state":{"status":"completed","input":{},"output":null,"metadata":{"display":"` + long + `"}}}`,
+	path := partStore(t, "prt_03d",
+		`{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{"command":"x"},"output":"`+long+`","metadata":{"output":"`+long+`","truncated":true},"title":"t"}}`,
+		`{"type":"tool","tool":"bash","callID":"c2","state":{"status":"error","input":{},"error":"`+long+`\ud83d\ude00\ud83d x \udc00"}}`,
+		"{\"type\":\"tool\",\"tool\":\"bash\",\"callID\":\"c3\",\"state\":{\"status\":\"completed\",\"input\":{},\"output\":\""+long+"\xff\xfe\"}}",
+		`{"type":"tool","tool":"read","callID":"c4","state":{"status":"completed","input":{},"output":"`+strings.Repeat(`\u00e9`, 3000)+`","attachments":[{"type":"file","mime":"image/png","url":"data:image/png;base64,`+strings.Repeat("A", 4000)+`"}]}}`,
+		`{"type":"tool","tool":"bash","callID":"c5","state":{"status":"completed","input":{},"output":null,"metadata":{"display":"`+long+`"}}}`,
 		`{"type":"tool","tool":"bash","callID":"c6","state":{"status":"completed","input":{},"output":12345}}`,
-		`{"type":"tool","tool":"bash","callID":"c7","state":{"status":"completed","input":{},"output":"` + long + `"` + ` "x":1}}`,
-		`{"type":"text","text":"` + long + `"}`,
-	} {
-		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`, "prt_03d"+string(rune('a'+i)), data)
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.Close())
-	dbs, _ := filepath.Glob("../../testdata/opencode/*/data/opencode.db")
+		`{"type":"tool","tool":"bash","callID":"c7","state":{"status":"completed","input":{},"output":"`+long+`"`+` "x":1}}`,
+		`{"type":"text","text":"`+long+`"}`,
+	)
 	streamed := 0
-	for _, p := range append(dbs, path) {
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
+	for _, p := range recordedStoresAnd(path) {
 		s, err := sessions.Open(p)
 		require.NoError(t, err)
 		st := sessions.LazyFor(s, "").(*sqliteStore)

@@ -133,6 +133,35 @@ func openTestDB(t testing.TB, path string) *sql.DB {
 	return db
 }
 
+// partStore writes a test store in a temporary dir: the root session
+// and, in its message msg_02, a part row for each of datas (their ids
+// prefix and their index, in their order); it returns the store's path.
+func partStore(t testing.TB, prefix string, datas ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db := openTestDB(t, path)
+	insertSession(t, db, rootSession())
+	for i, data := range datas {
+		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`,
+			fmt.Sprintf("%s%03d", prefix, i), data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.Close())
+	return path
+}
+
+// recordedStoresAnd is the databases of the recorded stores, and path.
+func recordedStoresAnd(path string) []string {
+	var out []string
+	dbs, _ := filepath.Glob("../../testdata/opencode/*/data/opencode.db")
+	for _, p := range dbs {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return append(out, path)
+}
+
 type execer interface {
 	Exec(string, ...any) (sql.Result, error)
 }

@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -29,27 +28,16 @@ func (w wholeOutline) LoadOutline(ctx context.Context, id string, from, limit in
 func TestOutlineWholeEqualsOutline(t *testing.T) {
 	defer func(e int, b int64) { elideBytes, blobBytes = e, b }(elideBytes, blobBytes)
 	elideBytes = 16
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	db := openTestDB(t, path)
-	insertSession(t, db, rootSession())
-	for _, row := range []struct{ id, data string }{
-		{"prt_02w1", `{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{},"output":12345678901234567890}}`},
-		{"prt_02w2", `{"type":"tool","tool":"bash","callID":"c2","state":{"status":7,"input":{},"output":"xxxxxxxxxxxxxxxxxxxx"}}`},
-		{"prt_02w3", `{"type":"tool","tool":"bash","callID":"c3","state":{"status":"completed" "output":"xxxxxxxxxxxxxxxxxxxx"}}`},
-		{"prt_02w4", `{"type":"text","text":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","state":{"output":"y"}}`},
-		{"prt_02w5", `{"type":"tool","tool":"read","callID":"c5","state":{"status":"completed","input":{},"output":"a\"\u00e9\ud83d\n","attachments":[{"type":"file","mime":"image/png","url":"data:image/png;base64,AAAA"}],"metadata":{"preview":"p","truncated":true}}}`},
-		{"prt_02w6", `{"type":"tool","tool":"bash","callID":"c6","state":{"status":"error","input":{},"error":"boom boom boom boom","metadata":{"output":"live","interrupted":true}}}`},
-	} {
-		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`, row.id, row.data)
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.Close())
-	dirs, _ := filepath.Glob("../../testdata/opencode/*/data/opencode.db")
+	path := partStore(t, "prt_02w",
+		`{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{},"output":12345678901234567890}}`,
+		`{"type":"tool","tool":"bash","callID":"c2","state":{"status":7,"input":{},"output":"xxxxxxxxxxxxxxxxxxxx"}}`,
+		`{"type":"tool","tool":"bash","callID":"c3","state":{"status":"completed" "output":"xxxxxxxxxxxxxxxxxxxx"}}`,
+		`{"type":"text","text":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","state":{"output":"y"}}`,
+		`{"type":"tool","tool":"read","callID":"c5","state":{"status":"completed","input":{},"output":"a\"\u00e9\ud83d\n","attachments":[{"type":"file","mime":"image/png","url":"data:image/png;base64,AAAA"}],"metadata":{"preview":"p","truncated":true}}}`,
+		`{"type":"tool","tool":"bash","callID":"c6","state":{"status":"error","input":{},"error":"boom boom boom boom","metadata":{"output":"live","interrupted":true}}}`,
+	)
 	kept := 0
-	for _, p := range append(dirs, path) {
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
+	for _, p := range recordedStoresAnd(path) {
 		s, err := sessions.Open(p)
 		require.NoError(t, err)
 		infos, err := s.List(ctx)

@@ -2,8 +2,6 @@ package opencode
 
 import (
 	"database/sql"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -151,15 +149,7 @@ func TestPartScanAllocs(t *testing.T) {
 // checks them against the JSON functions alone (partScanOff) and against
 // Load.
 func TestPartScanInStore(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	db := openTestDB(t, path)
-	insertSession(t, db, rootSession())
-	for i, c := range partScanCases {
-		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`,
-			fmt.Sprintf("prt_scan%02d", i), c)
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.Close())
+	path := partStore(t, "prt_scan", partScanCases...)
 
 	read := func() ([3]int, []*sessions.OutlinePage) {
 		s, err := sessions.Open(path)

@@ -61,19 +61,10 @@ func TestLoadStreamed(t *testing.T) {
 }
 
 func testLoadStreamed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "opencode.db")
-	db := openTestDB(t, path)
-	insertSession(t, db, rootSession())
 	// an output over several blob chunks, escapes and runes across their edges
 	long := `{"type":"tool","callID":"c_long","tool":"bash","state":{"status":"completed","output":"` +
 		strings.Repeat(`é\n\"漢\ud83d\ude00\t😀x`, 3*blobChunk/20) + `","error":"e\u00e9","metadata":{"output":"m","display":{"text":"d"}},"attachments":[]}}`
-	cases := append([]string{long}, partScanCases...)
-	for i, c := range cases {
-		_, err := db.Exec(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_02', 'ses_2', 1, 1, ?)`,
-			"prt_scan"+string(rune('a'+i%26))+string(rune('a'+i/26)), c)
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.Close())
+	path := partStore(t, "prt_scan", append([]string{long}, partScanCases...)...)
 	dirs, _ := filepath.Glob("../../testdata/opencode/*/data")
 	streamed := 0
 	for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
