@@ -170,6 +170,19 @@ func space[T string | []byte](b T, i int) int {
 	return i
 }
 
+// Member is object b's member name as Named gives it, nil when b is no
+// object, has none, or Named says no.
+func Member(b []byte, name string) []byte {
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	vals, ok := Named(b, name)
+	if !ok {
+		return nil
+	}
+	return vals[0]
+}
+
 // Named is the values of object b's members named names, in their order
 // (nil for one absent); ok false when b is not an object as far as the
 // skim sees, or a member is named twice or by a key that Folded says

@@ -840,29 +840,17 @@ func contentString(line []byte, id []byte) ([]byte, bool) {
 	if !jsonskim.Valid(line) {
 		return nil, false
 	}
-	v, ok := [][]byte{line}, false
-	for _, name := range []string{"data", "result", "content"} {
-		if len(v[0]) == 0 || v[0][0] != '{' {
-			return nil, false
-		}
-		if name == "result" && id != nil {
-			if v, ok = jsonskim.Named(v[0], "toolCallId", name); !ok || len(v[0]) == 0 || v[0][0] != '"' {
-				return nil, false
-			}
-			if got, ok := jsonskim.Text(v[0]); !ok || got != string(id) {
-				return nil, false
-			}
-			v = v[1:]
-			continue
-		}
-		if v, ok = jsonskim.Named(v[0], name); !ok {
+	data := jsonskim.Member(line, "data")
+	if id != nil {
+		if got, ok := jsonskim.Text(jsonskim.Member(data, "toolCallId")); !ok || got != string(id) {
 			return nil, false
 		}
 	}
-	if len(v[0]) == 0 || v[0][0] != '"' {
+	str := jsonskim.Member(jsonskim.Member(data, "result"), "content")
+	if len(str) == 0 || str[0] != '"' {
 		return nil, false
 	}
-	return v[0], true
+	return str, true
 }
 
 // cutBytes is the least event unmarshalCut cuts; tests lower it.

@@ -78,7 +78,7 @@ func recordOutputs(rec []byte) func(func([]byte)) {
 		responseOutputs(vals[0])(each)
 		if calls := vals[1]; len(calls) > 0 && calls[0] == '[' {
 			jsonskim.Elements(calls, func(c []byte) bool {
-				responseOutputs(named(c, "result"))(each)
+				responseOutputs(jsonskim.Member(c, "result"))(each)
 				return true
 			})
 		}
@@ -93,22 +93,10 @@ func responseOutputs(parts []byte) func(func([]byte)) {
 			return
 		}
 		jsonskim.Elements(parts, func(p []byte) bool {
-			if out := named(named(named(p, "functionResponse"), "response"), "output"); out != nil {
+			if out := jsonskim.Member(jsonskim.Member(jsonskim.Member(p, "functionResponse"), "response"), "output"); out != nil {
 				each(out)
 			}
 			return true
 		})
 	}
-}
-
-// named is object b's member name, nil when b is no object or has none.
-func named(b []byte, name string) []byte {
-	if len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	vals, ok := jsonskim.Named(b, name)
-	if !ok {
-		return nil
-	}
-	return vals[0]
 }
