@@ -48,8 +48,11 @@ func (s *LineStore) streamed(ctx context.Context, sessionID, partID string, asJS
 
 // StreamOutput is the text function of a TextStreamer (with asJSON, of a
 // JSONStreamer) for call, whose output, when str is not nil, is the JSON
-// string str (as OutputStringer gives them).
+// string str (as OutputStringer gives them); nil for no call.
 func StreamOutput(call *model.ToolCall, str []byte, asJSON bool) func(field string, write func(string) error) error {
+	if call == nil {
+		return nil
+	}
 	if str == nil {
 		return func(field string, write func(string) error) error {
 			text := call.Output

@@ -15,12 +15,13 @@ import (
 	"correx/formatters"
 	"correx/internal/jsonskim"
 	"correx/model"
+	"correx/sessions"
 )
 
 func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
 	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
 	if err != nil || row == nil {
-		return tc, wholeText(tc, func(t string, write func(string) error) error { return write(t) }), err
+		return tc, sessions.StreamOutput(tc, nil, false), err
 	}
 	return tc, row.text, nil
 }
@@ -33,13 +34,7 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 func (s *sqliteStore) LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
 	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
 	if err != nil || row == nil {
-		return tc, wholeText(tc, func(t string, write func(string) error) error {
-			b, err := formatters.AppendStringify(nil, t)
-			if err != nil {
-				return err
-			}
-			return write(string(b[1 : len(b)-1]))
-		}), err
+		return tc, sessions.StreamOutput(tc, nil, true), err
 	}
 	return tc, row.json, nil
 }
@@ -67,20 +62,6 @@ func (s *sqliteStore) loadStreamed(ctx context.Context, sessionID, partID string
 	}
 	full, err := s.LoadOutput(ctx, sessionID, partID)
 	return full, nil, err
-}
-
-// wholeText writes a call read whole: its output (field "output") or
-// error, through put.
-func wholeText(full *model.ToolCall, put func(text string, write func(string) error) error) func(string, func(string) error) error {
-	if full == nil {
-		return nil
-	}
-	return func(field string, write func(string) error) error {
-		if field == "error" {
-			return put(full.Error, write)
-		}
-		return put(full.Output, write)
-	}
 }
 
 // scannedRow is a large part row, scanned whole once, whose output and
