@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -35,10 +37,7 @@ func TestWarmComputesPanesAhead(t *testing.T) {
 		if len(steps) < 2 {
 			continue
 		}
-		var rows []int
-		for _, i := range steps {
-			rows = append(rows, i)
-		}
+		rows := slices.Sorted(maps.Values(steps)) // the first two such steps
 		h.key("g")
 		for range rows[0] {
 			h.key("j")
