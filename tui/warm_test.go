@@ -8,19 +8,22 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"correx/internal/fixtures"
 )
 
 // TestWarmComputesPanesAhead: once the list rests on a call of a lazy
 // session, the conversations its Wire and Pipeline panes show are
 // computed unasked, so that the pane opens with nothing to compute; once
 // Compare was shown, its other side is warmed too, for the next call
-// rested on.
+// rested on. Over every fixture of every agent.
 func TestWarmComputesPanesAhead(t *testing.T) {
 	defer func(d time.Duration) { warmAfter = d }(warmAfter)
 	warmAfter = time.Nanosecond // the synchronous harness waits it out
-	warmed := 0
-	for _, dir := range fixtureFlavours(t) {
-		h := openFixture(t, dir, 120, 30)
+	warmed := map[string]bool{} // by agent
+	for _, f := range fixtures.All(t) {
+		dir := f.ID()
+		h := openFixture(t, f.Source, 120, 30)
 		v := h.m.current()
 		if v.data.lazy == nil {
 			continue
@@ -64,9 +67,10 @@ func TestWarmComputesPanesAhead(t *testing.T) {
 			_, ok := h.m.convs.convs[k]
 			require.True(t, ok, "%s: both of Compare's sides warmed (%s)", dir, k.p)
 		}
-		warmed++
+		warmed[f.Agent] = true
 	}
-	require.Positive(t, warmed, "no lazy fixture session with two requests carrying results")
+	// every agent read lazily has such a session among its fixtures
+	require.Len(t, warmed, 7, "agents warmed: %v", warmed)
 }
 
 // onCarriedCall opens the first opencode fixture on its first call whose
