@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -51,6 +53,7 @@ type LazyConversation struct {
 	Gaps      []Gap
 	l         OutputLoader
 	sessionID string
+	mu        sync.Mutex          // parts: an own wire may read its records side by side
 	parts     map[string]lazyPart // by placeholder
 	closers   []func() error
 }
@@ -87,7 +90,9 @@ type lazyPart struct {
 var placeholderSeq atomic.Int64
 
 // newPlaceholder is a placeholder no other is.
-func newPlaceholder() string { return fmt.Sprintf("%s%d\x00", placeholderMark, placeholderSeq.Add(1)) }
+func newPlaceholder() string {
+	return placeholderMark + strconv.FormatInt(placeholderSeq.Add(1), 10) + "\x00"
+}
 
 // placeholderMark starts every placeholder: NUL bytes and the start time
 // of the process, which no stored text can foresee.
@@ -195,7 +200,9 @@ func (c *LazyConversation) loadRequest(ctx context.Context, sessionID string, ms
 // placeholderFor is a new placeholder of a string body writes.
 func (c *LazyConversation) placeholderFor(body func(ctx context.Context, write func(body string) error) error) string {
 	token := newPlaceholder()
+	c.mu.Lock()
 	c.parts[token] = lazyPart{body: body}
+	c.mu.Unlock()
 	return token
 }
 

@@ -378,8 +378,8 @@ func (r *LinesAt) Read(l Line) ([]byte, error) {
 // ReadWithout reads line l without the bodies of the strings leave and
 // drop give (each in the file's order, as SpansOf and DroppedSpans found
 // them on it): those of leave for a Leave to leave in the file, those of
-// drop for the line's reader to drop. Each is an empty string in what is
-// read. It reads them too, and leaves out none, when they are few (4 ×
+// drop for the line's reader to drop. Each is an empty string (or object,
+// or array, for one of drop) in what is read. It reads them too, and leaves out none, when they are few (4 ×
 // LeaveBytes in all: fewer are cheaper read than skipped) or do not lie
 // in l.
 func (r *LinesAt) ReadWithout(l Line, leave, drop []StringSpan) (*LineRead, error) {
@@ -418,15 +418,15 @@ func (r *LinesAt) ReadWithout(l Line, leave, drop []StringSpan) (*LineRead, erro
 		if k == len(lr.without) {
 			break
 		}
-		// the string's quotes, with nothing between them now
-		if b[n-1] != '"' || n >= len(b) {
+		// the value's quotes or brackets, with nothing between them now
+		if closer(b[n-1]) == 0 || n >= len(b) {
 			return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.Path, l.N)
 		}
 		lr.at[k] = n
 		from = sp.Off + int64(sp.Len)
 	}
 	for _, at := range lr.at {
-		if b[at] != '"' {
+		if b[at] != closer(b[at-1]) {
 			return nil, fmt.Errorf("%s:%d: the file changed since it was read", r.Path, l.N)
 		}
 	}

@@ -110,21 +110,47 @@ func (lr *LineRead) spanOf(str []byte) (sp StringSpan, without int, ok bool) {
 	return StringSpan{Off: off, Len: len(body), Sum: maphash.Bytes(spanSeed, body)}, -1, true
 }
 
-// DroppedSpans are the spans of the strings strs gives (each quotes
-// included, lying in data, the bytes of line l as read, in order) at
-// least LeaveBytes long: strings the line's reader drops, which a later
-// LinesAt.ReadWithout of the line can leave unread (they carry no hash:
-// they are never written).
-func DroppedSpans(l Line, data []byte, strs func(each func(str []byte))) []StringSpan {
+// DroppedSpans are the spans of the bodies of the values strs gives
+// (strings, objects or arrays, each whole, lying in data, the bytes of
+// line l as read, in order) at least LeaveBytes long: values the line's
+// reader drops, which a later LinesAt.ReadWithout of the line can leave
+// unread (they carry no hash: they are never written).
+func DroppedSpans(l Line, data []byte, vals func(each func(val []byte))) []StringSpan {
 	var out []StringSpan
-	strs(func(str []byte) {
-		at, in := jsonskim.Within(data, str)
-		if in && len(str) >= max(LeaveBytes, 2) && str[0] == '"' && jsonskim.StringEnd(str, 0) == len(str) &&
+	vals(func(val []byte) {
+		at, in := jsonskim.Within(data, val)
+		if in && len(val) >= max(LeaveBytes, 2) && enclosed(val) &&
 			(len(out) == 0 || l.Off+int64(at) > out[len(out)-1].Off+int64(out[len(out)-1].Len)) {
-			out = append(out, StringSpan{Off: l.Off + int64(at+1), Len: len(str) - 2})
+			out = append(out, StringSpan{Off: l.Off + int64(at+1), Len: len(val) - 2})
 		}
 	})
 	return out
+}
+
+// enclosed tells whether val is a whole string, or an object or array
+// (as a skim gives it: its brackets are taken on trust).
+func enclosed(val []byte) bool {
+	switch val[0] {
+	case '"':
+		return jsonskim.StringEnd(val, 0) == len(val)
+	case '{', '[':
+		return val[len(val)-1] == closer(val[0])
+	}
+	return false
+}
+
+// closer is the byte that closes a string, object or array opened by c;
+// 0 for any other.
+func closer(c byte) byte {
+	switch c {
+	case '"':
+		return '"'
+	case '{':
+		return '}'
+	case '[':
+		return ']'
+	}
+	return 0
 }
 
 // SpansOf are the spans of the strings strs gives (each quotes included,

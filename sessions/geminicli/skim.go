@@ -13,8 +13,9 @@ import (
 	"correx/internal/jsonskim"
 )
 
-// withoutDisplays is record line b with the string value of every
-// toolCalls[].resultDisplay replaced by "" (b itself when it has none):
+// withoutDisplays is record line b with the value of every
+// toolCalls[].resultDisplay (a string, object or array) replaced by ""
+// (b itself when it has none):
 // the other values keep their bytes. b must be valid JSON for the result
 // to decode as b does; any other b is returned as it is.
 func withoutDisplays(b []byte) []byte {
@@ -31,10 +32,11 @@ func withoutDisplays(b []byte) []byte {
 	return append(out, b[last:]...)
 }
 
-// displays gives where the string value of each toolCalls[].resultDisplay
-// of record line b lies (b[i:end], quotes included), in order; false when
-// a string of b has no end (b is no JSON, and some may not have been
-// given).
+// displays gives where the value of each toolCalls[].resultDisplay of
+// record line b lies (b[i:end], quotes or brackets included), in order: a
+// string, or an object or array once it is valid JSON; false when a
+// string of b has no end or a display is not valid (b is no JSON, and
+// some may not have been given).
 func displays(b []byte, each func(i, end int)) bool {
 	depth := 0         // of objects and arrays around the current byte
 	toolCalls := -1    // depth of the toolCalls array, -1 outside it
@@ -42,6 +44,16 @@ func displays(b []byte, each func(i, end int)) bool {
 	for i := 0; i < len(b); {
 		switch c := b[i]; c {
 		case '{', '[':
+			if toolCalls > 0 && depth == toolCalls+1 && string(key) == `"resultDisplay"` {
+				// an object or array: given whole, once known valid
+				end := jsonskim.ValueEnd(b, i)
+				if end < 0 || !jsonskim.Valid(b[i:end]) {
+					return false
+				}
+				each(i, end)
+				key, i = nil, end
+				continue
+			}
 			depth++
 			i++
 		case '}', ']':

@@ -7,8 +7,11 @@ package geminicli
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"correx/formatters"
 	"correx/internal/jsonskim"
@@ -77,7 +80,6 @@ func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 		}
 		parts := []render.Value{}
 		for _, p := range c.parts {
-			p = gcStripPrefix(p)
 			gcPlace(p, c.unnamed[len(parts)], len(out), len(parts), pl)
 			parts = append(parts, p)
 		}
@@ -86,88 +88,18 @@ func Contents(s *model.Session, upto int, pl *render.Placer) []render.Value {
 	return out
 }
 
-// gcHistory is the request's contents before the ids lose their stored
+// gcHistory is the request's contents, the ids without their stored
 // prefix; with lv, the large outputs of the records read from the chat
 // file are left in it.
 func gcHistory(s *model.Session, upto int, lv *sessions.Leaver) []gcContent {
-	run := s.Messages[upto].Run
-	// a record Stored keeps by its place is read from the chat file
-	lines := sessions.LinesAt{Path: s.Info.Source}
-	defer lines.Close()
-	read := lines.Read
-	record := func(v gcVersion) gcRecord { return gcRecordLeft(v, &lines, lv) }
+	plan := gcPlan(s, upto)
+	pieces := gcReadAll(s, plan, lv)
 	var hist []gcContent
-	if run > 1 {
-		// a resumed run: the session context it wrote, then the history
-		// it loaded (convertSessionToClientHistory of the records as the
-		// file stood when it began)
-		for _, sm := range s.Messages {
-			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.resolve(read, true)) {
-				hist = append(hist, gcContent{role: "user", parts: gcParts(record(v).Content)})
-				break
-			}
+	for i, rd := range plan {
+		if rd.as == asRewriteFirst {
+			hist = nil
 		}
-		for _, it := range gcItems(s.Messages) {
-			if !gcInHistory(it.stored, run) {
-				continue
-			}
-			if v, ok := gcPick(it.stored, run-1); ok {
-				hist = append(hist, gcConvert(record(v))...)
-			}
-		}
-	}
-	inRewrite := false
-	for _, it := range gcItems(s.Messages[:upto]) {
-		v, ok := gcPick(it.stored, run)
-		if ok && it.rewrite == run && v.Run == run {
-			// this run's setHistory: the history as sent from here on,
-			// one record per content
-			if !inRewrite {
-				hist, inRewrite = nil, true
-			}
-			r := record(v)
-			role := "user"
-			if r.Type == "gemini" {
-				role = "model"
-			}
-			hist = append(hist, gcContent{role: role, parts: gcParts(r.Content)})
-			continue
-		}
-		inRewrite = false
-		if !ok || v.Run != run || run > 1 && v.Set {
-			continue // an earlier run's record, or a resume's rewrite
-		}
-		r := record(v)
-		switch {
-		case r.Type == "user":
-			hist = append(hist, gcContent{role: "user", parts: gcParts(r.Content)})
-		case r.Type == "gemini" && v.Set:
-			hist = append(hist, gcContent{role: "model", parts: gcStripThoughts(gcParts(r.Content), true)})
-		case r.Type == "gemini":
-			// written live: the text and calls, as the model streamed
-			// them (thoughts are not sent)
-			c := gcContent{role: "model", live: true}
-			for _, p := range gcParts(r.Content) {
-				if _, thought := p.Get("thought"); !thought {
-					c.parts = append(c.parts, p)
-				}
-			}
-			for _, tc := range r.ToolCalls {
-				fc := render.Obj{render.KV("id", tc.ID), render.KV("args", render.InputValue(tc.Args)), render.KV("name", tc.Name)}
-				if strings.HasPrefix(tc.ID, s.Info.ID+"#") {
-					// a subagent's executor keeps the call as the model
-					// sent it and names it "<agent id>#<turn>-<index>"
-					// only when the model gave no id
-					fc = fc[1:]
-					if c.unnamed == nil {
-						c.unnamed = map[int]string{}
-					}
-					c.unnamed[len(c.parts)] = tc.ID
-				}
-				c.parts = append(c.parts, render.Obj{render.KV("functionCall", fc)})
-			}
-			hist = append(hist, c)
-		}
+		hist = append(hist, pieces[i]...)
 	}
 	nonEmpty := hist[:0]
 	for _, c := range hist {
@@ -210,6 +142,157 @@ func gcHistory(s *model.Session, upto int, lv *sessions.Leaver) []gcContent {
 	return merged
 }
 
+// gcLive is a model turn as this run wrote it, live: the text and calls
+// as the model streamed them (thoughts are not sent).
+func gcLive(s *model.Session, r gcRecord) gcContent {
+	c := gcContent{role: "model", live: true}
+	for _, p := range gcParts(r.Content) {
+		if _, thought := p.Get("thought"); !thought {
+			c.parts = append(c.parts, p)
+		}
+	}
+	for _, tc := range r.ToolCalls {
+		fc := render.Obj{render.KV("id", tc.ID), render.KV("args", render.InputValue(tc.Args)), render.KV("name", tc.Name)}
+		if strings.HasPrefix(tc.ID, s.Info.ID+"#") {
+			// a subagent's executor keeps the call as the model
+			// sent it and names it "<agent id>#<turn>-<index>"
+			// only when the model gave no id
+			fc = fc[1:]
+			if c.unnamed == nil {
+				c.unnamed = map[int]string{}
+			}
+			c.unnamed[len(c.parts)] = tc.ID
+		}
+		c.parts = append(c.parts, render.Obj{render.KV("functionCall", fc)})
+	}
+	return c
+}
+
+// gcRead is a record gcHistory reads, and how it joins the history.
+type gcRead struct {
+	v  gcVersion
+	as gcAs
+}
+
+type gcAs int
+
+const (
+	asContext      gcAs = iota // a resumed run's session context: a user turn
+	asLoaded                   // a record a resumed run loaded (convertSessionToClientHistory)
+	asRewriteFirst             // the first content of the run's setHistory: what came before is dropped
+	asRewrite                  // a further content of it
+	asWritten                  // a record the run wrote
+)
+
+// gcPlan is the records the request of message upto is built from, in
+// order: which are read follows from the outline alone.
+func gcPlan(s *model.Session, upto int) []gcRead {
+	run := s.Messages[upto].Run
+	var plan []gcRead
+	if run > 1 {
+		// a resumed run: the session context it wrote, then the history
+		// it loaded (convertSessionToClientHistory of the records as the
+		// file stood when it began)
+		lines := sessions.LinesAt{Path: s.Info.Source}
+		defer lines.Close()
+		for _, sm := range s.Messages {
+			if v, ok := gcPick(sm.Stored, run); ok && v.Run == run && v.Set && gcContext(v.resolve(lines.Read, true)) {
+				plan = append(plan, gcRead{v, asContext})
+				break
+			}
+		}
+		for _, it := range gcItems(s.Messages) {
+			if !gcInHistory(it.stored, run) {
+				continue
+			}
+			if v, ok := gcPick(it.stored, run-1); ok {
+				plan = append(plan, gcRead{v, asLoaded})
+			}
+		}
+	}
+	inRewrite := false
+	for _, it := range gcItems(s.Messages[:upto]) {
+		v, ok := gcPick(it.stored, run)
+		if ok && it.rewrite == run && v.Run == run {
+			// this run's setHistory: the history as sent from here on,
+			// one record per content
+			as := asRewrite
+			if !inRewrite {
+				as, inRewrite = asRewriteFirst, true
+			}
+			plan = append(plan, gcRead{v, as})
+			continue
+		}
+		inRewrite = false
+		if !ok || v.Run != run || run > 1 && v.Set {
+			continue // an earlier run's record, or a resume's rewrite
+		}
+		plan = append(plan, gcRead{v, asWritten})
+	}
+	return plan
+}
+
+// gcReadRun records are read by one reader in a row.
+const gcReadRun = 32
+
+// gcReadAll is what each record of plan gives the history (gcPiece), read
+// from the chat file (gcRecordLeft) on a reader per core: a request of
+// thousands of records reads each apart, and that is most of the
+// lowering.
+func gcReadAll(s *model.Session, plan []gcRead, lv *sessions.Leaver) [][]gcContent {
+	pieces := make([][]gcContent, len(plan))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(plan)/gcReadRun+1) {
+		wg.Go(func() {
+			lines := sessions.LinesAt{Path: s.Info.Source}
+			defer lines.Close()
+			// a run of records at a time: they lie one after another
+			for at := int(next.Add(gcReadRun)) - gcReadRun; at < len(plan); at = int(next.Add(gcReadRun)) - gcReadRun {
+				for i := at; i < min(at+gcReadRun, len(plan)); i++ {
+					pieces[i] = gcPiece(s, plan[i], gcRecordLeft(plan[i].v, &lines, lv))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return pieces
+}
+
+// gcPiece is the contents record r, read as rd says, adds to the
+// history, the ids of their calls and responses without their stored
+// prefix.
+func gcPiece(s *model.Session, rd gcRead, r gcRecord) []gcContent {
+	var out []gcContent
+	switch rd.as {
+	case asContext:
+		out = []gcContent{{role: "user", parts: gcParts(r.Content)}}
+	case asLoaded:
+		out = gcConvert(r)
+	case asRewriteFirst, asRewrite:
+		role := "user"
+		if r.Type == "gemini" {
+			role = "model"
+		}
+		out = []gcContent{{role: role, parts: gcParts(r.Content)}}
+	case asWritten:
+		switch {
+		case r.Type == "user":
+			out = []gcContent{{role: "user", parts: gcParts(r.Content)}}
+		case r.Type == "gemini" && rd.v.Set:
+			out = []gcContent{{role: "model", parts: gcStripThoughts(gcParts(r.Content), true)}}
+		case r.Type == "gemini":
+			out = []gcContent{gcLive(s, r)}
+		}
+	}
+	for _, c := range out {
+		for j, p := range c.parts {
+			c.parts[j] = gcStripPrefix(p)
+		}
+	}
+	return out
+}
+
 // gcItem is one record's versions (as in Message.Stored); rewrite is the
 // run whose setHistory wrote it (0: a record of the session's messages).
 type gcItem struct {
@@ -225,6 +308,10 @@ func gcItems(msgs []model.Message) []gcItem {
 		own := gcItem{}
 		var carried []gcItem
 		for _, raw := range sm.Stored {
+			if !bytes.Contains(raw, []byte(`"rewrite"`)) { // the most are no rewrite: not decoded
+				own.stored = append(own.stored, raw)
+				continue
+			}
 			var c struct {
 				Rewrite *struct {
 					Run      int               `json:"run"`
@@ -359,8 +446,8 @@ func gcPick(stored []json.RawMessage, run int) (gcVersion, bool) {
 	var best gcVersion
 	ok := false
 	for _, raw := range stored {
-		var v gcVersion
-		if json.Unmarshal(raw, &v) != nil || v.Run > run || len(v.Record) == 0 && v.Line == nil {
+		v, err := decodeVersion(raw)
+		if err != nil || v.Run > run || len(v.Record) == 0 && v.Line == nil {
 			continue
 		}
 		if !ok || v.Run >= best.Run {
@@ -402,8 +489,8 @@ func gcParts(content json.RawMessage) []render.Obj {
 func orderedObj(raw json.RawMessage) (render.Obj, bool) {
 	var o render.Obj
 	skimmed := jsonskim.Members(raw, func(key, val []byte) bool {
-		var k string
-		if json.Unmarshal(key, &k) != nil {
+		k, ok := jsonskim.Text(key)
+		if !ok {
 			return false
 		}
 		o = append(o, render.KV(k, json.RawMessage(val)))
@@ -459,8 +546,7 @@ func stringOf(v render.Value) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	var s string
-	_ = json.Unmarshal(rawOf(v), &s)
+	s, _ := jsonskim.Text(rawOf(v))
 	return s
 }
 
@@ -611,7 +697,7 @@ func resentResults(s *model.Session, upto int) map[string][]string {
 	var out map[string][]string
 	for _, c := range gcHistory(s, upto, nil) {
 		for _, p := range c.parts {
-			v, ok := gcStripPrefix(p).Get("functionResponse")
+			v, ok := p.Get("functionResponse")
 			if !ok {
 				continue
 			}
