@@ -109,3 +109,47 @@ func TestReadWithoutLeavesWhatTheScanFound(t *testing.T) {
 	err = bodies[0](context.Background(), func(string) error { return nil })
 	assert.ErrorContains(t, err, p+": the file changed since it was read")
 }
+
+// TestReadWithoutDropsObjectsAndArrays: an object or array DroppedSpans
+// found is read as {} or [], which the reader drops; one that is not
+// whole is not taken, and brackets that moved are named.
+func TestReadWithoutDropsObjectsAndArrays(t *testing.T) {
+	defer func(n int) { LeaveBytes = n }(LeaveBytes)
+	LeaveBytes = 8
+	long := strings.Repeat("x", 4<<10)
+	line := `{"e":{"k":["` + long + `",1]},"f":[{"g":"` + long + `"}],"h":2}`
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(line+"\n"), 0o644))
+	l := Line{N: 1, Off: 0, Len: len(line)}
+	vals := func(b []byte) [][]byte {
+		v, ok := jsonskim.Named(b, "e", "f")
+		require.True(t, ok)
+		return v
+	}
+	data := []byte(line)
+	drop := DroppedSpans(l, data, func(each func([]byte)) {
+		for _, v := range vals(data) {
+			each(v)
+		}
+		each(data[1:8]) // no value: not taken
+	})
+	require.Len(t, drop, 2)
+
+	r := LinesAt{Path: p}
+	defer r.Close()
+	lr, err := r.ReadWithout(l, nil, drop)
+	require.NoError(t, err)
+	assert.Equal(t, `{"e":{},"f":[],"h":2}`, string(lr.Data))
+	assert.False(t, lr.Whole(lr.Data))
+	for _, v := range vals(lr.Data) {
+		assert.True(t, lr.Drop(v))
+	}
+	assert.True(t, lr.Whole(lr.Data))
+
+	// the object's closing brace is now a bracket
+	changed := strings.Replace(line, `,1]},"f"`, `,1]],"f"`, 1)
+	require.NoError(t, os.WriteFile(p, []byte(changed+"\n"), 0o644))
+	require.NoError(t, r.Close())
+	_, err = r.ReadWithout(l, nil, drop)
+	assert.ErrorContains(t, err, p+":1: the file changed since it was read")
+}
