@@ -1619,17 +1619,25 @@ func (x *ccLines) leftBlock(b ccBlock) (json.RawMessage, error) {
 	return x.leftBlock(b)
 }
 
-// logged is request cr whole, its messages read again.
+// logged is request cr whole, its messages read again side by side
+// (sessions.InRuns), each reader a fork of x.
 func (x *ccLines) logged(cr *ccRequest) (*model.LoggedRequest, error) {
-	req := &model.LoggedRequest{Provider: "anthropic", Cache: cr.cache, Missing: cr.missing, Messages: make([]json.RawMessage, 0, len(cr.msgs))}
-	for _, ref := range cr.msgs {
-		m, err := x.message(ref)
-		if err != nil {
-			return nil, err
-		}
-		req.Messages = append(req.Messages, m)
+	req := &model.LoggedRequest{Provider: "anthropic", Cache: cr.cache, Missing: cr.missing, Messages: make([]json.RawMessage, len(cr.msgs))}
+	err := sessions.InRuns(len(cr.msgs), 32, x.fork, func(w *ccLines, i int) (err error) {
+		req.Messages[i], err = w.message(cr.msgs[i])
+		return err
+	}, (*ccLines).close)
+	if err != nil {
+		return nil, err
 	}
 	return req, nil
+}
+
+// fork is a reader of x's file that leaves and drops what x does.
+func (x *ccLines) fork() *ccLines {
+	w := newCCLines(x.file)
+	w.deferral, w.without = x.deferral, x.without
+	return w
 }
 
 // rebuilt is the request of the step whose first line is line, from the

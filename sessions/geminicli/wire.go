@@ -7,11 +7,8 @@ package geminicli
 import (
 	"bytes"
 	"encoding/json"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"correx/formatters"
 	"correx/internal/jsonskim"
@@ -232,30 +229,15 @@ func gcPlan(s *model.Session, upto int) []gcRead {
 	return plan
 }
 
-// gcReadRun records are read by one reader in a row.
-const gcReadRun = 32
-
 // gcReadAll is what each record of plan gives the history (gcPiece), read
-// from the chat file (gcRecordLeft) on a reader per core: a request of
-// thousands of records reads each apart, and that is most of the
-// lowering.
+// from the chat file (gcRecordLeft) side by side (sessions.InRuns).
 func gcReadAll(s *model.Session, plan []gcRead, lv *sessions.Leaver) [][]gcContent {
 	pieces := make([][]gcContent, len(plan))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(plan)/gcReadRun+1) {
-		wg.Go(func() {
-			lines := sessions.LinesAt{Path: s.Info.Source}
-			defer lines.Close()
-			// a run of records at a time: they lie one after another
-			for at := int(next.Add(gcReadRun)) - gcReadRun; at < len(plan); at = int(next.Add(gcReadRun)) - gcReadRun {
-				for i := at; i < min(at+gcReadRun, len(plan)); i++ {
-					pieces[i] = gcPiece(s, plan[i], gcRecordLeft(plan[i].v, &lines, lv))
-				}
-			}
-		})
-	}
-	wg.Wait()
+	_ = sessions.InRuns(len(plan), 32, func() *sessions.LinesAt { return &sessions.LinesAt{Path: s.Info.Source} },
+		func(lines *sessions.LinesAt, i int) error {
+			pieces[i] = gcPiece(s, plan[i], gcRecordLeft(plan[i].v, lines, lv))
+			return nil
+		}, func(lines *sessions.LinesAt) { lines.Close() })
 	return pieces
 }
 

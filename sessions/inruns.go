@@ -1,0 +1,42 @@
+package sessions
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// InRuns calls read(r, i) for every i in [0, n), on up to a goroutine
+// per core, each taking run indexes in a row with a reader of its own
+// (newReader, closed by done): a request's records lie one after another,
+// so a reader's LinesAt window serves a run of them, and reading and
+// skimming thousands of records apart is most of a lowering. After the
+// first error no run starts, and it is returned.
+func InRuns[R any](n, run int, newReader func() R, read func(r R, i int) error, done func(R)) error {
+	var next atomic.Int64
+	var first error
+	var once sync.Once
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (n+run-1)/run) {
+		wg.Go(func() {
+			r := newReader()
+			defer done(r)
+			for !failed.Load() {
+				at := int(next.Add(int64(run))) - run
+				if at >= n {
+					return
+				}
+				for i := at; i < min(at+run, n); i++ {
+					if err := read(r, i); err != nil {
+						once.Do(func() { first = err })
+						failed.Store(true)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
