@@ -392,7 +392,7 @@ func decodeGCLine(b []byte, top *gcLine) error {
 // shallower field), not its record's ID.
 func skimGCLine(b []byte, top *gcLine) bool {
 	v, ok := jsonskim.Named(b, "id", "$rewindTo", "$set", "sessionId")
-	if !ok || !skimValid(b, &top.gcRecord, rawValue) {
+	if !ok || !skimValid(b, &top.gcRecord, rawValue, rawValue) {
 		return false
 	}
 	top.ID = ""

@@ -116,16 +116,17 @@ func decodeRecord(raw []byte, r *gcRecord) error {
 // content and each call's result kept by parts (as rawValue keeps them,
 // or with strings left in the file).
 func skimRecord(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) bool {
-	return jsonskim.Valid(raw) && skimValid(raw, r, parts)
+	return jsonskim.Valid(raw) && skimValid(raw, r, rawValue, parts)
 }
 
-// skimValid is skimRecord of a record known to be valid JSON.
-func skimValid(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) bool {
+// skimValid is skimRecord of a record known to be valid JSON, its other
+// raw values kept by keep.
+func skimValid(raw []byte, r *gcRecord, keep, parts func([]byte) json.RawMessage) bool {
 	v, ok := jsonskim.Named(raw, recordMembers...)
 	if !ok || !skimStrings(v, &r.ID, &r.Timestamp, &r.Type) || !skimStrings(v[6:], &r.Model) {
 		return false
 	}
-	r.Content, r.DisplayText = parts(v[3]), rawValue(v[7])
+	r.Content, r.DisplayText = parts(v[3]), keep(v[7])
 	switch th := v[4]; {
 	case th == nil || string(th) == "null":
 	case th[0] != '[':
@@ -159,7 +160,7 @@ func skimValid(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) bool
 			if !ok || !skimStrings(cv, &tc.ID, &tc.Name) || !skimStrings(cv[4:], &tc.Status, &tc.Timestamp, &tc.Description, &tc.DisplayName, &tc.AgentID) {
 				return false
 			}
-			tc.Args, tc.Result = rawValue(cv[2]), parts(cv[3])
+			tc.Args, tc.Result = keep(cv[2]), parts(cv[3])
 			r.ToolCalls = append(r.ToolCalls, tc)
 			return true
 		})
