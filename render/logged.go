@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"correx/internal/jsonskim"
+	"correx/internal/parallel"
 	"correx/model"
 )
 
@@ -82,21 +83,28 @@ func decodeOrdered(dec *json.Decoder) (Value, error) {
 func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) {
 	var out []msg
 	names := map[string]string{} // tool_use id -> tool name
-	for i, raw := range messages {
-		if spend {
-			messages[i] = nil // raw is all that holds it now
+	var window [decodeWindow]decodedMessage
+	for i := range messages {
+		k := i % decodeWindow
+		if k == 0 { // the next window's messages, decoded side by side
+			n := min(decodeWindow, len(messages)-i)
+			_ = parallel.InRuns(n, 64, func() struct{} { return struct{}{} }, func(_ struct{}, j int) error {
+				window[j] = decodeMessage(messages[i+j])
+				return nil
+			}, func(struct{}) {})
+			if spend {
+				clear(messages[i : i+n]) // the decoded messages are all that holds them now
+			}
 		}
-		m, err := loggedMessage(raw)
-		if err != nil {
-			return nil, fmt.Errorf("logged message %d: %w", i, err)
+		d := window[k]
+		window[k] = decodedMessage{}
+		m, blocks := d.m, d.blocks
+		if d.err != nil {
+			return nil, fmt.Errorf("logged message %d: %w", i, d.err)
 		}
-		if s, ok := jsonskim.Text(m.Content); ok {
-			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: s}}})
+		if blocks == nil {
+			out = append(out, msg{role: m.Role, parts: []part{{kind: pText, text: d.text}}})
 			continue
-		}
-		blocks, err := loggedBlocks(m.Content)
-		if err != nil {
-			return nil, fmt.Errorf("logged message %d: content: %w", i, err)
 		}
 		if m.Role == "assistant" {
 			a := msg{role: "assistant"}
@@ -147,6 +155,40 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 		}
 	}
 	return out, nil
+}
+
+// decodeWindow messages of a logged request are decoded at a time: a
+// request of thousands is decoded on every core, its decoded form held a
+// window at a time.
+const decodeWindow = 1024
+
+// decodedMessage is a logged message decoded: its role, and its blocks or,
+// for a string content (blocks nil), its text.
+type decodedMessage struct {
+	m      loggedRole
+	text   string
+	blocks []model.AnthropicBlock
+	err    error
+}
+
+// decodeMessage decodes raw, a logged message; err says what is wrong
+// with it (its content named when it is there).
+func decodeMessage(raw json.RawMessage) decodedMessage {
+	m, err := loggedMessage(raw)
+	if err != nil {
+		return decodedMessage{err: err}
+	}
+	if s, ok := jsonskim.Text(m.Content); ok {
+		return decodedMessage{m: m, text: s}
+	}
+	blocks, err := loggedBlocks(m.Content)
+	if err != nil {
+		return decodedMessage{err: fmt.Errorf("content: %w", err)}
+	}
+	if blocks == nil {
+		blocks = []model.AnthropicBlock{}
+	}
+	return decodedMessage{m: m, blocks: blocks}
 }
 
 func wireFilePart(b model.AnthropicBlock) part {

@@ -52,6 +52,7 @@ import (
 
 	"correx/formatters"
 	"correx/internal/jsonskim"
+	"correx/internal/parallel"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -1620,10 +1621,10 @@ func (x *ccLines) leftBlock(b ccBlock) (json.RawMessage, error) {
 }
 
 // logged is request cr whole, its messages read again side by side
-// (sessions.InRuns), each reader a fork of x.
+// (parallel.InRuns), each reader a fork of x.
 func (x *ccLines) logged(cr *ccRequest) (*model.LoggedRequest, error) {
 	req := &model.LoggedRequest{Provider: "anthropic", Cache: cr.cache, Missing: cr.missing, Messages: make([]json.RawMessage, len(cr.msgs))}
-	err := sessions.InRuns(len(cr.msgs), 32, x.fork, func(w *ccLines, i int) (err error) {
+	err := parallel.InRuns(len(cr.msgs), 32, x.fork, func(w *ccLines, i int) (err error) {
 		req.Messages[i], err = w.message(cr.msgs[i])
 		return err
 	}, (*ccLines).close)

@@ -12,6 +12,7 @@ import (
 
 	"correx/formatters"
 	"correx/internal/jsonskim"
+	"correx/internal/parallel"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -230,10 +231,10 @@ func gcPlan(s *model.Session, upto int) []gcRead {
 }
 
 // gcReadAll is what each record of plan gives the history (gcPiece), read
-// from the chat file (gcRecordLeft) side by side (sessions.InRuns).
+// from the chat file (gcRecordLeft) side by side (parallel.InRuns).
 func gcReadAll(s *model.Session, plan []gcRead, lv *sessions.Leaver) [][]gcContent {
 	pieces := make([][]gcContent, len(plan))
-	_ = sessions.InRuns(len(plan), 32, func() *sessions.LinesAt { return &sessions.LinesAt{Path: s.Info.Source} },
+	_ = parallel.InRuns(len(plan), 32, func() *sessions.LinesAt { return &sessions.LinesAt{Path: s.Info.Source} },
 		func(lines *sessions.LinesAt, i int) error {
 			pieces[i] = gcPiece(s, plan[i], gcRecordLeft(plan[i].v, lines, lv))
 			return nil

@@ -1,4 +1,6 @@
-package sessions
+// Package parallel runs a loop over indexes side by side, a reader per
+// goroutine.
+package parallel
 
 import (
 	"runtime"
