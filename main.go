@@ -36,28 +36,13 @@ import (
 
 const version = "0.1.0"
 
-// The base of the Go runtime's soft memory limit unless GOMEMLIMIT says
-// otherwise (internal/memlimit keeps the limit above the live data): as
-// the heap nears it the collector runs sooner, so the transient copies of
-// a large session's outputs (read one at a time) do not pile up between
-// collections. The inspector holds an outline page and the output on
-// screen. A command walks every output in turn, each read, decoded and
-// formatted, so a session whose largest outputs are a few MB keeps more
-// of them live for a moment: under the inspector's base it collected far
-// more often (opencode, 5,000 calls, outputs up to 5.7 MB: 204 collections
-// and 2.2 s for `calls`; at 32 MiB, 63 and 1.4 s, peak RSS 54 MB).
-const (
-	inspectorMemoryLimit = 24 << 20
-	commandMemoryLimit   = 32 << 20
-)
-
 // memoryLimit is the soft memory limit for a run with args: a command's
 // when they name one (as run reads them), else the inspector's.
 func memoryLimit(args []string) int64 {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return commandMemoryLimit
+		return memlimit.Command
 	}
-	return inspectorMemoryLimit
+	return memlimit.Inspector
 }
 
 func main() {

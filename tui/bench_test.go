@@ -3,9 +3,9 @@ package tui
 import (
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"correx/internal/memlimit"
 	"correx/sessions"
 )
 
@@ -46,9 +47,17 @@ func benchBig(b *testing.B) (string, bool) {
 	return dir, true
 }
 
+// asInspector gives the process the soft memory limit main gives the
+// inspector (memlimit.Keep): what the user waits for includes the
+// collections it makes (a pane of a 5,000-call session took twice as long
+// under it as without).
+var asInspector = sync.OnceFunc(func() { memlimit.Keep(memlimit.Inspector) })
+
 // runOn runs f as a sub-benchmark on the demo fixture and on the big store
-// (skipped with a message when CORREX_BENCH_BIG is unset).
+// (skipped with a message when CORREX_BENCH_BIG is unset), under the
+// inspector's memory limit.
 func runOn(b *testing.B, f func(b *testing.B, dir string)) {
+	asInspector()
 	b.Run("demo", func(b *testing.B) { f(b, benchDemo) })
 	b.Run("big", func(b *testing.B) {
 		dir, ok := benchBig(b)
@@ -285,6 +294,7 @@ func benchPicker(b *testing.B, done func(Model) bool) {
 	if dir == "" {
 		b.Skip("CORREX_BENCH_PICKER is unset: generate a store with `go run ./testdata/gen -sessions 2000 -calls 10 -mb 0.02 -out DIR`")
 	}
+	asInspector()
 	b.ReportAllocs()
 	for b.Loop() {
 		h, s, frame, finish := openUntil(b, dir, "", done)
@@ -419,7 +429,7 @@ func BenchmarkHugeOutput(b *testing.B) {
 	if dir == "" {
 		b.Skip("CORREX_BENCH_HUGE is unset: generate a store with `go run ./testdata/gen -calls 20 -mb 47 -out DIR`")
 	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(24 << 20))
+	asInspector()
 	id := biggestSession(b, dir)
 	settled := func(m Model) bool {
 		v := m.current()
