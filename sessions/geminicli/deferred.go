@@ -55,27 +55,17 @@ func gcRecordLeft(v gcVersion, lines *sessions.LinesAt, lv *sessions.Leaver) gcR
 // outputs left in the file; it is checked without its resultDisplays, as
 // resolve gives it (the skim reads none, and drops those lr was read
 // without).
-//
-// The record's values lie in lr.Data, read for it alone: they are kept
-// there, not copied.
 func skimLeft(lr *sessions.LineRead, lv *sessions.Leaver) (gcRecord, bool) {
 	displays(lr.Data, func(i, end int) { lr.Drop(lr.Data[i:end]) })
 	var r gcRecord
 	valid := jsonskim.Valid(lr.Data) || jsonskim.Valid(withoutDisplays(lr.Data)) // a display is never read
-	ok := valid && skimValid(lr.Data, &r, inPlace, func(parts []byte) json.RawMessage {
-		out, _ := lv.Leave(lr, parts, responseOutputs(parts))
-		return inPlace(out)
+	ok := valid && skimValid(lr.Data, &r, rawValue, func(parts []byte) json.RawMessage {
+		if out, left := lv.Leave(lr, parts, responseOutputs(parts)); left {
+			return out
+		}
+		return rawValue(parts) // a copy: what the conversation keeps does not keep the line
 	})
 	return r, ok
-}
-
-// inPlace is a member's value as a json.RawMessage field decodes it
-// (absent: nil), where it lies.
-func inPlace(v []byte) json.RawMessage {
-	if v == nil {
-		return nil
-	}
-	return v
 }
 
 // recordOutputs gives the output of each function response of a record,
