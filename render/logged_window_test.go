@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"correx/internal/parallel"
 )
 
 // TestPromptFromAnthropicWindows: a logged request of more messages than
@@ -14,6 +16,7 @@ import (
 // tool names that cross windows included; a bad message is named by its
 // index in the request, and a spent request keeps none of its messages.
 func TestPromptFromAnthropicWindows(t *testing.T) {
+	defer parallel.ForceRun(1)()
 	var messages []json.RawMessage
 	turns := decodeWindow + 7 // three messages each: windows end inside turns
 	for i := range turns {

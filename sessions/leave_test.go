@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/internal/fixtures"
+	"correx/internal/parallel"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -17,8 +18,10 @@ import (
 // store can leave in the file left there (sessions.Leaver) and copied
 // from it as it is written, is byte for byte the wire of the session Load
 // reads. Strings the scan found are left without being read again
-// (sessions.LinesAt.ReadWithout).
+// (sessions.LinesAt.ReadWithout). The records of a request are read one
+// at a time by each reader, side by side (parallel.InRuns).
 func TestLeftStringsAreLoad(t *testing.T) {
+	defer parallel.ForceRun(1)()
 	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
 	sessions.LeaveBytes = 2
 	ctx := context.Background()

@@ -15,6 +15,9 @@ import (
 // skimming thousands of records apart is most of a lowering. After the
 // first error no run starts, and it is returned.
 func InRuns[R any](n, run int, newReader func() R, read func(r R, i int) error, done func(R)) error {
+	if r := int(forcedRun.Load()); r > 0 {
+		run = r
+	}
 	var next atomic.Int64
 	var first error
 	var once sync.Once
@@ -41,4 +44,15 @@ func InRuns[R any](n, run int, newReader func() R, read func(r R, i int) error, 
 	}
 	wg.Wait()
 	return first
+}
+
+// forcedRun, when set, is every InRuns' run length (ForceRun).
+var forcedRun atomic.Int64
+
+// ForceRun makes every InRuns take runs of n indexes (a test's: at 1, a
+// fixture's few records spread over every reader) until restore is
+// called.
+func ForceRun(n int) (restore func()) {
+	old := forcedRun.Swap(int64(n))
+	return func() { forcedRun.Store(old) }
 }

@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -34,4 +35,16 @@ func TestInRuns(t *testing.T) {
 		return nil
 	}, func(int) {})
 	assert.ErrorIs(t, err, bad)
+}
+
+// TestForceRun: a forced run length holds until restored.
+func TestForceRun(t *testing.T) {
+	restore := ForceRun(1)
+	readers := atomic.Int32{}
+	require.NoError(t, InRuns(64, 64, func() int { readers.Add(1); return 0 }, func(int, int) error { return nil }, func(int) {}))
+	assert.Equal(t, int32(min(runtime.GOMAXPROCS(0), 64)), readers.Load(), "a reader per core, runs of one")
+	restore()
+	readers.Store(0)
+	require.NoError(t, InRuns(64, 64, func() int { readers.Add(1); return 0 }, func(int, int) error { return nil }, func(int) {}))
+	assert.Equal(t, int32(1), readers.Load())
 }
