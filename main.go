@@ -36,9 +36,9 @@ import (
 
 const version = "0.1.0"
 
-// memoryLimit is the soft memory limit for a run with args: a command's
+// memoryLimit is the soft memory limit policy for a run with args: a command's
 // when they name one (as run reads them), else the inspector's.
-func memoryLimit(args []string) int64 {
+func memoryLimit(args []string) memlimit.Policy {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		return memlimit.Command
 	}

@@ -7,9 +7,9 @@
 // Code session, whose index is about 30 MB, used 60% of a core doing
 // nothing under a fixed 24 MiB limit. So after every collection the limit
 // becomes what the runtime holds besides its heap, plus the live heap, plus
-// headroom (a quarter of the base: 6 MiB for the inspector, whose live
-// checks then collect once every few minutes), never less than the base: it
-// follows the live data up and back down.
+// headroom (6 MiB for the inspector, whose live checks then collect once
+// every few minutes), never less than a floor: it follows the live data up
+// and back down.
 package memlimit
 
 import (
@@ -18,46 +18,55 @@ import (
 	"runtime/metrics"
 )
 
-// The base of the Go runtime's soft memory limit unless GOMEMLIMIT says
-// otherwise (Keep keeps the limit above the live data): as
-// the heap nears it the collector runs sooner, so the transient copies of
-// a large session's outputs (read one at a time) do not pile up between
-// collections. The inspector holds an outline page and the output on
-// screen. A command walks every output in turn, each read, decoded and
-// formatted, so a session whose largest outputs are a few MB keeps more
-// of them live for a moment: under the inspector's base it collected far
-// more often (opencode, 5,000 calls, outputs up to 5.7 MB: 204 collections
-// and 2.2 s for `calls`; at 32 MiB, 63 and 1.4 s, peak RSS 54 MB).
-const (
-	Inspector = 24 << 20
-	Command   = 32 << 20
+// Policy is how Keep sets the Go runtime's soft memory limit (unless
+// GOMEMLIMIT says otherwise): never under Floor, and Headroom above what
+// the last collection found live and what the runtime holds besides its
+// heap. As the heap nears the limit the collector runs sooner, so the
+// transient copies of a large session's outputs (read one at a time) do
+// not pile up between collections.
+type Policy struct{ Floor, Headroom int64 }
+
+var (
+	// Inspector holds an outline page and the output on screen. A higher
+	// floor made the collections of a pane of a 5,000-call session fewer
+	// (at 48 MiB, Gemini CLI's Request pane showed in 140 ms, not 200),
+	// but raised every TUI's peak RSS by 3 to 8 MB, past the 64 MB the
+	// inspector is held to.
+	Inspector = Policy{Floor: 24 << 20, Headroom: 6 << 20}
+	// Command walks every output in turn, each read, decoded and
+	// formatted, so a session whose largest outputs are a few MB keeps
+	// more of them live for a moment: under the inspector's floor it
+	// collected far more often (opencode, 5,000 calls, outputs up to 5.7
+	// MB: 204 collections and 2.2 s for `calls`; at 32 MiB, 63 and 1.4 s,
+	// peak RSS 54 MB).
+	Command = Policy{Floor: 32 << 20, Headroom: 8 << 20}
 )
 
-// Keep sets the soft memory limit to base and adjusts it after every
+// Keep sets the soft memory limit to p's floor and adjusts it after every
 // collection (Limit).
-func Keep(base int64) {
-	debug.SetMemoryLimit(base)
-	arm(base)
+func Keep(p Policy) {
+	debug.SetMemoryLimit(p.Floor)
+	arm(p)
 }
 
 // arm makes the next collection adjust the limit: the cleanup of an
 // object nothing refers to runs after the collection that finds it, and
 // arms the next one.
-func arm(base int64) {
-	runtime.AddCleanup(new([64]byte), func(base int64) {
+func arm(p Policy) {
+	runtime.AddCleanup(new([64]byte), func(p Policy) {
 		live, other := usage()
-		debug.SetMemoryLimit(Limit(base, live, other))
-		arm(base)
-	}, base)
+		debug.SetMemoryLimit(Limit(p, live, other))
+		arm(p)
+	}, p)
 }
 
 // Limit is the limit when the last collection left live bytes of heap and
 // the runtime holds other bytes outside the heap (stacks, its metadata,
-// the heap's unused span tails), all counted against the limit: base, or
-// what leaves the heap a quarter of base to grow beyond live when that is
-// more.
-func Limit(base int64, live, other uint64) int64 {
-	return max(base, int64(live+other)+base/4)
+// the heap's unused span tails), all counted against the limit: p's
+// floor, or what leaves the heap p's headroom to grow beyond live when
+// that is more.
+func Limit(p Policy, live, other uint64) int64 {
+	return max(p.Floor, int64(live+other)+p.Headroom)
 }
 
 // usage is the heap the last collection found live and the memory the

@@ -7,18 +7,18 @@ import (
 )
 
 func TestLimit(t *testing.T) {
+	p := Policy{Floor: 24 << 20, Headroom: 6 << 20}
 	for _, tc := range []struct {
-		base        int64
 		live, other uint64
 		want        int64
 	}{
-		{24 << 20, 2 << 20, 1 << 20, 24 << 20},
-		{24 << 20, 16 << 20, 2 << 20, 24 << 20},
-		{24 << 20, 18 << 20, 1 << 20, 25 << 20},
-		{24 << 20, 22 << 20, 8 << 20, 36 << 20},
+		{2 << 20, 1 << 20, 24 << 20},
+		{16 << 20, 2 << 20, 24 << 20},
+		{18 << 20, 1 << 20, 25 << 20},
+		{22 << 20, 8 << 20, 36 << 20},
 	} {
-		if got := Limit(tc.base, tc.live, tc.other); got != tc.want {
-			t.Errorf("Limit(%d, %d, %d) = %d, want %d", tc.base, tc.live, tc.other, got, tc.want)
+		if got := Limit(p, tc.live, tc.other); got != tc.want {
+			t.Errorf("Limit(%v, %d, %d) = %d, want %d", p, tc.live, tc.other, got, tc.want)
 		}
 	}
 }
@@ -29,7 +29,7 @@ func TestLimit(t *testing.T) {
 func TestKeepFollowsTheLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	const base = 8 << 20
-	Keep(base)
+	Keep(Policy{Floor: base, Headroom: base / 4})
 	live := make([]byte, 32<<20)
 	for i := range live {
 		live[i] = byte(i)
