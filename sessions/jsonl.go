@@ -379,9 +379,9 @@ func (r *LinesAt) Read(l Line) ([]byte, error) {
 // drop give (each in the file's order, as SpansOf and DroppedSpans found
 // them on it): those of leave for a Leave to leave in the file, those of
 // drop for the line's reader to drop. Each is an empty string (or object,
-// or array, for one of drop) in what is read. It reads them too, and leaves out none, when they are few (4 ×
-// LeaveBytes in all: fewer are cheaper read than skipped) or do not lie
-// in l.
+// or array, for one of drop) in what is read. It reads them too, and
+// leaves out none, when they are few (4 × LeaveBytes in all: fewer are
+// cheaper read than skipped) or do not lie in l.
 func (r *LinesAt) ReadWithout(l Line, leave, drop []StringSpan) (*LineRead, error) {
 	lr := &LineRead{Line: l}
 	for i, j := 0, 0; i < len(leave) || j < len(drop); {

@@ -38,7 +38,7 @@ type LineRead struct {
 	Line    Line
 	Data    []byte
 	without []StringSpan // in the file's order
-	at      []int        // where each lies in Data: its closing quote
+	at      []int        // where each lies in Data: its closing quote or bracket
 	drop    []bool       // each is one the reader drops, not one to leave
 	done    []bool       // each was left by a Leave, or dropped
 }
@@ -59,8 +59,8 @@ func (lr *LineRead) Whole(raw []byte) bool {
 	return true
 }
 
-// Drop tells lr its reader drops str, a string of Data: false when str is
-// not one of the strings to drop it was read without.
+// Drop tells lr its reader drops str, a value of Data: false when str is
+// not one of the values to drop it was read without.
 func (lr *LineRead) Drop(str []byte) bool {
 	k := lr.hole(str)
 	if k < 0 || !lr.drop[k] {
@@ -71,8 +71,8 @@ func (lr *LineRead) Drop(str []byte) bool {
 	return true
 }
 
-// hole is the string lr was read without that str (an empty string lying
-// in Data) is, -1 for none.
+// hole is the value lr was read without that str (an empty string, object
+// or array lying in Data) is, -1 for none.
 func (lr *LineRead) hole(str []byte) int {
 	at, in := jsonskim.Within(lr.Data, str)
 	if !in || len(str) != 2 {
@@ -110,7 +110,7 @@ func (lr *LineRead) spanOf(str []byte) (sp StringSpan, without int, ok bool) {
 	return StringSpan{Off: off, Len: len(body), Sum: maphash.Bytes(spanSeed, body)}, -1, true
 }
 
-// DroppedSpans are the spans of the bodies of the values strs gives
+// DroppedSpans are the spans of the bodies of the values vals gives
 // (strings, objects or arrays, each whole, lying in data, the bytes of
 // line l as read, in order) at least LeaveBytes long: values the line's
 // reader drops, which a later LinesAt.ReadWithout of the line can leave

@@ -58,15 +58,6 @@ func Strings(b []byte, f func(str []byte)) bool {
 	return true
 }
 
-// ValueEnd is the index after the value that starts at b[i], as far as
-// the skim sees; -1 when it does not end.
-func ValueEnd(b []byte, i int) int {
-	if e, ok := value(b, i, 0); ok {
-		return e
-	}
-	return -1
-}
-
 // StringEnd is the index after the closing quote of the JSON string that
 // starts at b[i]; -1 when it does not end.
 func StringEnd(b []byte, i int) int {

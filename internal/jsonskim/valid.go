@@ -165,6 +165,12 @@ func validNumber(s string, i int) (int, bool) {
 	return i, true
 }
 
+// ValidValueEnd is the index after the JSON value that starts at b[i],
+// checked as encoding/json checks one; ok false when it is not one.
+func ValidValueEnd(b []byte, i int) (int, bool) {
+	return validValue(unsafe.String(unsafe.SliceData(b), len(b)), i, 0)
+}
+
 // ValidStringEnd is the index after the closing quote of the JSON string
 // that starts at b[i] (a quote), checked as encoding/json checks one (its
 // escapes, no control characters; a string's plain bytes a word at a

@@ -1,6 +1,7 @@
 package jsonskim
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,6 +15,12 @@ func FuzzValid(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := Valid(b), json.Valid(b); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json: %v", b, got, want)
+		}
+		// ValidValueEnd: the value at the first byte, checked as a whole
+		v := bytes.TrimLeft(b, " \t\r\n")
+		if end, ok := ValidValueEnd(v, 0); ok && !json.Valid(v[:end]) ||
+			json.Valid(b) && (!ok || len(bytes.TrimSpace(v[end:])) > 0) {
+			t.Fatalf("ValidValueEnd(%q) = %d, %v", v, end, ok)
 		}
 	})
 }

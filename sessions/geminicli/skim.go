@@ -46,8 +46,8 @@ func displays(b []byte, each func(i, end int)) bool {
 		case '{', '[':
 			if toolCalls > 0 && depth == toolCalls+1 && string(key) == `"resultDisplay"` {
 				// an object or array: given whole, once known valid
-				end := jsonskim.ValueEnd(b, i)
-				if end < 0 || !jsonskim.Valid(b[i:end]) {
+				end, ok := jsonskim.ValidValueEnd(b, i)
+				if !ok {
 					return false
 				}
 				each(i, end)
