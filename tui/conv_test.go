@@ -69,7 +69,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 		os.RemoveAll(dir)
 	})
 	ctx := context.Background()
-	elided, excerpted := 0, 0
+	elided, excerpted, filed := 0, 0, 0
 	for _, dir := range fixtureFlavours(t) {
 		st, err := sessions.Open(dir)
 		require.NoError(t, err)
@@ -118,7 +118,8 @@ func TestLazyConversationSpooled(t *testing.T) {
 				}
 				res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 1<<30)
 				ids := stepCallIDs(full, step)
-				wantEx := excerpts(val, r.Places, ids, render.WriteIndent)
+				wantEx, spooled := excerpts(val, r.Places, ids, render.WriteIndent, 1<<30)
+				require.Empty(t, spooled)
 				items := val.([]render.Value)
 				pick := func(idx []int) string {
 					var vs []render.Value
@@ -133,15 +134,40 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.True(t, wantEx[id].wireOK && wantEx[id].resultOK, "%s %s: call %s not in the request of step %d", dir, prov, id, step)
 					// an excerpt is the JSON of its items, written once each
 					require.Equal(t, pick(r.Places[id].Items()), wantEx[id].wire)
-					require.Equal(t, pick(r.Places[id].ResultItems()), strings.Join(wantEx[id].result, ""))
+					require.Equal(t, pick(r.Places[id].ResultItems()), piecesText(t, wantEx[id].result))
+					require.Nil(t, wantEx[id].wireFile)
 					require.Equal(t, wantEx[id], res.excerpts[id], "%s %s call %s", dir, prov, id)
 					excerpted++
 				}
+				// held in spool files (every list, lowered from 1 MiB), the
+				// excerpts are the same bytes
+				func() {
+					defer func(n int) { exactMemBytes = n }(exactMemBytes)
+					exactMemBytes = 0
+					got, files := excerpts(val, r.Places, ids, render.WriteIndent, 0)
+					defer func() {
+						for _, fl := range files {
+							fl.Close()
+						}
+					}()
+					for _, id := range ids {
+						e, w := got[id], wantEx[id]
+						require.NotNil(t, e.wireFile, "%s %s call %s", dir, prov, id)
+						require.Empty(t, e.wire)
+						require.Equal(t, w.wire, piecesText(t, e.wirePieces()), "%s %s call %s", dir, prov, id)
+						require.Equal(t, piecesText(t, w.result), piecesText(t, e.result), "%s %s call %s", dir, prov, id)
+						e.wireFile, e.result, w.result = nil, nil, nil
+						e.wire = w.wire
+						require.Equal(t, w, e)
+						filed++
+					}
+				}()
 			}
 		}
 	}
 	require.NotZero(t, excerpted)
 	require.NotZero(t, elided, "no fixture call was elided by its outline")
+	require.NotZero(t, filed, "no excerpt was kept in a spool file")
 	// with mem 0 every JSON comes first as its first lines, unless the
 	// whole one is ready as soon (then either may come): over every
 	// fixture, some do
@@ -176,4 +202,11 @@ func TestOnlyRequestWritesTheJSON(t *testing.T) {
 		h.key("3") // a whole conversation serves Wire too
 		require.Contains(t, h.plain(), "request of step", dir)
 	}
+}
+
+// piecesText is the pieces' text, those in files read back.
+func piecesText(t *testing.T, ps []xpiece) string {
+	var b strings.Builder
+	require.NoError(t, writePieces(&b, ps))
+	return b.String()
 }

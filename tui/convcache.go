@@ -264,9 +264,7 @@ func (c *convCache) evict() {
 		if r.lazy {
 			lazy--
 		}
-		if r.file != nil {
-			r.file.Close()
-		}
+		r.close()
 		delete(c.convs, k)
 		c.age = append(c.age[:i], c.age[i+1:]...)
 	}

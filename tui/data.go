@@ -286,8 +286,11 @@ type convResult struct {
 	size int64 // of the JSON
 	// lazy: rendered from a lazy session's outline
 	lazy bool
-	// excerpts of the calls whose results the request carries, by call id
+	// excerpts of the calls whose results the request carries, by call id,
+	// and the spool files of the large ones (a result that shows its first
+	// lines while writing shares them with the whole one)
 	excerpts map[string]excerpt
+	spools   []*fileLines
 	// note says what the rendering lacks that the agent sent (Gemini
 	// CLI's streamed thoughtSignatures), or ""
 	note string
@@ -296,6 +299,16 @@ type convResult struct {
 	// lines (size bytes of it), the whole result follows in another
 	// convMsg
 	writing bool
+}
+
+// close closes the result's files: its JSON's and its excerpts'.
+func (r convResult) close() {
+	if r.file != nil {
+		r.file.Close()
+	}
+	for _, fl := range r.spools {
+		fl.Close()
+	}
 }
 
 type convMsg struct {
@@ -409,7 +422,7 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
-			res.excerpts = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.WriteIndent)
+			res.excerpts, res.spools = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.WriteIndent, cfg.MaxInMemoryJSON)
 			if !k.whole {
 				return convMsg{key: k, res: res}
 			}
@@ -462,9 +475,9 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		return convMsg{key: k, res: res}
 	}
 	res.rendered, res.items = true, itemCount(lc.Value)
-	res.excerpts = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
+	res.excerpts, res.spools = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
 		return lc.WriteIndent(ctx, w, v)
-	})
+	}, maxMem)
 	if !k.whole {
 		release()
 		return convMsg{key: k, res: res}

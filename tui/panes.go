@@ -130,11 +130,11 @@ func loadWire(v *sessionView, s selected) {
 	// the whole request shown while it was written: now more of it, or
 	// all, at the same place
 	keep := v.loaded[p] == contentKey(conv, true, true)
-	text, head, empty := v.wireContent(p, s.ci, s.sess, s.low, step, res, ready)
+	text, file, head, empty := v.wireContent(p, s.ci, s.sess, s.low, step, res, ready)
 	v.headers[p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
 	v.views[p].empty = empty
-	if p == paneRequest && ready && res.err == nil && res.file != nil {
-		v.views[p].SetFile(res.file, lexerByName("json"), keep)
+	if file != nil {
+		v.views[p].SetFile(file, lexerByName("json"), keep)
 	} else {
 		v.views[p].SetContent(text, lexerByName("json"), nil, keep)
 	}
@@ -202,6 +202,9 @@ func loadCompare(v *sessionView, s selected) {
 		default:
 			if e := res.excerpts[ci.call().CallID]; e.wireOK {
 				texts[i] = e.wire
+				if e.wireFile != nil {
+					texts[i] = clipped(e.wirePieces(), "Wire (3) shows it whole")
+				}
 			} else {
 				notes[i] = notPlaced(e)
 			}

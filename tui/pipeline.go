@@ -105,6 +105,21 @@ func (p *pipeText) body(text ...string) int {
 	return p.writeBody(text)
 }
 
+// bodyPieces is body of pieces of an excerpt, those in a file read a
+// buffer at a time into the ends body keeps of a large text.
+func (p *pipeText) bodyPieces(ps []xpiece) int {
+	if ts, ok := texts(ps); ok {
+		return p.body(ts...)
+	}
+	p.clip = clip{}
+	var w clipWriter
+	if err := writePieces(&w, ps); err != nil {
+		p.note("could not read the excerpt back: " + err.Error())
+		return p.n
+	}
+	return p.bodyOf(&w)
+}
+
 // writeBody is body's writing of the text.
 func (p *pipeText) writeBody(text []string) int {
 	off, first := p.n, p.line
@@ -150,14 +165,23 @@ func (c clip) at(i int) (int, bool) {
 // clipEnds is a text of total bytes, its first and last clipKeep bytes
 // head and tail, as body writes it clipped.
 func (p *pipeText) clipEnds(head, tail string, total int) []string {
-	head = head[:strings.LastIndexByte(head, '\n')+1]             // whole lines, maybe none
-	tail = tail[min(strings.IndexByte(tail, '\n')+1, len(tail)):] // from a line's start
+	head, tail = clipLines(head, tail)
 	cut := total - len(head) - len(tail)
-	note := fmt.Sprintf("… %s of %s left out here, whole lines kept at each end (panes 2 and 3 show it whole)\n",
-		humanBytes(cut), humanBytes(total))
+	note := clipNote(cut, total, "panes 2 and 3 show it whole")
 	p.notes[p.line+strings.Count(head, "\n")] = true
 	p.clip = clip{head: len(head), note: len(note), cut: cut}
 	return []string{head, note, tail}
+}
+
+// clipLines are the whole lines of a text's head, and its tail from a
+// line's start.
+func clipLines(head, tail string) (string, string) {
+	return head[:strings.LastIndexByte(head, '\n')+1], tail[min(strings.IndexByte(tail, '\n')+1, len(tail)):]
+}
+
+// clipNote is the line that stands for cut bytes left out of total.
+func clipNote(cut, total int, whole string) string {
+	return fmt.Sprintf("… %s of %s left out here, whole lines kept at each end (%s)\n", humanBytes(cut), humanBytes(total), whole)
 }
 
 // clipWriter keeps what is written, up to clipBytes; past that only its
@@ -561,7 +585,7 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		}
 		p.note(wireNote(v.provider, vis, c, low, e.media))
 		p.writeLine(fmt.Sprintf("request of step %d:", step))
-		p.body(e.result...)
+		p.bodyPieces(e.result)
 	}
 
 	head := []string{v.providerLabel(ci, sess, low, step)}
@@ -643,7 +667,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 			b.WriteString("(not available for this provider)\n")
 		default:
 			if e := res.excerpts[sd.ci.call().CallID]; e.resultOK {
-				b.WriteString(strings.Join(e.result, ""))
+				b.WriteString(clipped(e.result, "Pipeline (6) shows its ends, Wire (3) all of it"))
 			} else {
 				b.WriteString("(" + notPlaced(e) + ")\n")
 			}

@@ -408,22 +408,22 @@ func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model
 	return s
 }
 
-func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, low model.Lowering, step int, res convResult, ready bool) (text string, head []string, empty string) {
+func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, low model.Lowering, step int, res convResult, ready bool) (text string, file *fileLines, head []string, empty string) {
 	st := v.st
 	head = []string{v.providerLabel(ci, s, low, step)}
 	switch {
 	case step == 0:
 		head = append(head, st.BadgeWarn.Render("no request after this call's step: the session ended before the result was sent"))
-		return "", head, "(no later request)"
+		return "", nil, head, "(no later request)"
 	case !ready:
 		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d", step)))
-		return "", head, "rendering " + v.provider.Label() + "…"
+		return "", nil, head, "rendering " + v.provider.Label() + "…"
 	case res.err != nil:
 		head = append(head, st.BadgeErr.Render("render error: ")+inertString(res.err.Error(), st.Inert))
-		return "", head, "(render error)"
+		return "", nil, head, "(render error)"
 	case !res.rendered:
 		head = append(head, st.BadgeWarn.Render(v.provider.Label()+" is not available yet (its renderer returned nothing)"))
-		return "", head, "(not available for this provider yet)"
+		return "", nil, head, "(not available for this provider yet)"
 	}
 	if res.note != "" {
 		head = append(head, st.BadgeWarn.Render(inertString(res.note, st.Inert)))
@@ -434,12 +434,15 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 			size += " so far: still writing…"
 		}
 		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, size)))
-		return res.json, head, "(empty conversation)"
+		if res.err == nil && res.file != nil {
+			return "", res.file, head, "(empty conversation)"
+		}
+		return res.json, nil, head, "(empty conversation)"
 	}
 	e := res.excerpts[ci.call().CallID]
 	if !e.wireOK {
 		head = append(head, st.BadgeWarn.Render(fmt.Sprintf("%s (request of step %d); see Request (4)", notPlaced(e), step)))
-		return "", head, "(" + notPlaced(e) + ")"
+		return "", nil, head, "(" + notPlaced(e) + ")"
 	}
 	where := fmt.Sprintf("items %s of %d", e.items, e.total)
 	if !strings.ContainsAny(e.items, ",–") {
@@ -450,7 +453,7 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 		carried = "carried the call; no result was sent for it"
 	}
 	head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (%s) · %s", step, carried, where)))
-	return e.wire, head, ""
+	return e.wire, e.wireFile, head, ""
 }
 
 // notPlaced says why an excerpt has no wire text: render placed the call

@@ -359,6 +359,17 @@ func indexFile(f *os.File, limit int64) (fl *fileLines, cut int64, err error) {
 	return &fileLines{f: f, starts: starts, size: lw.n, trail: trail}, st.Size() - lw.n, nil
 }
 
+// spoolLines indexes the first size bytes of spool file f by line, as a
+// fileLines removed when closed.
+func spoolLines(f *os.File, size int64) (*fileLines, error) {
+	lw := &lineIndexWriter{w: io.Discard, starts: []int64{0}}
+	if _, err := io.Copy(lw, io.NewSectionReader(f, 0, size)); err != nil {
+		return nil, err
+	}
+	starts, trail := lw.lines()
+	return newFileLines(f, starts, lw.n, trail), nil
+}
+
 // spools are the files of the fileLines not closed yet, all in one
 // directory of the process's, removed with them when the TUI ends.
 var spools = struct {

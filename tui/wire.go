@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"unsafe"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 
-	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
 )
@@ -24,83 +24,196 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 type excerpt struct {
 	// wire: the top-level messages (or items) that carry the call, its
 	// result and the synthetic user message with its media, as indented
-	// JSON, with their 1-based positions and the item count
-	wire   string
-	items  string // "22, 23, 27"
-	total  int
-	wireOK bool
+	// JSON, with their 1-based positions and the item count; wireFile
+	// holds it instead of wire when it is larger than the panes hold in
+	// memory (a huge result's): Wire shows it from the file
+	wire     string
+	wireFile *fileLines
+	items    string // "22, 23, 27"
+	total    int
+	wireOK   bool
 	// result: the items that carry the call's result (not the call
 	// itself), and the synthetic user message with its media when there is
 	// one (media), as the pieces of their JSON (those of items in wire are
-	// its substrings: a large result is held once)
-	result          []string
+	// its pieces too: a large result is held once, in memory or a file)
+	result          []xpiece
 	media, resultOK bool
 	// unsent: the call is in the conversation and no result was sent for
 	// it (a v2 call that never settled)
 	unsent bool
 }
 
+// xpiece is a piece of an excerpt's JSON: text, or n bytes at off of file.
+type xpiece struct {
+	text   string
+	file   *fileLines
+	off, n int64
+}
+
+func textPieces(ss ...string) []xpiece {
+	ps := make([]xpiece, len(ss))
+	for i, s := range ss {
+		ps[i] = xpiece{text: s}
+	}
+	return ps
+}
+
+// writePieces writes the pieces, those in a file read a buffer at a time.
+func writePieces(w io.Writer, ps []xpiece) error {
+	for _, p := range ps {
+		var err error
+		if p.file == nil {
+			_, err = io.WriteString(w, p.text)
+		} else {
+			_, err = io.Copy(w, io.NewSectionReader(p.file.f, p.off, p.n))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// texts are the pieces' texts when none is in a file.
+func texts(ps []xpiece) ([]string, bool) {
+	ts := make([]string, len(ps))
+	for i, p := range ps {
+		if p.file != nil {
+			return nil, false
+		}
+		ts[i] = p.text
+	}
+	return ts, true
+}
+
+// wirePieces is the excerpt's wire as pieces.
+func (e excerpt) wirePieces() []xpiece {
+	if e.wireFile != nil {
+		return []xpiece{{file: e.wireFile, n: e.wireFile.size}}
+	}
+	return textPieces(e.wire)
+}
+
+// clipped is the pieces' text, whole when at most clipBytes, else its
+// whole lines within clipKeep bytes of each end around a line that says
+// what is left out and where to see it whole.
+func clipped(ps []xpiece, whole string) string {
+	if ts, ok := texts(ps); ok {
+		if n := piecesLen(ps); n <= clipBytes {
+			var b strings.Builder
+			b.Grow(int(n))
+			for _, t := range ts {
+				b.WriteString(t)
+			}
+			return b.String()
+		}
+	}
+	var w clipWriter
+	if err := writePieces(&w, ps); err != nil {
+		return "(could not read the excerpt back: " + err.Error() + ")\n"
+	}
+	if w.ring == nil {
+		return string(w.all)
+	}
+	head, tail := clipLines(string(w.head), string(w.ring[w.at:])+string(w.ring[:w.at]))
+	return head + clipNote(w.total-len(head)-len(tail), w.total, whole) + tail
+}
+
+// piecesLen is the pieces' length in bytes.
+func piecesLen(ps []xpiece) int64 {
+	n := int64(0)
+	for _, p := range ps {
+		if p.file == nil {
+			n += int64(len(p.text))
+		} else {
+			n += p.n
+		}
+	}
+	return n
+}
+
 // excerpts writes the excerpts of the calls ids from conv at their
-// places, each distinct set of items once, with indent.
-func excerpts(conv render.Value, places render.Placements, ids []string, indent func(io.Writer, render.Value) error) map[string]excerpt {
-	out := map[string]excerpt{}
+// places, each distinct set of items once, with indent; a set's JSON of
+// more than maxMem bytes stays in a spool file, which spools returns.
+func excerpts(conv render.Value, places render.Placements, ids []string, indent func(io.Writer, render.Value) error, maxMem int64) (out map[string]excerpt, spools []*fileLines) {
+	out = map[string]excerpt{}
 	items, isList := conv.([]render.Value)
 	if !isList {
-		return out
+		return out, nil
 	}
 	// each set of items is written once, as a list: "[\n  A,\n  B\n]",
-	// each item's text the same in any list; the items' texts are cut
-	// from it, so that a large result is written and held once for the
-	// wire and the result excerpts
-	item := map[int]string{}
-	written := map[string]string{} // picked item indexes -> JSON
-	write := func(idx []int) (string, bool) {
+	// each item's text the same in any list, and its place in the list
+	// noted as it is written, so that a large result is written and held
+	// once (in memory or a file) for the wire and the result excerpts
+	item := map[int]xpiece{}
+	type list struct {
+		text string
+		file *fileLines
+	}
+	written := map[string]list{} // picked item indexes -> JSON
+	write := func(idx []int) (list, bool) {
 		key := fmt.Sprint(idx)
-		if s, ok := written[key]; ok {
-			return s, true
+		if l, ok := written[key]; ok {
+			return l, true
 		}
-		vs := make([]render.Value, len(idx))
-		for k, j := range idx {
+		for _, j := range idx {
 			if j >= len(items) {
-				return "", false
+				return list{}, false
 			}
-			vs[k] = items[j]
 		}
-		s, err := exactText(func(w io.Writer) error { return indent(w, vs) })
-		if err != nil {
-			return "", false
-		}
-		b, k := unsafe.Slice(unsafe.StringData(s), len(s)), 0
-		jsonskim.Elements(b, func(val []byte) bool {
-			if at, _ := jsonskim.Within(b, val); k < len(idx) {
-				item[idx[k]] = s[at : at+len(val)]
+		w := &spillWriter{}
+		defer w.close()
+		spans := make([][2]int64, len(idx))
+		w.WriteString("[")
+		for k, j := range idx {
+			if k > 0 {
+				w.WriteString(",")
 			}
-			k++
-			return true
-		})
-		if k != len(idx) {
-			return "", false
+			w.WriteString("\n  ")
+			spans[k][0] = w.n
+			if err := indent(nested{w}, items[j]); err != nil {
+				return list{}, false
+			}
+			spans[k][1] = w.n
 		}
-		written[key] = s
-		return s, true
+		if _, err := w.WriteString("\n]"); err != nil {
+			return list{}, false
+		}
+		var l list
+		var err error
+		if l.text, l.file, err = w.finish(maxMem); err != nil {
+			return list{}, false
+		}
+		for k, j := range idx {
+			if l.file != nil {
+				item[j] = xpiece{file: l.file, off: spans[k][0], n: spans[k][1] - spans[k][0]}
+				continue
+			}
+			item[j] = xpiece{text: l.text[spans[k][0]:spans[k][1]]}
+		}
+		if l.file != nil {
+			spools = append(spools, l.file)
+		}
+		written[key] = l
+		return l, true
 	}
 	// the items' texts as pieces of a list: "[\n  A,\n  B\n]"
-	list := func(idx []int) ([]string, bool) {
-		parts := []string{"[\n  "}
+	pieces := func(idx []int) ([]xpiece, bool) {
+		ps := textPieces("[\n  ")
 		for k, j := range idx {
-			s, ok := item[j]
+			it, ok := item[j]
 			if !ok {
 				if _, ok = write([]int{j}); !ok {
 					return nil, false
 				}
-				s = item[j]
+				it = item[j]
 			}
 			if k > 0 {
-				parts = append(parts, ",\n  ")
+				ps = append(ps, xpiece{text: ",\n  "})
 			}
-			parts = append(parts, s)
+			ps = append(ps, it)
 		}
-		return append(parts, "\n]"), true
+		return append(ps, xpiece{text: "\n]"}), true
 	}
 	for _, id := range ids {
 		pl := places[id]
@@ -109,17 +222,45 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		}
 		e := excerpt{total: len(items), unsent: pl.Call.Item >= 0 && len(pl.Results) == 0}
 		if idx := pl.Items(); len(idx) > 0 {
-			if e.wire, e.wireOK = write(idx); e.wireOK {
-				e.items = positions(idx)
+			var l list
+			if l, e.wireOK = write(idx); e.wireOK {
+				e.wire, e.wireFile, e.items = l.text, l.file, positions(idx)
 			}
 		}
 		if idx := pl.ResultItems(); len(pl.Results) > 0 {
-			e.result, e.resultOK = list(idx)
+			e.result, e.resultOK = pieces(idx)
 			e.media = e.resultOK && len(pl.Media) > 0
 		}
 		out[id] = e
 	}
-	return out
+	return out, spools
+}
+
+// nested writes an item of a top-level list: the item written alone, each
+// line after its first indented one level more ("  "), as WriteIndent
+// writes it in the list (a JSON text has no newline but between tokens).
+type nested struct{ w *spillWriter }
+
+func (n nested) Write(p []byte) (int, error) {
+	return n.WriteString(unsafe.String(unsafe.SliceData(p), len(p)))
+}
+
+func (n nested) WriteString(s string) (int, error) {
+	total := len(s)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			_, err := n.w.WriteString(s)
+			return total, err
+		}
+		if _, err := n.w.WriteString(s[:i+1]); err != nil {
+			return 0, err
+		}
+		if _, err := n.w.WriteString("  "); err != nil {
+			return 0, err
+		}
+		s = s[i+1:]
+	}
 }
 
 // exactText is what write writes, held once at its size: past
@@ -132,29 +273,43 @@ func exactText(write func(io.Writer) error) (string, error) {
 	if err := write(w); err != nil {
 		return "", err
 	}
-	if w.f == nil {
-		return string(w.mem), nil
-	}
-	if err := w.buf.Flush(); err != nil {
-		return "", err
-	}
-	b := make([]byte, w.n)
-	if _, err := w.f.ReadAt(b, 0); err != nil {
-		return "", err
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	s, _, err := w.finish(math.MaxInt64)
+	return s, err
 }
 
-// exactMemBytes is the most exactText holds while writing.
-const exactMemBytes = 1 << 20
+// exactMemBytes is the most exactText and excerpts hold while writing;
+// tests lower it.
+var exactMemBytes = 1 << 20
 
 // spillWriter holds what is written in memory up to exactMemBytes, and
 // from then on writes it all to a spool file.
 type spillWriter struct {
-	mem []byte
-	f   *os.File
-	buf *bufio.Writer
-	n   int64
+	mem  []byte
+	f    *os.File
+	buf  *bufio.Writer
+	n    int64
+	kept bool // finish gave the file away
+}
+
+// finish is what was written: in memory, or read back from the spool
+// file when at most maxMem bytes, else the file itself, indexed by line.
+func (w *spillWriter) finish(maxMem int64) (string, *fileLines, error) {
+	if w.f == nil {
+		return string(w.mem), nil, nil
+	}
+	if err := w.buf.Flush(); err != nil {
+		return "", nil, err
+	}
+	if w.n > maxMem {
+		fl, err := spoolLines(w.f, w.n)
+		w.kept = err == nil
+		return "", fl, err
+	}
+	b := make([]byte, w.n)
+	if _, err := w.f.ReadAt(b, 0); err != nil {
+		return "", nil, err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil, nil
 }
 
 func (w *spillWriter) Write(p []byte) (int, error) {
@@ -187,7 +342,7 @@ func (w *spillWriter) WriteString(s string) (int, error) {
 }
 
 func (w *spillWriter) close() {
-	if w.f != nil {
+	if w.f != nil && !w.kept {
 		w.f.Close()
 		os.Remove(w.f.Name())
 	}
