@@ -748,17 +748,37 @@ func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.S
 	if w, ok := l.(sessions.WholeOutliner); ok {
 		outline = w.LoadOutlineWhole // the small outputs with their page
 	}
+	// the next page is read while fn walks this one: reading a page and
+	// formatting its calls each take a core
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type read struct {
+		p   *sessions.OutlinePage
+		err error
+	}
+	ahead := func(from int) <-chan read {
+		ch := make(chan read, 1)
+		go func() {
+			p, err := outline(ctx, id, from, walkPage)
+			ch <- read{p, err}
+		}()
+		return ch
+	}
 	steps := 0
-	for from := 0; ; {
-		p, err := outline(ctx, id, from, walkPage)
-		if err != nil {
-			return rebuilt, err
+	for next := ahead(0); ; {
+		r := <-next
+		if r.err != nil {
+			return rebuilt, r.err
+		}
+		p := r.p
+		if p.More {
+			next = ahead(p.From + len(p.Session.Messages))
 		}
 		warn(p.Session.Warnings...)
+		var err error
 		if steps, err = walkMessages(p.Session, steps, rebuilt, full, warn, fn); err != nil || !p.More {
 			return rebuilt, err
 		}
-		from = p.From + len(p.Session.Messages)
 	}
 }
 
