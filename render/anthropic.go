@@ -123,9 +123,14 @@ func anthropicToolContent(o output) Value {
 // thinking blocks (moveToolUseBlocksToEnd). The message is item of the
 // conversation.
 func anthropicAssistant(b []msg, lastBlock bool, pl *Placer, item int) []Value {
-	var content []fromPart
+	n := 0
+	for _, m := range b {
+		n += len(m.parts)
+	}
+	content := make([]fromPart, 0, n)
 	for j, m := range b {
-		for k, pt := range m.parts {
+		for k := range m.parts {
+			pt := &m.parts[k]
 			meta := anthropicMeta(pt.meta)
 			var o Obj
 			switch pt.kind {
@@ -162,9 +167,9 @@ func anthropicAssistant(b []msg, lastBlock bool, pl *Placer, item int) []Value {
 			content = append(content, fromPart{withAnthropicCache(o, cacheAt(m, k)), pt})
 		}
 	}
-	out := []Value{}
+	out := make([]Value, 0, len(content))
 	for _, c := range moveToolUseToEnd(content) {
-		pl.put(c.pt, item, len(out), 1)
+		pl.put(*c.pt, item, len(out), 1)
 		out = append(out, c.o)
 	}
 	return out
@@ -173,13 +178,17 @@ func anthropicAssistant(b []msg, lastBlock bool, pl *Placer, item int) []Value {
 // fromPart is a block and the prompt part it was made from.
 type fromPart struct {
 	o  Obj
-	pt part
+	pt *part
 }
 
 // moveToolUseToEnd puts, between thinking blocks, the tool_use blocks after
 // the others.
 func moveToolUseToEnd(content []fromPart) []fromPart {
-	var out, segment []fromPart
+	if toolUsesLast(content) {
+		return content // the usual order: nothing to move
+	}
+	out := make([]fromPart, 0, len(content))
+	var segment []fromPart
 	flush := func() {
 		for _, use := range []bool{false, true} {
 			for _, c := range segment {
@@ -188,7 +197,7 @@ func moveToolUseToEnd(content []fromPart) []fromPart {
 				}
 			}
 		}
-		segment = nil
+		segment = segment[:0]
 	}
 	for _, c := range content {
 		if t, _ := c.o.Get("type"); t == "thinking" || t == "redacted_thinking" {
@@ -200,6 +209,25 @@ func moveToolUseToEnd(content []fromPart) []fromPart {
 	}
 	flush()
 	return out
+}
+
+// toolUsesLast reports whether, between thinking blocks, no other block
+// follows a tool_use block: moveToolUseToEnd keeps such content as it is.
+func toolUsesLast(content []fromPart) bool {
+	use := false
+	for _, c := range content {
+		switch t, _ := c.o.Get("type"); t {
+		case "thinking", "redacted_thinking":
+			use = false
+		case "tool_use":
+			use = true
+		default:
+			if use {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // anthropicPartMeta is the part of the stored provider metadata the

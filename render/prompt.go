@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"correx/formatters"
@@ -197,6 +198,16 @@ func assistantMsgs(sm model.Message, p Provider, m Model, version string) []msg 
 		return nil
 	}
 	a, tools := msg{role: "assistant"}, msg{role: "tool"}
+	calls := 0
+	for _, pt := range sm.Parts {
+		if pt.Type == model.PartTool {
+			calls++
+		}
+	}
+	a.parts = make([]part, 0, len(sm.Parts))
+	if calls > 0 {
+		tools.parts = make([]part, 0, calls)
+	}
 	signed := anthropicSigned(sm)
 	var media []part
 	for _, pt := range sm.Parts {
@@ -406,15 +417,20 @@ func normalize(msgs []msg, p Provider, m Model) []msg {
 		// converter would not replay, and then empty messages.
 		kept := msgs[:0]
 		for _, ms := range msgs {
-			parts := ms.parts[:0:0]
-			for _, pt := range ms.parts {
-				if pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(pt, p, m) {
-					continue
-				}
-				parts = append(parts, pt)
+			dropped := func(pt *part) bool {
+				return pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(*pt, p, m)
 			}
-			if len(parts) > 0 {
+			if slices.ContainsFunc(ms.parts, func(pt part) bool { return dropped(&pt) }) {
+				// a new slice: the message's may be another's too
+				parts := make([]part, 0, len(ms.parts))
+				for i := range ms.parts {
+					if !dropped(&ms.parts[i]) {
+						parts = append(parts, ms.parts[i])
+					}
+				}
 				ms.parts = parts
+			}
+			if len(ms.parts) > 0 {
 				kept = append(kept, ms)
 			}
 		}
