@@ -98,15 +98,8 @@ func (e excerpt) wirePieces() []xpiece {
 // whole lines within clipKeep bytes of each end around a line that says
 // what is left out and where to see it whole.
 func clipped(ps []xpiece, whole string) string {
-	if ts, ok := texts(ps); ok {
-		if n := piecesLen(ps); n <= clipBytes {
-			var b strings.Builder
-			b.Grow(int(n))
-			for _, t := range ts {
-				b.WriteString(t)
-			}
-			return b.String()
-		}
+	if ts, ok := texts(ps); ok && piecesLen(ps) <= clipBytes {
+		return strings.Join(ts, "")
 	}
 	var w clipWriter
 	if err := writePieces(&w, ps); err != nil {
