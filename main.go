@@ -748,34 +748,37 @@ func walk(st sessions.Store, id string, warn func(...string), fn func(s *model.S
 	if w, ok := l.(sessions.WholeOutliner); ok {
 		outline = w.LoadOutlineWhole // the small outputs with their page
 	}
-	// the next page is read while fn walks this one: reading a page and
-	// formatting its calls each take a core
+	// a store that reads pages and outputs side by side has the next page
+	// read while fn walks this one: reading a page and formatting its
+	// calls each take a core (elsewhere the two reads wait on each other)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type read struct {
-		p   *sessions.OutlinePage
-		err error
-	}
-	ahead := func(from int) <-chan read {
+	_, sideBySide := l.(sessions.SideBySide)
+	page := func(from int) func() (*sessions.OutlinePage, error) {
+		if !sideBySide {
+			return func() (*sessions.OutlinePage, error) { return outline(ctx, id, from, walkPage) }
+		}
+		type read struct {
+			p   *sessions.OutlinePage
+			err error
+		}
 		ch := make(chan read, 1)
 		go func() {
 			p, err := outline(ctx, id, from, walkPage)
 			ch <- read{p, err}
 		}()
-		return ch
+		return func() (*sessions.OutlinePage, error) { r := <-ch; return r.p, r.err }
 	}
 	steps := 0
-	for next := ahead(0); ; {
-		r := <-next
-		if r.err != nil {
-			return rebuilt, r.err
+	for next := page(0); ; {
+		p, err := next()
+		if err != nil {
+			return rebuilt, err
 		}
-		p := r.p
 		if p.More {
-			next = ahead(p.From + len(p.Session.Messages))
+			next = page(p.From + len(p.Session.Messages))
 		}
 		warn(p.Session.Warnings...)
-		var err error
 		if steps, err = walkMessages(p.Session, steps, rebuilt, full, warn, fn); err != nil || !p.More {
 			return rebuilt, err
 		}

@@ -12,9 +12,10 @@ import (
 )
 
 // TestWalkReadsAhead: walk reads a session's pages ahead of the calls it
-// walks (each page while the one before is walked) and gives, for every
-// session of every fixture, in small pages, the calls a whole load gives,
-// in order, with their steps and outputs.
+// walks where the store reads pages and outputs side by side (each page
+// while the one before is walked), in turn elsewhere, and gives, for
+// every session of every fixture, in small pages, the calls a whole load
+// gives, in order, with their steps and outputs.
 func TestWalkReadsAhead(t *testing.T) {
 	defer func(n int) { walkPage = n }(walkPage)
 	walkPage = 3
@@ -22,7 +23,7 @@ func TestWalkReadsAhead(t *testing.T) {
 		step               int
 		id, output, errTxt string
 	}
-	walked := 0
+	walked, ahead := 0, 0
 	for _, f := range fixtures.All(t) {
 		st, err := sessions.Open(f.Source)
 		require.NoError(t, err)
@@ -44,8 +45,13 @@ func TestWalkReadsAhead(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s %s", f.ID(), in.ID)
 			walked += len(got)
+			if _, ok := sessions.LazyFor(st, in.ID).(sessions.SideBySide); ok {
+				ahead += len(got)
+			}
 		}
 		st.Close()
 	}
 	require.NotZero(t, walked)
+	require.NotZero(t, ahead, "no fixture's calls were walked with their pages read ahead")
+	require.Less(t, ahead, walked, "every fixture's calls were walked with their pages read ahead")
 }

@@ -97,6 +97,14 @@ func LazyFor(s Store, id string) Lazy {
 	return nil
 }
 
+// SideBySide is implemented by a Lazy whose outline pages and outputs are
+// read side by side, none waiting on another (opencode's database, read
+// through a pool of connections): a walk over a session reads its next
+// page while the calls of this one are formatted. A JSON Lines store
+// reads a file's pages and outputs in turn, so reading ahead only made it
+// slower.
+type SideBySide interface{ ReadsSideBySide() }
+
 // TextStreamer is implemented by stores that can give a call's output and
 // error a piece at a time, so that a writer never holds them whole.
 type TextStreamer interface {

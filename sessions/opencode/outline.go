@@ -391,6 +391,10 @@ func eachRow(rows *sql.Rows, fn func(*sql.Rows) error) error {
 	return rows.Err()
 }
 
+// ReadsSideBySide implements sessions.SideBySide: the queries of pages and
+// outputs run on the pool's connections side by side.
+func (s *sqliteStore) ReadsSideBySide() {}
+
 func (s *sqliteStore) LoadOutput(ctx context.Context, sessionID, partID string) (*model.ToolCall, error) {
 	slot := &partSlot{id: partID}
 	if err := s.decodePart(ctx, sessionID, slot); err != nil {
