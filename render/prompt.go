@@ -415,11 +415,11 @@ func normalize(msgs []msg, p Provider, m Model) []msg {
 	if p == Anthropic || p == Bedrock {
 		// Anthropic rejects empty content: drop empty texts, reasoning the
 		// converter would not replay, and then empty messages.
+		dropped := func(pt *part) bool {
+			return pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(*pt, p, m)
+		}
 		kept := msgs[:0]
 		for _, ms := range msgs {
-			dropped := func(pt *part) bool {
-				return pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(*pt, p, m)
-			}
 			if slices.ContainsFunc(ms.parts, func(pt part) bool { return dropped(&pt) }) {
 				// a new slice: the message's may be another's too
 				parts := make([]part, 0, len(ms.parts))
