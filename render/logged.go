@@ -81,8 +81,8 @@ func decodeOrdered(dec *json.Decoder) (Value, error) {
 // runs of tool_result blocks become tool messages, other user blocks user
 // messages, in their order.
 func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) {
-	var out []msg
-	names := map[string]string{} // tool_use id -> tool name
+	out := make([]msg, 0, len(messages)) // a message is a message or two (tool results and text)
+	names := map[string]string{}         // tool_use id -> tool name
 	var window [decodeWindow]decodedMessage
 	for i := range messages {
 		k := i % decodeWindow
@@ -107,7 +107,7 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 			continue
 		}
 		if m.Role == "assistant" {
-			a := msg{role: "assistant"}
+			a := msg{role: "assistant", parts: make([]part, 0, len(blocks))}
 			for _, b := range blocks {
 				switch b.Type {
 				case "text":
@@ -133,13 +133,13 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 			continue
 		}
 		var cur *msg
-		for _, b := range blocks {
+		for bi, b := range blocks {
 			role := "user"
 			if b.Type == "tool_result" {
 				role = "tool"
 			}
 			if cur == nil || cur.role != role {
-				out = append(out, msg{role: role})
+				out = append(out, msg{role: role, parts: make([]part, 0, sameRole(blocks[bi:], role))})
 				cur = &out[len(out)-1]
 			}
 			switch b.Type {
@@ -155,6 +155,19 @@ func promptFromAnthropic(messages []json.RawMessage, spend bool) ([]msg, error) 
 		}
 	}
 	return out, nil
+}
+
+// sameRole is how many of blocks, from the first, go to a message of role:
+// the run of tool results ("tool") or of other blocks ("user") they start.
+func sameRole(blocks []model.AnthropicBlock, role string) int {
+	n := 0
+	for _, b := range blocks {
+		if (b.Type == "tool_result") != (role == "tool") {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // decodeWindow messages of a logged request are decoded at a time: a
