@@ -229,3 +229,54 @@ func TestTrimJS(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveToolUseToEnd: over every sequence of up to six text, tool_use
+// and thinking blocks, the tool_use blocks between thinking blocks come
+// after the others, each kind in its order, and content already so
+// ordered is kept as it is (the fast path).
+func TestMoveToolUseToEnd(t *testing.T) {
+	kinds := []string{"text", "tool_use", "thinking"}
+	var each func(prefix []string)
+	checked := 0
+	each = func(prefix []string) {
+		content := make([]fromPart, len(prefix))
+		for i, k := range prefix {
+			content[i] = fromPart{o: Obj{{"type", k}, {"i", i}}}
+		}
+		// want: each run between thinking blocks, its others then its tool_uses
+		var want []int
+		var others, uses []int
+		flush := func() { want, others, uses = append(append(want, others...), uses...), nil, nil }
+		for i, k := range prefix {
+			switch k {
+			case "thinking":
+				flush()
+				want = append(want, i)
+			case "tool_use":
+				uses = append(uses, i)
+			default:
+				others = append(others, i)
+			}
+		}
+		flush()
+		got := moveToolUseToEnd(content)
+		if len(got) != len(want) {
+			t.Fatalf("%v: %d blocks, want %d", prefix, len(got), len(want))
+		}
+		for j, c := range got {
+			if i, _ := c.o.Get("i"); i != want[j] {
+				t.Fatalf("%v: block %d is %v, want %d", prefix, j, i, want[j])
+			}
+		}
+		checked++
+		if len(prefix) < 6 {
+			for _, k := range kinds {
+				each(append(prefix[:len(prefix):len(prefix)], k))
+			}
+		}
+	}
+	each(nil)
+	if checked != 1093 { // 3^0 + … + 3^6
+		t.Fatalf("checked %d sequences", checked)
+	}
+}
