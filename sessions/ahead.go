@@ -22,6 +22,7 @@ type aheadLine struct {
 	size int
 	err  error
 	prep any
+	long *LineRead // a long line read without its long strings, data nil
 }
 
 // readAhead reads a file's lines from an offset on, on its own goroutine,

@@ -45,6 +45,17 @@ type LineIndex struct {
 	foreEnd int64
 	foreN   int
 	ahead   *readAhead // lines read past end by a scan with a prepare
+	long    func(lr *LineRead, last bool) bool
+}
+
+// TakeLongLines has the scans without a prepare give take every line
+// over LongLineBytes that is a JSON object with strings of LongStringBytes
+// or more, read without them (LongLiner.LongLine): fn is then called for
+// it with no bytes. A line take refuses is read whole as any other.
+func (x *LineIndex) TakeLongLines(take func(lr *LineRead, last bool) bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.long = take
 }
 
 // NewLineIndex is an index of path with nothing scanned yet.
@@ -192,7 +203,8 @@ const checkBytes = 4096
 // start and reset is true: fn has then been called for every line, and
 // the caller must drop what it built from the earlier scans first (it is
 // told before the first line through onReset, when not nil). A line over
-// 64 MiB is skipped and named through warnf.
+// 64 MiB is skipped and named through warnf, unless a TakeLongLines took
+// it (fn then gets no bytes).
 func (x *LineIndex) Scan(ctx context.Context, onReset func(), fn func(l Line, data []byte, last bool) bool, warnf func(n int, format string, args ...any)) (reset bool, err error) {
 	return x.scan(ctx, onReset, nil, func(l Line, data []byte, _ any, last bool) bool { return fn(l, data, last) }, warnf)
 }
@@ -238,11 +250,17 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 		if _, err := f.Seek(x.end, io.SeekStart); err != nil {
 			return reset, fileErr(x.path, err)
 		}
-		r, at := bufio.NewReaderSize(f, 1<<16), x.end
+		r, at, n := bufio.NewReaderSize(f, 1<<16), x.end, x.n
 		next = func() aheadLine {
-			data, size, err := nextLine(r, f, at)
-			at += int64(size)
-			return aheadLine{data: data, size: size, err: err}
+			var al aheadLine
+			if x.long != nil {
+				al.data, al.long, al.size, al.err = nextLongLine(r, f, x.path, at, n+1)
+			} else {
+				al.data, al.size, al.err = nextLine(r, f, at)
+			}
+			at += int64(al.size)
+			n++
+			return al
 		}
 	}
 	kept := false // the read-ahead is kept for the next scan
@@ -266,12 +284,26 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 		}
 		eof := rerr != nil
 		x.n++
-		if size > maxLineBytes {
-			warnf(x.n, "skipped a line of more than %s", sizeText(int64(maxLineBytes)))
-		} else if t := bytes.TrimSpace(data); len(t) > 0 {
-			l := Line{N: x.n, Off: off + int64(bytes.Index(data, t[:1])), Len: len(t)}
+		var l Line
+		var t []byte // the line's bytes for fn; nil for a long line taken
+		switch {
+		case al.long != nil && x.long(al.long, eof):
+			l = al.long.Line
+		case al.long != nil:
+			if data, rerr = readWhole(f, off, size); rerr != nil {
+				return reset, fileErr(x.path, rerr)
+			}
+			fallthrough
+		default:
+			if size > maxLineBytes {
+				warnf(x.n, "skipped a line of more than %s", sizeText(int64(maxLineBytes)))
+			} else if t = bytes.TrimSpace(data); len(t) > 0 {
+				l = Line{N: x.n, Off: off + int64(bytes.Index(data, t[:1])), Len: len(t)}
+			}
+		}
+		if l.N > 0 {
 			x.lines = append(x.lines, l)
-			more := fn(l, t, prep, eof && data[len(data)-1] != '\n')
+			more := fn(l, t, prep, eof && (data == nil || data[len(data)-1] != '\n'))
 			if !more && !eof {
 				off += int64(size)
 				x.partial = false
@@ -381,7 +413,8 @@ func (r *LinesAt) Read(l Line) ([]byte, error) {
 // drop for the line's reader to drop. Each is an empty string (or object,
 // or array, for one of drop) in what is read. It reads them too, and
 // leaves out none, when they are few (4 × LeaveBytes in all: fewer are
-// cheaper read than skipped) or do not lie in l.
+// cheaper read than skipped) or do not lie in l. A line over the line
+// limit is read when what is left of it is not.
 func (r *LinesAt) ReadWithout(l Line, leave, drop []StringSpan) (*LineRead, error) {
 	lr := &LineRead{Line: l}
 	for i, j := 0, 0; i < len(leave) || j < len(drop); {
@@ -402,7 +435,7 @@ func (r *LinesAt) ReadWithout(l Line, leave, drop []StringSpan) (*LineRead, erro
 		total += sp.Len
 		from = sp.Off + int64(sp.Len)
 	}
-	if total < 4*LeaveBytes || l.Len < 0 || l.Len > maxLineBytes {
+	if total < 4*LeaveBytes || l.Len < 0 || l.Len-total > maxLineBytes {
 		b, err := r.Read(l)
 		return &LineRead{Line: l, Data: b}, err
 	}

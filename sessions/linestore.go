@@ -118,6 +118,13 @@ func (s *LineStore) file(path string) *lineFile {
 	}
 	f := &lineFile{path: path, index: NewLineIndex(path), lines: LinesAt{Path: path}}
 	f.reset(s.Reader)
+	if _, ok := f.reader.(LongLiner); ok {
+		f.index.TakeLongLines(func(lr *LineRead, last bool) bool {
+			// the reader of now: a reset replaces it (with one of its
+			// kind); called with f.mu held
+			return f.reader.(LongLiner).LongLine(lr, last)
+		})
+	}
 	s.open = slices.Insert(s.open, 0, f)
 	if len(s.open) > keepOpen {
 		s.open = s.open[:keepOpen]
@@ -148,7 +155,9 @@ func (f *lineFile) scan(ctx context.Context, s *LineStore, want int) error {
 		}, warnf)
 	}
 	return f.index.ScanTo(ctx, want, stable, reset, func(l Line, data []byte, last bool) {
-		f.reader.Line(l, data, last)
+		if data != nil { // else a LongLine took it
+			f.reader.Line(l, data, last)
+		}
 		f.dirty = true
 	}, warnf)
 }

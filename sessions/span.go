@@ -101,13 +101,7 @@ func (lr *LineRead) spanOf(str []byte) (sp StringSpan, without int, ok bool) {
 	if len(str) < max(LeaveBytes, 2) || !jsonskim.Canonical(unsafe.String(unsafe.SliceData(body), len(body))) {
 		return StringSpan{}, -1, false
 	}
-	off := lr.Line.Off + int64(at+1)
-	for k, a := range lr.at {
-		if a <= at {
-			off += int64(lr.without[k].Len)
-		}
-	}
-	return StringSpan{Off: off, Len: len(body), Sum: maphash.Bytes(spanSeed, body)}, -1, true
+	return StringSpan{Off: lr.fileOff(at + 1), Len: len(body), Sum: maphash.Bytes(spanSeed, body)}, -1, true
 }
 
 // DroppedSpans are the spans of the bodies of the values vals gives
@@ -116,15 +110,38 @@ func (lr *LineRead) spanOf(str []byte) (sp StringSpan, without int, ok bool) {
 // reader drops, which a later LinesAt.ReadWithout of the line can leave
 // unread (they carry no hash: they are never written).
 func DroppedSpans(l Line, data []byte, vals func(each func(val []byte))) []StringSpan {
+	return (&LineRead{Line: l, Data: data}).DroppedSpans(vals)
+}
+
+// DroppedSpans is DroppedSpans of lr's line as lr holds it: a value it
+// was read without is the span it was.
+func (lr *LineRead) DroppedSpans(vals func(each func(val []byte))) []StringSpan {
 	var out []StringSpan
 	vals(func(val []byte) {
-		at, in := jsonskim.Within(data, val)
-		if in && len(val) >= max(LeaveBytes, 2) && enclosed(val) &&
-			(len(out) == 0 || l.Off+int64(at) > out[len(out)-1].Off+int64(out[len(out)-1].Len)) {
-			out = append(out, StringSpan{Off: l.Off + int64(at+1), Len: len(val) - 2})
+		var sp StringSpan
+		if k := lr.hole(val); k >= 0 {
+			sp = StringSpan{Off: lr.without[k].Off, Len: lr.without[k].Len}
+		} else if at, in := jsonskim.Within(lr.Data, val); in && len(val) >= max(LeaveBytes, 2) && enclosed(val) {
+			sp = StringSpan{Off: lr.fileOff(at + 1), Len: len(val) - 2}
+		} else {
+			return
+		}
+		if len(out) == 0 || sp.Off > out[len(out)-1].Off+int64(out[len(out)-1].Len) {
+			out = append(out, sp)
 		}
 	})
 	return out
+}
+
+// fileOff is where byte at of Data lies in the file.
+func (lr *LineRead) fileOff(at int) int64 {
+	off := lr.Line.Off + int64(at)
+	for k, a := range lr.at {
+		if a <= at {
+			off += int64(lr.without[k].Len)
+		}
+	}
+	return off
 }
 
 // enclosed tells whether val is a whole string, or an object or array
@@ -157,10 +174,14 @@ func closer(c byte) byte {
 // lying in data, the bytes of line l as read, in order) that a Leave
 // leaves: those a later LinesAt.ReadWithout of the line can leave unread.
 func SpansOf(l Line, data []byte, strs func(each func(str []byte))) []StringSpan {
-	lr := &LineRead{Line: l, Data: data}
+	return (&LineRead{Line: l, Data: data}).SpansOf(strs)
+}
+
+// SpansOf is SpansOf of lr's line as lr holds it.
+func (lr *LineRead) SpansOf(strs func(each func(str []byte))) []StringSpan {
 	var out []StringSpan
 	strs(func(str []byte) {
-		if len(str) < max(LeaveBytes, 2) || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
+		if len(str) < 2 || str[0] != '"' || jsonskim.StringEnd(str, 0) != len(str) {
 			return
 		}
 		if sp, _, ok := lr.spanOf(str); ok && (len(out) == 0 || sp.Off > out[len(out)-1].Off+int64(out[len(out)-1].Len)) {

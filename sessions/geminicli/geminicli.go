@@ -257,9 +257,9 @@ func (r *gcReader) touch(ts string) {
 }
 
 // record puts one version of a record (raw, decoded as rec when not nil)
-// found at line l (its index at in a $set line, -1 for a line of its own;
-// l nil: raw is kept).
-func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, l *sessions.Line, at int) *gcEntry {
+// found in line lr (its index at in a $set line, -1 for a line of its own;
+// lr nil: raw is kept).
+func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, lr *sessions.LineRead, at int) *gcEntry {
 	if rec == nil {
 		rec = &gcRecord{}
 		if decodeRecord(withoutDisplays(raw), rec) != nil {
@@ -272,15 +272,16 @@ func (r *gcReader) record(n int, raw json.RawMessage, rec *gcRecord, set bool, l
 	}
 	r.touch(rec.Timestamp)
 	v := gcVersion{Run: r.run, Set: set, facts: r.facts(rec)}
-	if l == nil || len(raw) <= elideBytes {
+	if lr == nil || len(raw) <= elideBytes && !lr.Partial() {
 		v.Record = sessions.CompactJSON(raw)
 	} else {
-		v.Line = l
+		line := lr.Line // not &lr.Line: that would keep the line's bytes
+		v.Line = &line
 		if at >= 0 {
 			v.At = &at
 		} else {
-			v.Left = sessions.SpansOf(*l, raw, recordOutputs(raw))
-			v.Dropped = sessions.DroppedSpans(*l, raw, func(each func([]byte)) {
+			v.Left = lr.SpansOf(recordOutputs(raw))
+			v.Dropped = lr.DroppedSpans(func(each func([]byte)) {
 				displays(raw, func(i, end int) { each(raw[i:end]) })
 			})
 		}
@@ -408,6 +409,24 @@ type gcSet struct {
 
 // Line implements sessions.LineReader.
 func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
+	r.line(&sessions.LineRead{Line: l, Data: b})
+}
+
+// LongLine implements sessions.LongLiner: a message record whose long
+// strings are all resultDisplays (what the CLI showed, a shell call's
+// whole output, never sent) is read without them.
+func (r *gcReader) LongLine(lr *sessions.LineRead, _ bool) bool {
+	if _, kind, err := classify(lr.Data); kind != kindRecord || err != nil ||
+		!displays(lr.Data, func(i, end int) { lr.Drop(lr.Data[i:end]) }) || !lr.Whole(lr.Data) {
+		return false
+	}
+	r.line(lr)
+	return true
+}
+
+// line reads line lr (Line's, or a LongLine's read without its displays).
+func (r *gcReader) line(lr *sessions.LineRead) {
+	l, b := lr.Line, lr.Data
 	r.dirty = true
 	n := l.N
 	r.cur = n
@@ -457,7 +476,7 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 			r.list = r.list[:0:0]
 			in := map[*gcEntry]bool{}
 			for i, raw := range recs {
-				if e := r.record(n, raw, nil, true, &l, i); e != nil && !in[e] {
+				if e := r.record(n, raw, nil, true, lr, i); e != nil && !in[e] {
 					in[e] = true
 					r.list = append(r.list, e)
 				}
@@ -475,7 +494,7 @@ func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
 		}
 		rec := &top.gcRecord
 		rec.ID = recordID
-		e := r.record(n, b, rec, false, &l, -1)
+		e := r.record(n, b, rec, false, lr, -1)
 		if e == nil {
 			return
 		}

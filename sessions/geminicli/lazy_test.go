@@ -322,3 +322,91 @@ func TestGeminiWithoutDisplays(t *testing.T) {
 		check(line, []byte(line))
 	}
 }
+
+// longReader counts the lines its reader took as long lines.
+type longReader struct {
+	*gcReader
+	taken *int
+}
+
+func (r longReader) LongLine(lr *sessions.LineRead, last bool) bool {
+	ok := r.gcReader.LongLine(lr, last)
+	if ok {
+		*r.taken++
+	}
+	return ok
+}
+
+// TestGeminiLongLinesTaken: a record line over sessions.LongLineBytes
+// whose long strings are all resultDisplays is read without them, and the
+// session is what the file read whole gives, pages, outputs and the wire
+// of every step alike. Each fixture's chat is copied with every
+// resultDisplay string made long (correx never reads them), so that its
+// lines with no long output are taken and the others are read whole.
+func TestGeminiLongLinesTaken(t *testing.T) {
+	lowElide(t)
+	oldLine, oldString := sessions.LongLineBytes, sessions.LongStringBytes
+	sessions.LongLineBytes, sessions.LongStringBytes = 1<<10, 3000
+	t.Cleanup(func() { sessions.LongLineBytes, sessions.LongStringBytes = oldLine, oldString })
+	ctx := context.Background()
+	taken := 0
+	for _, src := range geminiFixtures(t) {
+		dir, path := copyChat(t, src)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []byte
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			last := 0
+			displays([]byte(line), func(i, end int) {
+				if line[i] == '"' {
+					out = append(append(out, line[last:i]...), `"`+strings.Repeat(`long \"display\" `, 5000)+`"`...)
+					last = end
+				}
+			})
+			out = append(out, line[last:]...)
+		}
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st := openLines(t, dir)
+		read := st.Reader
+		st.Reader = func(path string, warnf func(int, string, ...any)) sessions.LineReader {
+			return longReader{read(path, warnf).(*gcReader), &taken}
+		}
+		whole, err := st.ReadWhole(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{1, 7, 0} {
+			got := outline(t, st, whole.Info.ID, n)
+			got.Info.Messages = whole.Info.Messages // counted per page
+			if !reflect.DeepEqual(got.Messages, whole.Messages) || got.Info != whole.Info {
+				t.Errorf("%s pages of %d: the outline is not the file read whole", src, n)
+			}
+		}
+		lazy, err := st.Load(ctx, whole.Info.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := 1; step <= len(whole.AssistantSteps()); step++ {
+			var wires [2]string
+			for i, s := range []*model.Session{whole, lazy} {
+				v, err := render.Conversation(s, render.Gemini, step, render.Model{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := render.MarshalIndent(v)
+				wires[i] = string(b)
+			}
+			if wires[0] != wires[1] {
+				t.Errorf("%s step %d: the wire differs from the file's read whole", src, step)
+			}
+		}
+	}
+	if taken == 0 {
+		t.Error("no line was taken long")
+	}
+	t.Logf("%d lines taken long", taken)
+}
