@@ -83,3 +83,21 @@ func Text(raw []byte) (string, bool) {
 	}
 	return s, true
 }
+
+// StringValues decodes vals[i] into dsts[i], each a string member's value
+// as Named gives it (nil: absent) as encoding/json decodes it; false when
+// one is neither a string nor null (dsts before it are set).
+func StringValues(vals [][]byte, dsts ...*string) bool {
+	for i, dst := range dsts {
+		switch v := vals[i]; {
+		case v == nil || string(v) == "null":
+		default:
+			s, ok := Text(v)
+			if !ok {
+				return false
+			}
+			*dst = s
+		}
+	}
+	return true
+}

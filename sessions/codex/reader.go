@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"correx/formatters"
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/sessions"
 )
@@ -463,8 +464,17 @@ func storedItem(raw json.RawMessage, it codexItem, elided bool) json.RawMessage 
 }
 
 // eachMember calls fn for each member of JSON object raw in order; false
-// when raw is not one.
+// when raw is not one. Valid JSON (every stored item) is skimmed; any
+// other goes through encoding/json's tokens, which take a valid object
+// that trails more.
 func eachMember(raw json.RawMessage, fn func(key string, v json.RawMessage)) bool {
+	if jsonskim.Valid(raw) {
+		return jsonskim.Members(raw, func(k, v []byte) bool {
+			key, _ := jsonskim.Text(k)
+			fn(key, v)
+			return true
+		})
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return false

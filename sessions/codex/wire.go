@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
 )
@@ -39,24 +40,35 @@ func Input(s *model.Session, upto int, pl *render.Placer) []render.Value {
 			}
 		}
 		for _, it := range sm.Stored {
-			var head struct {
-				Role   string `json:"role"`
-				Type   string `json:"type"`
-				CallID string `json:"call_id"`
-			}
-			_ = json.Unmarshal(it, &head)
-			if head.Role == "developer" || head.Role == "system" {
+			role, typ, callID := itemHead(it)
+			if role == "developer" || role == "system" {
 				continue
 			}
-			if strings.HasSuffix(head.Type, "_output") {
-				pl.Result(head.CallID, len(out), -1, 1)
+			if strings.HasSuffix(typ, "_output") {
+				pl.Result(callID, len(out), -1, 1)
 			} else {
-				pl.Call(head.CallID, len(out), -1)
+				pl.Call(callID, len(out), -1)
 			}
-			out = append(out, filled(it, calls[head.CallID]))
+			out = append(out, filled(it, calls[callID]))
 		}
 	}
 	return out
+}
+
+// itemHead is stored item it's role, type and call_id as encoding/json
+// decodes them: skimmed (an item is valid JSON, a value of a line the
+// reader decoded), decoded where the skim cannot vouch for that.
+func itemHead(it json.RawMessage) (role, typ, callID string) {
+	if vals, ok := jsonskim.Named(it, "role", "type", "call_id"); ok && jsonskim.StringValues(vals, &role, &typ, &callID) {
+		return role, typ, callID
+	}
+	var head struct {
+		Role   string `json:"role"`
+		Type   string `json:"type"`
+		CallID string `json:"call_id"`
+	}
+	_ = json.Unmarshal(it, &head)
+	return head.Role, head.Type, head.CallID
 }
 
 // filled is stored item it, its elided output (elidedOutput) the output

@@ -123,7 +123,7 @@ func skimRecord(raw []byte, r *gcRecord, parts func([]byte) json.RawMessage) boo
 // raw values kept by keep.
 func skimValid(raw []byte, r *gcRecord, keep, parts func([]byte) json.RawMessage) bool {
 	v, ok := jsonskim.Named(raw, recordMembers...)
-	if !ok || !skimStrings(v, &r.ID, &r.Timestamp, &r.Type) || !skimStrings(v[6:], &r.Model) {
+	if !ok || !jsonskim.StringValues(v, &r.ID, &r.Timestamp, &r.Type) || !jsonskim.StringValues(v[6:], &r.Model) {
 		return false
 	}
 	r.Content, r.DisplayText = parts(v[3]), keep(v[7])
@@ -137,7 +137,7 @@ func skimValid(raw []byte, r *gcRecord, keep, parts func([]byte) json.RawMessage
 			var t gcThought
 			if string(e) != "null" {
 				tv, ok := jsonskim.Named(e, "subject", "description")
-				if !ok || !skimStrings(tv, &t.Subject, &t.Description) {
+				if !ok || !jsonskim.StringValues(tv, &t.Subject, &t.Description) {
 					return false
 				}
 			}
@@ -157,7 +157,7 @@ func skimValid(raw []byte, r *gcRecord, keep, parts func([]byte) json.RawMessage
 		ok := jsonskim.Elements(calls, func(c []byte) bool {
 			cv, ok := jsonskim.Named(c, callMembers...)
 			var tc gcToolCall
-			if !ok || !skimStrings(cv, &tc.ID, &tc.Name) || !skimStrings(cv[4:], &tc.Status, &tc.Timestamp, &tc.Description, &tc.DisplayName, &tc.AgentID) {
+			if !ok || !jsonskim.StringValues(cv, &tc.ID, &tc.Name) || !jsonskim.StringValues(cv[4:], &tc.Status, &tc.Timestamp, &tc.Description, &tc.DisplayName, &tc.AgentID) {
 				return false
 			}
 			tc.Args, tc.Result = keep(cv[2]), parts(cv[3])
@@ -166,24 +166,6 @@ func skimValid(raw []byte, r *gcRecord, keep, parts func([]byte) json.RawMessage
 		})
 		if !ok {
 			return false
-		}
-	}
-	return true
-}
-
-// skimStrings decodes vals[i] into dsts[i], each a string member's value
-// (nil: absent) as encoding/json does; false when one is not a string or
-// null.
-func skimStrings(vals [][]byte, dsts ...*string) bool {
-	for i, dst := range dsts {
-		switch v := vals[i]; {
-		case v == nil || string(v) == "null":
-		default:
-			s, ok := jsonskim.Text(v)
-			if !ok {
-				return false
-			}
-			*dst = s
 		}
 	}
 	return true
