@@ -250,7 +250,7 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 		if _, err := f.Seek(x.end, io.SeekStart); err != nil {
 			return reset, fileErr(x.path, err)
 		}
-		r, at, n := bufio.NewReaderSize(f, 1<<16), x.end, x.n
+		r, at, n := bufio.NewReaderSize(f, scanBuffer), x.end, x.n
 		next = func() aheadLine {
 			var al aheadLine
 			if x.long != nil {
@@ -289,6 +289,7 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 		switch {
 		case al.long != nil && x.long(al.long, eof):
 			l = al.long.Line
+			longTaken.Add(1)
 		case al.long != nil:
 			if data, rerr = readWhole(f, off, size); rerr != nil {
 				return reset, fileErr(x.path, rerr)

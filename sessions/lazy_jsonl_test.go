@@ -6,7 +6,9 @@ package sessions_test
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"correx/formatters"
 	"correx/internal/fixtures"
+	"correx/internal/jsonskim"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -70,47 +73,115 @@ func TestLazyJSONLIsLoad(t *testing.T) {
 	for _, agent := range lazyJSONL {
 		elided := 0
 		for _, f := range fixtures.All(t) {
-			if f.Agent != agent {
-				continue
+			if f.Agent == agent {
+				t.Run(f.ID(), func(t *testing.T) { elided += lazyIsLoad(t, f) })
 			}
-			t.Run(f.ID(), func(t *testing.T) {
-				st, infos := listFixture(t, f)
-				for _, in := range infos {
-					whole, err := st.Load(context.Background(), in.ID)
-					require.NoError(t, err)
-					rw, ok := sessions.LazyFor(st, in.ID).(interface {
-						ReadWhole(path string) (*model.Session, error)
-					})
-					require.True(t, ok, "%s's store reads a file whole too", agent)
-					if ref, err := rw.ReadWhole(in.Source); err == nil && ref.Info.ID == in.ID {
-						// the reader without the lazy path: Load is what it gives
-						require.Equal(t, ref.Messages, whole.Messages, "session %s: Load", in.ID)
-						require.Equal(t, ref.Info, whole.Info, "session %s: Load", in.ID)
-						require.Equal(t, ref.Warnings, whole.Warnings, "session %s: Load", in.ID)
-					} else {
-						require.NotEmpty(t, in.ParentID, "only a subagent's session is not its file's")
-					}
-					for _, limit := range []int{1, 2, 7, 0} {
-						fresh, err := sessions.Open(f.Source)
-						require.NoError(t, err)
-						l := sessions.LazyFor(fresh, in.ID)
-						require.NotNil(t, l, "%s is read lazily", agent)
-						msgs, info, n := outline(t, l, in.ID, limit)
-						require.Equal(t, withoutStored(whole.Messages), withoutStored(msgs), "session %s in pages of %d", in.ID, limit)
-						require.Equal(t, whole.Info, info, "session %s in pages of %d", in.ID, limit)
-						if limit == 0 {
-							sameWires(t, l, whole)
-						}
-						fresh.Close()
-						elided += n
-					}
-				}
-			})
 		}
 		if elided == 0 {
 			t.Errorf("%s: no fixture's outline left an output out: the lazy path is not exercised", agent)
 		}
 	}
+}
+
+// lazyIsLoad is TestLazyJSONLIsLoad on fixture f; it returns how many
+// calls the outlines elided.
+func lazyIsLoad(t *testing.T, f fixtures.Fixture) (elided int) {
+	st, infos := listFixture(t, f)
+	for _, in := range infos {
+		whole, err := st.Load(context.Background(), in.ID)
+		require.NoError(t, err)
+		rw, ok := sessions.LazyFor(st, in.ID).(interface {
+			ReadWhole(path string) (*model.Session, error)
+		})
+		require.True(t, ok, "%s's store reads a file whole too", f.Agent)
+		if ref, err := rw.ReadWhole(in.Source); err == nil && ref.Info.ID == in.ID {
+			// the reader without the lazy path: Load is what it gives
+			require.Equal(t, ref.Messages, whole.Messages, "session %s: Load", in.ID)
+			require.Equal(t, ref.Info, whole.Info, "session %s: Load", in.ID)
+			require.Equal(t, ref.Warnings, whole.Warnings, "session %s: Load", in.ID)
+		} else {
+			require.NotEmpty(t, in.ParentID, "only a subagent's session is not its file's")
+		}
+		for _, limit := range []int{1, 2, 7, 0} {
+			fresh, err := sessions.Open(f.Source)
+			require.NoError(t, err)
+			l := sessions.LazyFor(fresh, in.ID)
+			require.NotNil(t, l, "%s is read lazily", f.Agent)
+			msgs, info, n := outline(t, l, in.ID, limit)
+			require.Equal(t, withoutStored(whole.Messages), withoutStored(msgs), "session %s in pages of %d", in.ID, limit)
+			require.Equal(t, whole.Info, info, "session %s in pages of %d", in.ID, limit)
+			if limit == 0 {
+				sameWires(t, l, whole)
+			}
+			fresh.Close()
+			elided += n
+		}
+	}
+	return elided
+}
+
+// TestLongLinesAreLoad: TestLazyJSONLIsLoad on copies of the fixtures of
+// the agents whose readers take long lines (sessions.LongLiner), with
+// every string of every resultDisplay (what the CLI showed, never sent
+// nor read) made long and the long-line sizes lowered: the lines read
+// without those strings give what the files read whole give, outlines,
+// outputs and wires alike.
+func TestLongLinesAreLoad(t *testing.T) {
+	sessions.SetLongLines(t, 2<<10, 3000, 1<<10)
+	taken := sessions.LongRead()
+	for _, f := range fixtures.All(t) {
+		if f.Agent != "gemini-cli" && f.Agent != "qwen-code" {
+			continue
+		}
+		t.Run(f.ID(), func(t *testing.T) {
+			f.Source = longDisplays(t, f.Source)
+			lazyIsLoad(t, f)
+		})
+	}
+	require.Greater(t, sessions.LongRead()-taken, int64(20), "lines taken long")
+}
+
+// longDisplays copies fixture dir src with every string within a
+// "resultDisplay" value of its .jsonl files 4,000 bytes long, and returns
+// the copy.
+func longDisplays(t *testing.T, src string) string {
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+	long := strings.Repeat(`a \"display\" `, 300)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var out []byte
+		const key = `"resultDisplay":`
+		for {
+			i := bytes.Index(b, []byte(key))
+			if i < 0 {
+				break
+			}
+			i += len(key)
+			out = append(out, b[:i]...)
+			end, ok := jsonskim.ValidValueEnd(b, i)
+			if !ok {
+				break
+			}
+			last := i
+			jsonskim.Strings(b[i:end], func(str []byte) {
+				at, _ := jsonskim.Within(b, str)
+				out = append(append(out, b[last:at]...), `"`+long+`"`...)
+				last = at + len(str)
+			})
+			out = append(out, b[last:end]...)
+			b = b[end:]
+		}
+		return os.WriteFile(path, append(out, b...), 0o644)
+	})
+	require.NoError(t, err)
+	return dir
 }
 
 // TestLazyJSONLAppend: a line appended to a copy of a fixture's session

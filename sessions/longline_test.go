@@ -16,48 +16,64 @@ import (
 )
 
 // longStrings is the reference stringSkim follows: the bodies of b's
-// strings of at least min bytes, each found with jsonskim.StringEnd, and
-// whether b ends inside a string.
-func longStrings(b []byte, min int) (out []StringSpan, open bool) {
+// strings of at least min bytes, each found with jsonskim.StringEnd;
+// whether b ends inside a string; whether one of them is no JSON string
+// (jsonskim.ValidStringEnd).
+func longStrings(b []byte, min int) (out []StringSpan, open, bad bool) {
 	for i := 0; i < len(b); i++ {
 		if b[i] != '"' {
 			continue
 		}
 		end := jsonskim.StringEnd(b, i)
 		if end < 0 {
-			return out, true
+			if _, ok := jsonskim.ValidStringEnd(append(b[i:len(b):len(b)], '"'), 0); !ok {
+				bad = true // no string, even ended
+			}
+			return out, true, bad
+		}
+		if e, ok := jsonskim.ValidStringEnd(b, i); !ok || e != end {
+			bad = true
 		}
 		if body := end - 1 - (i + 1); body >= min {
 			out = append(out, StringSpan{Off: int64(i + 1), Len: body})
 		}
 		i = end - 1
 	}
-	return out, false
+	return out, false, bad
 }
 
 // FuzzStringSkim: the strings stringSkim finds in a line given in pieces
-// cut anywhere (in a run of backslashes, between a backslash and its
-// quote) are those jsonskim finds in the line whole.
+// cut anywhere (in a run of backslashes, inside an escape) are those
+// jsonskim finds in the line whole, and a line is offered as long only
+// when it ends outside its strings and each is a JSON string.
 func FuzzStringSkim(f *testing.F) {
-	for _, s := range []string{`{"a":"bcd","e":"f\"g\\","h":"\\\\\"i"}`, `{"x":"\\\\\\\\"}`, `"open \" still`, `{"k":["abc","de\\\"f"]}`} {
+	for _, s := range []string{`{"a":"bcd","e":"f\"g\\","h":"\\\\\"i"}`, `{"x":"\\\\\\\\"}`, `"open \" still`,
+		`{"k":["abc","de\\\"f"]}`, `{"u":"\u00e9\u12","v":"\x"}`, "{\"c\":\"a\tb\"}", `{"ok":"\u00E9\/\b"}`} {
 		f.Add([]byte(s), uint64(1), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, seed uint64, min uint8) {
-		want, open := longStrings(b, int(min))
+		want, open, bad := longStrings(b, int(min))
 		rng := rand.New(rand.NewPCG(seed, seed))
+		check := func(s *stringSkim, how string) {
+			// a line is offered when it ends outside its strings, all good
+			offered := !s.in && !s.bad
+			assert.Equal(t, !open && !bad, offered, "%q %s: offered", b, how)
+			if offered {
+				assert.Equal(t, want, s.long, "%q %s", b, how)
+			}
+		}
 		s := &stringSkim{min: int(min)}
 		for rest := b; len(rest) > 0; {
 			n := 1 + rng.IntN(len(rest))
 			s.feed(rest[:n])
 			rest = rest[n:]
 		}
-		assert.Equal(t, want, s.long, "%q", b)
-		assert.Equal(t, open, s.in, "%q", b)
+		check(s, "in pieces")
 		s = &stringSkim{min: int(min)} // a byte at a time: cut everywhere
 		for i := range b {
 			s.feed(b[i : i+1])
 		}
-		assert.Equal(t, want, s.long, "%q a byte at a time", b)
+		check(s, "a byte at a time")
 	})
 }
 

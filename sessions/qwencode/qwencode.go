@@ -331,6 +331,28 @@ func newState(path string) *state {
 
 // Line reads one line.
 func (r *reader) Line(l sessions.Line, b []byte, _ bool) {
+	r.line(&sessions.LineRead{Line: l, Data: b})
+}
+
+// LongLine implements sessions.LongLiner: a line whose long strings all
+// lie in its toolCallResult, past its status (what the CLI showed, never
+// sent, which decodeLine cuts), is read without them.
+func (r *reader) LongLine(lr *sessions.LineRead, _ bool) bool {
+	top, ok := jsonskim.Named(lr.Data, "toolCallResult")
+	if !r.elide || !ok {
+		return false
+	}
+	displayStrings(top[0], func(s []byte) { lr.Drop(s) })
+	if !lr.Whole(lr.Data) {
+		return false
+	}
+	r.line(lr)
+	return true
+}
+
+// line reads line lr (Line's, or a LongLine's read without its display).
+func (r *reader) line(lr *sessions.LineRead) {
+	l, b := lr.Line, lr.Data
 	var ln line
 	if err := decodeLine(b, &ln); err != nil {
 		r.warnf(l.N, "skipped a line that is not a JSON object (%v)", err)
@@ -350,9 +372,9 @@ func (r *reader) Line(l sessions.Line, b []byte, _ bool) {
 	}
 	r.lines = append(r.lines, la)
 	r.rebuilt = nil
-	if r.elide && ln.Result != nil && len(b) >= cutBytes {
+	if r.elide && ln.Result != nil && l.Len >= cutBytes {
 		top, ok := jsonskim.Named(b, "toolCallResult")
-		if drop := sessions.DroppedSpans(l, b, func(each func([]byte)) { displayStrings(top[0], each) }); ok && len(drop) > 0 {
+		if drop := lr.DroppedSpans(func(each func([]byte)) { displayStrings(top[0], each) }); ok && len(drop) > 0 {
 			if r.drops == nil {
 				r.drops = map[int64][]sessions.StringSpan{}
 			}
