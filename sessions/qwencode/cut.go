@@ -261,3 +261,165 @@ func displayStrings(tcr []byte, each func(str []byte)) {
 		return true
 	})
 }
+
+// messageParts is a line's message decoded as json.Unmarshal decodes it
+// into a struct of its parts and, when role is not nil, its role (role
+// then holds it): skimmed where the skim can vouch for what encoding/json
+// gives (valid JSON whose members are each of their field's type, named
+// once and exactly), its raw values slices of raw. FuzzMessageParts
+// checks it against encoding/json.
+func messageParts(raw []byte, role *string) ([]part, error) {
+	names := []string{"parts", "role"}
+	if role == nil {
+		names = names[:1]
+	}
+	if jsonskim.Valid(raw) {
+		if v, ok := jsonskim.Named(raw, names...); ok && (role == nil || jsonskim.StringValues(v[1:], role)) {
+			if ps, ok := skimParts(v[0]); ok {
+				return ps, nil
+			}
+		}
+	}
+	var m struct {
+		Parts []part `json:"parts"`
+	}
+	if role == nil {
+		err := json.Unmarshal(raw, &m)
+		return m.Parts, err
+	}
+	var mr struct {
+		Role  string `json:"role"`
+		Parts []part `json:"parts"`
+	}
+	err := json.Unmarshal(raw, &mr)
+	*role = mr.Role
+	return mr.Parts, err
+}
+
+// skimParts is a list of parts (nil: absent or null) as encoding/json
+// decodes it; ok false where the skim cannot vouch for that.
+func skimParts(b []byte) (ps []part, ok bool) {
+	if b == nil || string(b) == "null" {
+		return nil, true
+	}
+	if b[0] != '[' {
+		return nil, false
+	}
+	ps = []part{}
+	ok = jsonskim.Elements(b, func(e []byte) bool {
+		var p part
+		if string(e) != "null" && !skimPart(e, &p) {
+			return false
+		}
+		ps = append(ps, p)
+		return true
+	})
+	return ps, ok
+}
+
+func skimPart(b []byte, p *part) bool {
+	v, ok := jsonskim.Named(b, "text", "thought", "functionCall", "functionResponse", "inlineData")
+	if !ok {
+		return false
+	}
+	switch t := v[0]; {
+	case t == nil || string(t) == "null":
+	case t[0] != '"':
+		return false
+	default:
+		s, ok := jsonskim.Text(t)
+		if !ok {
+			return false
+		}
+		p.Text = &s
+	}
+	switch string(v[1]) {
+	case "", "null", "false":
+	case "true":
+		p.Thought = true
+	default:
+		return false
+	}
+	if fc := v[2]; fc != nil && string(fc) != "null" {
+		f, ok := jsonskim.Named(fc, "id", "name", "args")
+		if !ok || fc[0] != '{' {
+			return false
+		}
+		p.FunctionCall = &struct {
+			ID   string          `json:"id"`
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		}{Args: rawOf(f[2])}
+		if !jsonskim.StringValues(f, &p.FunctionCall.ID, &p.FunctionCall.Name) {
+			return false
+		}
+	}
+	if fr := v[3]; fr != nil && string(fr) != "null" {
+		f, ok := jsonskim.Named(fr, "id", "name", "response", "parts")
+		if !ok || fr[0] != '{' {
+			return false
+		}
+		p.FunctionResponse = &response{Response: rawOf(f[2])}
+		if !jsonskim.StringValues(f, &p.FunctionResponse.ID, &p.FunctionResponse.Name) {
+			return false
+		}
+		if p.FunctionResponse.Parts, ok = skimParts(f[3]); !ok {
+			return false
+		}
+	}
+	if in := v[4]; in != nil && string(in) != "null" {
+		f, ok := jsonskim.Named(in, "mimeType", "data", "displayName")
+		if !ok || in[0] != '{' {
+			return false
+		}
+		p.InlineData = &media{}
+		if !jsonskim.StringValues(f, &p.InlineData.MimeType, &p.InlineData.Data, &p.InlineData.DisplayName) {
+			return false
+		}
+	}
+	return true
+}
+
+// rawOf is a member's value as a json.RawMessage field decodes it
+// (absent: nil; null: "null").
+func rawOf(v []byte) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
+// sentString is the first of a function response's members output and
+// error that decodes to a string (null to ""), with its key, as decoding
+// the response into a map of raw values finds it; key "" for none.
+// Skimmed where the skim can vouch for the map (valid JSON, each name
+// once and no other folding to it). FuzzSentString checks it against
+// encoding/json.
+func sentString(resp []byte) (key, s string) {
+	keys := []string{"output", "error"}
+	if jsonskim.Valid(resp) {
+		if v, ok := jsonskim.Named(resp, keys...); ok {
+			for i, k := range keys {
+				switch {
+				case v[i] == nil:
+				case string(v[i]) == "null":
+					return k, ""
+				default:
+					if s, ok := jsonskim.Text(v[i]); ok {
+						return k, s
+					}
+				}
+			}
+			return "", ""
+		}
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(resp, &m) == nil {
+		for _, k := range keys {
+			if json.Unmarshal(m[k], &s) == nil && m[k] != nil {
+				return k, s
+			}
+		}
+	}
+	return "", ""
+}

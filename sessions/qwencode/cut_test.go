@@ -138,3 +138,74 @@ func TestOutputReadsResultsWithoutDisplays(t *testing.T) {
 	require.Greater(t, outputs, 10, "outputs read again")
 	require.Greater(t, unread, 10, "strings left unread")
 }
+
+// FuzzMessageParts: messageParts gives what json.Unmarshal gives (the
+// parts and role, and whether it fails), seeded with every recorded
+// line's message.
+func FuzzMessageParts(f *testing.F) {
+	files, _ := filepath.Glob("../../testdata/qwen-code/*/data/projects/*/*/*.jsonl")
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, ln := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			var l struct {
+				Message json.RawMessage `json:"message"`
+			}
+			if json.Unmarshal(ln, &l) == nil && l.Message != nil {
+				f.Add([]byte(l.Message))
+			}
+		}
+	}
+	for _, s := range []string{`{"parts":null}`, `{"parts":[null,{"text":null,"thought":1}]}`, `{"Parts":[]}`, `{"role":"model","role":"user"}`,
+		`{"role":2,"parts":[{"text":"a"}]}`, `{"parts":[{"functionCall":{"id":"c","args":null}},{"functionResponse":{"response":{"output":"x"},"parts":[{"inlineData":{"data":"AA=="}}]}}]}`,
+		`{"parts":[{"functionCall":[]}]}`, `[1]`, `{"parts":[{"text":"\u00e9\ud83d"}]} `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want struct {
+			Role  string `json:"role"`
+			Parts []part `json:"parts"`
+		}
+		werr := json.Unmarshal(raw, &want)
+		var role string
+		got, err := messageParts(raw, &role)
+		if (err == nil) != (werr == nil) || role != want.Role || !reflect.DeepEqual(got, want.Parts) {
+			t.Fatalf("%q: %q %+v (%v), want %q %+v (%v)", raw, role, got, err, want.Role, want.Parts, werr)
+		}
+		var only struct {
+			Parts []part `json:"parts"`
+		}
+		werr = json.Unmarshal(raw, &only)
+		got, err = messageParts(raw, nil)
+		if (err == nil) != (werr == nil) || !reflect.DeepEqual(got, only.Parts) {
+			t.Fatalf("%q without role: %+v (%v), want %+v (%v)", raw, got, err, only.Parts, werr)
+		}
+	})
+}
+
+// FuzzSentString: sentString finds what decoding the response into a map
+// finds.
+func FuzzSentString(f *testing.F) {
+	for _, s := range []string{`{"output":"a"}`, `{"error":"e","output":1}`, `{"output":null}`, `{"Output":"x","output":"y"}`,
+		`{"output":"a","output":"b"}`, `"s"`, `null`, `[1]`, `{"error":"\u00e9"}`, `{"output":{"x":1},"error":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, resp []byte) {
+		wantKey, want := "", ""
+		var m map[string]json.RawMessage
+		if json.Unmarshal(resp, &m) == nil {
+			for _, k := range []string{"output", "error"} {
+				var s string
+				if json.Unmarshal(m[k], &s) == nil && m[k] != nil {
+					wantKey, want = k, s
+					break
+				}
+			}
+		}
+		if k, s := sentString(resp); k != wantKey || s != want {
+			t.Fatalf("%q: %q %q, want %q %q", resp, k, s, wantKey, want)
+		}
+	})
+}

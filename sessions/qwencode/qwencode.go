@@ -238,13 +238,7 @@ type media struct {
 	DisplayName string `json:"displayName"`
 }
 
-func partsOf(msg json.RawMessage) ([]part, error) {
-	var m struct {
-		Parts []part `json:"parts"`
-	}
-	err := json.Unmarshal(msg, &m)
-	return m.Parts, err
-}
+func partsOf(msg json.RawMessage) ([]part, error) { return messageParts(msg, nil) }
 
 // read reads one session file whole: a chat, or a subagent's transcript
 // (its own session, child of the chat's).
@@ -832,13 +826,10 @@ func runtimeDir(path string) string {
 // responseValue is a function response's value: its output or error
 // text, else the response as JSON.
 func responseValue(response json.RawMessage) model.ToolResultValue {
-	var resp map[string]json.RawMessage
-	_ = json.Unmarshal(response, &resp)
-	var text string
-	switch {
-	case json.Unmarshal(resp["output"], &text) == nil && resp["output"] != nil:
+	switch k, text := sentString(response); k {
+	case "output":
 		return model.ToolResultValue{Type: model.ResultText, Text: text}
-	case json.Unmarshal(resp["error"], &text) == nil && resp["error"] != nil:
+	case "error":
 		return model.ToolResultValue{Type: model.ResultError, Text: text}
 	}
 	var b bytes.Buffer

@@ -81,7 +81,11 @@ func ownConversation(s *model.Session, upto int, pl *render.Placer) (render.Valu
 }
 
 func conversation(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
-	var msgs []chatMsg
+	n := 0 // about one message per stored content: sized once, not grown
+	for _, m := range s.Messages[:upto] {
+		n += len(m.Stored)
+	}
+	msgs := make([]chatMsg, 0, n)
 	var calls map[string]*model.ToolCall
 	for _, m := range s.Messages[:upto] {
 		// an assistant message's stored contents: its model line(s), then
@@ -103,16 +107,12 @@ func conversation(s *model.Session, upto int, pl *render.Placer) (render.Value, 
 				}
 				continue
 			}
-			var c struct {
-				Role  string `json:"role"`
-				Parts []part `json:"parts"`
-			}
-			_ = json.Unmarshal(raw, &c) // a member of the wrong type is left out, the rest read
-			ps := c.Parts
+			var role string
+			ps, _ := messageParts(raw, &role) // a member of the wrong type is left out, the rest read
 			switch {
 			case m.Role == model.RoleUser:
 				msgs = append(msgs, userContent(ps)...)
-			case c.Role == "model":
+			case role == "model":
 				said = append(said, ps...)
 			default:
 				results = append(results, ps...)
@@ -129,7 +129,7 @@ func conversation(s *model.Session, upto int, pl *render.Placer) (render.Value, 
 	msgs = mergeAssistants(dropOrphans(mergeAssistants(msgs)))
 	evictImages(msgs)
 	mirror := strings.Contains(strings.ToLower(s.Messages[upto].ModelID), "qwen3")
-	out := []render.Value{}
+	out := make([]render.Value, 0, len(msgs))
 	for _, m := range msgs {
 		out = append(out, m.value(len(out), pl, mirror))
 	}
@@ -252,13 +252,8 @@ func responseText(resp json.RawMessage) string {
 	if (len(resp) == 0 || resp[0] == '"' || string(resp) == "null") && json.Unmarshal(resp, &s) == nil {
 		return s
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(resp, &m) == nil {
-		for _, k := range []string{"output", "error"} {
-			if json.Unmarshal(m[k], &s) == nil && m[k] != nil {
-				return s
-			}
-		}
+	if k, s := sentString(resp); k != "" {
+		return s
 	}
 	if len(resp) == 0 || string(resp) == "null" {
 		return ""
