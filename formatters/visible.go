@@ -59,31 +59,7 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 		opt(&o)
 	}
 	v := model.Visible{Call: model.ToolCallPart{ID: call.CallID, Name: call.Tool, Input: call.Input}}
-	switch {
-	case o.lowered != nil:
-		v.Result, v.Why = *o.lowered, o.why
-	case call.Sent != nil:
-		v.Result, v.Why = *call.Sent, sentWhy(call)
-	case call.IsV2():
-		v.Result, v.Why = v2Result(call)
-	case call.Status == model.StatusCompleted:
-		if call.Compacted {
-			v.Result = model.ToolResultValue{Type: model.ResultText, Text: ClearedOutput}
-			v.Why = "output pruned by compaction; opencode sends a placeholder"
-			break
-		}
-		v.Result = completedResult(call.Output, call.Attachments)
-	case call.Status == model.StatusError:
-		if out, ok := interruptedOutput(call.Metadata); ok {
-			v.Result = model.ToolResultValue{Type: model.ResultText, Text: out}
-			v.Why = "interrupted call: opencode sends the live output it had, as a normal result"
-			break
-		}
-		v.Result = model.ToolResultValue{Type: model.ResultError, Text: call.Error}
-	default: // pending, running: the run stopped before the tool finished
-		v.Result = model.ToolResultValue{Type: model.ResultError, Text: InterruptedOutput}
-		v.Why = "call never finished (status " + string(call.Status) + "); opencode sends a placeholder error"
-	}
+	v.Result, v.Why = result(call, o.lowered, o.why)
 	v.Text = ResultText(v.Result)
 	if v.SentUnknown = call.SentUnknown; v.Why == "" {
 		v.Why = call.SentUnknown
@@ -152,4 +128,36 @@ func ResultText(r model.ToolResultValue) string {
 		return s
 	}
 	return r.Text
+}
+
+// Result is the result the model got for call, as Visible gives it,
+// without its text or truncation facts: what a lowering writes.
+func Result(call *model.ToolCall) model.ToolResultValue {
+	r, _ := result(call, nil, "")
+	return r
+}
+
+// result is call's model-visible result and why it is not the stored
+// output, if it is not (lowered: a lowering's result, see WithLowered).
+func result(call *model.ToolCall, lowered *model.ToolResultValue, loweredWhy string) (model.ToolResultValue, string) {
+	switch {
+	case lowered != nil:
+		return *lowered, loweredWhy
+	case call.Sent != nil:
+		return *call.Sent, sentWhy(call)
+	case call.IsV2():
+		return v2Result(call)
+	case call.Status == model.StatusCompleted:
+		if call.Compacted {
+			return model.ToolResultValue{Type: model.ResultText, Text: ClearedOutput}, "output pruned by compaction; opencode sends a placeholder"
+		}
+		return completedResult(call.Output, call.Attachments), ""
+	case call.Status == model.StatusError:
+		if out, ok := interruptedOutput(call.Metadata); ok {
+			return model.ToolResultValue{Type: model.ResultText, Text: out}, "interrupted call: opencode sends the live output it had, as a normal result"
+		}
+		return model.ToolResultValue{Type: model.ResultError, Text: call.Error}, ""
+	}
+	// pending, running: the run stopped before the tool finished
+	return model.ToolResultValue{Type: model.ResultError, Text: InterruptedOutput}, "call never finished (status " + string(call.Status) + "); opencode sends a placeholder error"
 }

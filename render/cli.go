@@ -6,8 +6,8 @@ package render
 // session through the prompt IR and the converters.
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 
 	"correx/formatters"
 	"correx/model"
@@ -57,9 +57,8 @@ func cliPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 				case pt.Type == model.PartTool && pt.Tool != nil:
 					call := pt.Tool
 					a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: objectInput(call.Input)})
-					v := formatters.Visible(call, nil)
 					res := part{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool}
-					res.out, media = toolOutput(v.Result, call.CallID, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
+					res.out, media = toolOutput(formatters.Result(call), call.CallID, func(mime string) bool { return mediaInToolResults(p, m, mime) }, media)
 					tools.parts = append(tools.parts, res)
 				}
 			}
@@ -95,11 +94,11 @@ func cliDeveloper(sm model.Message) bool {
 // objectInput is a call's input as a JSON object: freeform inputs (Codex's
 // apply_patch text) become {"input": text}.
 func objectInput(raw json.RawMessage) json.RawMessage {
-	t := strings.TrimSpace(string(raw))
-	if strings.HasPrefix(t, "{") {
+	t := bytes.TrimSpace(raw) // not a string: an input can be large
+	if bytes.HasPrefix(t, []byte("{")) {
 		return raw
 	}
-	if t == "" {
+	if len(t) == 0 {
 		return json.RawMessage("{}")
 	}
 	b, _ := Marshal(Obj{{"input", json.RawMessage(t)}})

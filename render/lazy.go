@@ -269,7 +269,7 @@ func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok boo
 	ph.Output, ph.Error, ph.Elided, ph.ElidedFiles = outputMark, errorMark, false, false
 	// the result before any lowering: the one a lowering rewrites
 	// (attachments) is never exactly the output, so it is read whole
-	r := formatters.Visible(&ph, nil).Result
+	r := formatters.Result(&ph)
 	exact := (r.Type == model.ResultText || r.Type == model.ResultError) && r.JSON == nil
 	switch {
 	case exact && r.Text == outputMark:

@@ -79,7 +79,7 @@ func Visible(call *model.ToolCall, spills formatters.SpillFinder, p Provider, m 
 	if m.Lowering != model.LoweringNative || !formatters.LoweringMatters(call) {
 		return formatters.Visible(call, spills)
 	}
-	out, moved := toolOutput(formatters.Visible(call, nil).Result, call.CallID, inlineMedia(p, m), nil)
+	out, moved := toolOutput(formatters.Result(call), call.CallID, inlineMedia(p, m), nil)
 	why := "native lowering: the text and media of the result are sent as one JSON string"
 	switch {
 	case len(moved) > 0 && out.kind == outContent:
@@ -163,8 +163,7 @@ func v2Prompt(s *model.Session, upto int, m Model) []msg {
 					if !formatters.V2Settled(call) {
 						continue
 					}
-					v := formatters.Visible(call, nil)
-					results = append(results, msg{role: "tool", parts: []part{{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool, out: nativeOutput(v.Result), meta: meta}}})
+					results = append(results, msg{role: "tool", parts: []part{{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool, out: nativeOutput(formatters.Result(call)), meta: meta}}})
 				}
 			}
 			if len(a.parts) > 0 {

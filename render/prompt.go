@@ -229,10 +229,9 @@ func assistantMsgs(sm model.Message, p Provider, m Model, version string) []msg 
 			a.parts = append(a.parts, part{kind: pReasoning, text: pt.Text, meta: pt.Metadata})
 		case model.PartTool:
 			call := pt.Tool
-			v := formatters.Visible(call, nil)
 			a.parts = append(a.parts, part{kind: pToolCall, callID: call.CallID, of: call.CallID, tool: call.Tool, input: call.Input, meta: meta(pt.Metadata)})
 			res := part{kind: pToolResult, callID: call.CallID, of: call.CallID, tool: call.Tool, meta: meta(pt.Metadata)}
-			res.out, media = toolOutput(v.Result, call.CallID, inlineMedia(p, m), media)
+			res.out, media = toolOutput(formatters.Result(call), call.CallID, inlineMedia(p, m), media)
 			tools.parts = append(tools.parts, res)
 		}
 	}
