@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,9 @@ func TestTruncationFactsOnEveryFixture(t *testing.T) {
 				}
 				name := f.ID() + " " + p.Tool.Tool + " " + p.Tool.CallID
 				v := formatters.Visible(p.Tool, sessions.SpillsFor(s.Info))
+				if r := formatters.Result(p.Tool); !reflect.DeepEqual(r, v.Result) {
+					t.Errorf("%s: Result (what a lowering writes) is %+v, Visible's %+v", name, r, v.Result)
+				}
 				flagged := formatters.AgentFlagged(p.Tool)
 				checkFlag(t, name, flagged, v.Truncation)
 				if v.Truncation != nil && fmtFlag(v.Truncation.AgentFlagged) != fmtFlag(flagged) {
