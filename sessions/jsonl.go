@@ -291,7 +291,7 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 			l = al.long.Line
 			longTaken.Add(1)
 		case al.long != nil:
-			if data, rerr = readWhole(f, off, size); rerr != nil {
+			if data, _, rerr = readBack(f, off, size, nil); rerr != nil {
 				return reset, fileErr(x.path, rerr)
 			}
 			fallthrough

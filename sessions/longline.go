@@ -9,9 +9,6 @@ package sessions
 import (
 	"bufio"
 	"bytes"
-	"cmp"
-	"errors"
-	"io"
 	"os"
 	"sync/atomic"
 	"unsafe"
@@ -128,45 +125,28 @@ func validEscape(e []byte) bool {
 // nextLongLine is nextLine for a scan whose reader takes long lines:
 // a line over LongLineBytes that is a JSON object with strings of
 // LongStringBytes or more comes as lr, the line read without them (line
-// nil), for the reader to take or refuse (readWhole then reads it).
+// nil), for the reader to take or refuse (readBack then reads it).
 func nextLongLine(r *bufio.Reader, f *os.File, path string, off int64, n int) (line []byte, lr *LineRead, size int, err error) {
 	var skim *stringSkim
-	for {
-		frag, err := r.ReadSlice('\n')
-		if size == 0 && !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.Clone(frag), nil, len(frag), err
-		}
-		if size == 0 && len(frag) > 0 && frag[0] == '{' {
+	first := true
+	line, long, size, err := readThrough(r, func(piece []byte) {
+		if first && len(piece) > 0 && piece[0] == '{' {
 			skim = &stringSkim{min: LongStringBytes}
 		}
-		if skim != nil {
-			skim.feed(frag)
+		if first = false; skim != nil {
+			skim.feed(piece)
 		}
-		size += len(frag)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+	})
+	if !long {
+		return line, nil, size, err
+	}
+	if skim != nil && size > LongLineBytes && len(skim.long) > 0 && !skim.in && !skim.bad {
+		if lr := readLong(f, path, off, size, n, skim.long); lr != nil {
+			return nil, lr, size, err
 		}
-		if skim != nil && size > LongLineBytes && len(skim.long) > 0 && !skim.in && !skim.bad {
-			if lr := readLong(f, path, off, size, n, skim.long); lr != nil {
-				return nil, lr, size, err
-			}
-		}
-		line, rerr := readWhole(f, off, size)
-		return line, nil, size, cmp.Or(rerr, err)
 	}
-}
-
-// readWhole reads the line of size bytes at off, newline included: nil
-// for one over maxLineBytes (as nextLine).
-func readWhole(f io.ReaderAt, off int64, size int) ([]byte, error) {
-	if size > maxLineBytes {
-		return nil, nil
-	}
-	line := make([]byte, size)
-	if n, err := f.ReadAt(line, off); n < size {
-		return nil, cmp.Or(err, io.ErrUnexpectedEOF)
-	}
-	return line, nil
+	line, size, err = readBack(f, off, size, err)
+	return line, nil, size, err
 }
 
 // readLong reads line n, of size bytes at off (its newline included, if

@@ -207,22 +207,41 @@ func readJSONL(path string, fn func(n int, line []byte, last bool), warnf func(n
 // holding its pieces and joining them held it twice, a 47 MiB output's
 // line 94 MiB at once.
 func nextLine(r *bufio.Reader, f io.ReaderAt, off int64) (line []byte, size int, err error) {
+	line, long, size, err := readThrough(r, nil)
+	if !long {
+		return line, size, err
+	}
+	return readBack(f, off, size, err)
+}
+
+// readThrough reads one line with its newline from r: a line within r's
+// buffer is returned (a copy), a longer one (long) is read through, each
+// of its pieces given to see (when not nil), and only its size returned.
+func readThrough(r *bufio.Reader, see func(piece []byte)) (short []byte, long bool, size int, err error) {
 	for {
 		frag, err := r.ReadSlice('\n')
 		if size == 0 && !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.Clone(frag), len(frag), err
+			return bytes.Clone(frag), false, len(frag), err
+		}
+		if see != nil {
+			see(frag)
 		}
 		size += len(frag)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, true, size, err
 		}
-		if size > maxLineBytes {
-			return nil, size, err
-		}
-		line = make([]byte, size)
-		if n, rerr := f.ReadAt(line, off); n < size {
-			return nil, size, cmp.Or(rerr, io.ErrUnexpectedEOF)
-		}
-		return line, size, err
 	}
+}
+
+// readBack reads the line of size bytes at off that readThrough read
+// through (err its error), as nextLine gives it.
+func readBack(f io.ReaderAt, off int64, size int, err error) ([]byte, int, error) {
+	if size > maxLineBytes {
+		return nil, size, err
+	}
+	line := make([]byte, size)
+	if n, rerr := f.ReadAt(line, off); n < size {
+		return nil, size, cmp.Or(rerr, io.ErrUnexpectedEOF)
+	}
+	return line, size, err
 }
