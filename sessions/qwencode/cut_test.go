@@ -209,3 +209,24 @@ func FuzzSentString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzElidedCall: elidedCall reads an entry as decoding it does.
+func FuzzElidedCall(f *testing.F) {
+	for _, s := range []string{string(elidedStored("call_1")), string(elidedStored(`a"\é`)), `{"role":"user","qwen_elided":"a","qwen_elided":"b"}`,
+		`{"role":"user","qwen_elided":null}`, `{"role":"user","qwen_elided":"a"}}`, `{"role":"model","parts":[]}`, `{"qwen_elided":"x"} `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want := ""
+		if bytes.Contains(raw, []byte(`"qwen_elided"`)) {
+			var v struct {
+				Elided string `json:"qwen_elided"`
+			}
+			_ = json.Unmarshal(raw, &v)
+			want = v.Elided
+		}
+		if got := elidedCall(raw); got != want {
+			t.Fatalf("%q: %q, want %q", raw, got, want)
+		}
+	})
+}

@@ -703,9 +703,18 @@ func elidedStored(id string) json.RawMessage {
 	return b
 }
 
+// elidedHead starts every elidedStored entry.
+var elidedHead = []byte(`{"role":"user","qwen_elided":`)
+
 // elidedCall is the call whose result stands in Stored entry raw, "" for
 // a line as stored.
 func elidedCall(raw json.RawMessage) string {
+	// elidedStored's, as json.Marshal writes it: its id read as it lies
+	if rest, ok := bytes.CutPrefix(raw, elidedHead); ok && len(rest) > 1 && rest[len(rest)-1] == '}' {
+		if id, ok := jsonskim.Text(rest[:len(rest)-1]); ok {
+			return id
+		}
+	}
 	if !bytes.Contains(raw, []byte(`"qwen_elided"`)) {
 		return ""
 	}
