@@ -48,15 +48,8 @@ func cliPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 				out = append(out, u)
 			}
 		case model.RoleAssistant:
-			// sized once: a part is large, and most messages have a few
-			calls := 0
-			for _, pt := range sm.Parts {
-				if pt.Type == model.PartTool && pt.Tool != nil {
-					calls++
-				}
-			}
 			a := msg{role: "assistant", parts: make([]part, 0, len(sm.Parts))}
-			tools := msg{role: "tool", parts: make([]part, 0, calls)}
+			tools := msg{role: "tool", parts: make([]part, 0, toolParts(sm.Parts))}
 			var media []part
 			for _, pt := range sm.Parts {
 				switch {

@@ -198,14 +198,8 @@ func assistantMsgs(sm model.Message, p Provider, m Model, version string) []msg 
 		return nil
 	}
 	a, tools := msg{role: "assistant"}, msg{role: "tool"}
-	calls := 0
-	for _, pt := range sm.Parts {
-		if pt.Type == model.PartTool {
-			calls++
-		}
-	}
 	a.parts = make([]part, 0, len(sm.Parts))
-	if calls > 0 {
+	if calls := toolParts(sm.Parts); calls > 0 {
 		tools.parts = make([]part, 0, calls)
 	}
 	signed := anthropicSigned(sm)
@@ -528,4 +522,17 @@ func applyCaching(msgs []msg, p Provider, providerID string) {
 		}
 		msgs[i].cache = true
 	}
+}
+
+// toolParts is how many of parts are tool calls: an assistant message's
+// parts and its results are sized once (a part is large, and most
+// messages have a few).
+func toolParts(parts []model.Part) int {
+	n := 0
+	for _, pt := range parts {
+		if pt.Type == model.PartTool && pt.Tool != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -250,16 +250,15 @@ func (x *LineIndex) scan(ctx context.Context, onReset func(), prepare func(data 
 		if _, err := f.Seek(x.end, io.SeekStart); err != nil {
 			return reset, fileErr(x.path, err)
 		}
-		r, at, n := bufio.NewReaderSize(f, scanBuffer), x.end, x.n
+		r, at := bufio.NewReaderSize(f, scanBuffer), x.end
 		next = func() aheadLine {
 			var al aheadLine
-			if x.long != nil {
-				al.data, al.long, al.size, al.err = nextLongLine(r, f, x.path, at, n+1)
+			if x.long != nil { // the line is number x.n+1: the loop counts it after
+				al.data, al.long, al.size, al.err = nextLongLine(r, f, x.path, at, x.n+1)
 			} else {
 				al.data, al.size, al.err = nextLine(r, f, at)
 			}
 			at += int64(al.size)
-			n++
 			return al
 		}
 	}

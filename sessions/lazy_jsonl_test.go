@@ -261,13 +261,14 @@ func withoutStored(msgs []model.Message) []model.Message {
 
 // sameWires: the wire of every step of the outline of whole's session,
 // its large results read as it is written, is the wire of whole, on the
-// agent's own provider and a projection.
+// agent's own provider (OpenAI Chat for Copilot CLI and Qwen Code,
+// Gemini for Gemini CLI) and projections.
 func sameWires(t *testing.T, l sessions.Lazy, whole *model.Session) {
 	t.Helper()
 	ctx := context.Background()
 	page, err := l.LoadOutline(ctx, whole.Info.ID, 0, 0)
 	require.NoError(t, err)
-	for _, p := range []render.Provider{render.OpenAIChat, render.Anthropic} {
+	for _, p := range []render.Provider{render.OpenAIChat, render.Anthropic, render.Gemini} {
 		for step := 1; step <= len(whole.AssistantSteps()); step++ {
 			want, err := render.Conversation(whole, p, step, render.Model{})
 			require.NoError(t, err)

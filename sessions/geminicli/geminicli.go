@@ -409,28 +409,30 @@ type gcSet struct {
 
 // Line implements sessions.LineReader.
 func (r *gcReader) Line(l sessions.Line, b []byte, _ bool) {
-	r.line(&sessions.LineRead{Line: l, Data: b})
+	top, kind, err := classify(b)
+	r.line(&sessions.LineRead{Line: l, Data: b}, &top, kind, err)
 }
 
 // LongLine implements sessions.LongLiner: a message record whose long
 // strings are all resultDisplays (what the CLI showed, a shell call's
 // whole output, never sent) is read without them.
 func (r *gcReader) LongLine(lr *sessions.LineRead, _ bool) bool {
-	if _, kind, err := classify(lr.Data); kind != kindRecord || err != nil ||
+	top, kind, err := classify(lr.Data)
+	if kind != kindRecord || err != nil ||
 		!displays(lr.Data, func(i, end int) { lr.Drop(lr.Data[i:end]) }) || !lr.Whole(lr.Data) {
 		return false
 	}
-	r.line(lr)
+	r.line(lr, &top, kind, err)
 	return true
 }
 
-// line reads line lr (Line's, or a LongLine's read without its displays).
-func (r *gcReader) line(lr *sessions.LineRead) {
+// line reads line lr (Line's, or a LongLine's read without its displays),
+// classified as top, kind and err.
+func (r *gcReader) line(lr *sessions.LineRead, top *gcLine, kind lineKind, err error) {
 	l, b := lr.Line, lr.Data
 	r.dirty = true
 	n := l.N
 	r.cur = n
-	top, kind, err := classify(b)
 	recordID := ""
 	if kind == kindRecord && err == nil && json.Unmarshal(top.RawID, &recordID) != nil {
 		recordID = ""

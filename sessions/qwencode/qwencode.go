@@ -332,8 +332,11 @@ func (r *reader) Line(l sessions.Line, b []byte, _ bool) {
 // lie in its toolCallResult, past its status (what the CLI showed, never
 // sent, which decodeLine cuts), is read without them.
 func (r *reader) LongLine(lr *sessions.LineRead, _ bool) bool {
+	if !r.elide {
+		return false
+	}
 	top, ok := jsonskim.Named(lr.Data, "toolCallResult")
-	if !r.elide || !ok {
+	if !ok {
 		return false
 	}
 	displayStrings(top[0], func(s []byte) { lr.Drop(s) })
