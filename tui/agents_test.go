@@ -92,6 +92,7 @@ func TestAgentsPickerHeaderAndPanes(t *testing.T) {
 	}
 	checkFrame(t, h.raw(), 120, 30)
 
+	crossed := 0 // Pipeline first screens whose line count gained a digit
 	for _, f := range agentFixtures {
 		t.Run(f.name, func(t *testing.T) {
 			// typing the agent's name filters the picker to its sessions
@@ -139,12 +140,17 @@ func TestAgentsPickerHeaderAndPanes(t *testing.T) {
 					require.NotContains(t, h.plain(), "render error", "call %d pane %s", i, p)
 				}
 				require.Contains(t, v.raw[panePipeline], "━━ 5 wire · "+f.own+" · as sent")
+				if pipelineFirstScreen(t, v) {
+					crossed++
+				}
+				h.send(nil)
 				if requestStep(v.list.rows[i].info(), v.data.sess) > 0 && f.agent != model.AgentGeminiCLI {
 					require.NotContains(t, v.raw[panePipeline], "not found by its call id", "call %d", i)
 				}
 			}
 		})
 	}
+	require.Positive(t, crossed, "no Pipeline's wire stage took its line count past a power of ten")
 }
 
 func stageOrder(t *testing.T, text string) {

@@ -508,18 +508,21 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 	}
 }
 
-// firstScreenBytes of a request's JSON are a few screens of it: shown
-// while the rest is written (a whole request can take seconds).
-const firstScreenBytes = 64 << 10
+// firstScreenBytes and firstScreenLines of a request's JSON, whole lines,
+// are a few screens of it: shown while the rest is written (a whole
+// request can take seconds). Both are needed: a screen of a Claude Code
+// request holds a system reminder of tens of KB.
+const firstScreenBytes, firstScreenLines = 64 << 10, 256
 
 // writeSpool writes lc's JSON to the spool file f and returns res with
 // it: in memory when at most maxMem bytes, else from the file. Once more
-// than firstScreenBytes (or maxMem) are written, it sends first a result
-// that shows what is written so far, from a handle of its own on f.
+// than firstScreenBytes (or maxMem) and firstScreenLines are written, it
+// sends first a result that shows what is written so far, from a handle
+// of its own on f.
 func writeSpool(ctx context.Context, lc *render.LazyConversation, f *os.File, res convResult, maxMem int64, first chan<- convResult) convResult {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
-	lw.past, lw.onPast = min(maxMem, firstScreenBytes), func() {
+	lw.past, lw.pastLines, lw.onPast = min(maxMem, firstScreenBytes), firstScreenLines, func() {
 		if bw.Flush() != nil {
 			return
 		}
@@ -572,8 +575,11 @@ type lineIndexWriter struct {
 	w      io.Writer
 	n      int64
 	starts []int64
-	past   int64
-	onPast func()
+	// onPast is called once past bytes and pastLines whole lines are
+	// written
+	past      int64
+	pastLines int
+	onPast    func()
 }
 
 func (lw *lineIndexWriter) Write(p []byte) (int, error) {
@@ -587,7 +593,7 @@ func (lw *lineIndexWriter) Write(p []byte) (int, error) {
 		lw.starts = append(lw.starts, lw.n+int64(i))
 	}
 	lw.n += int64(n)
-	if lw.onPast != nil && lw.n > lw.past && len(lw.starts) > 1 {
+	if lw.onPast != nil && lw.n > lw.past && len(lw.starts) > max(lw.pastLines, 1) {
 		onPast := lw.onPast
 		lw.onPast = nil
 		onPast()

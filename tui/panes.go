@@ -131,6 +131,14 @@ func loadWire(v *sessionView, s selected) {
 	// all, at the same place
 	keep := v.loaded[p] == contentKey(conv, true, true)
 	text, file, head, empty := v.wireContent(p, s.ci, s.sess, s.low, step, res, ready)
+	switch {
+	case res.writing:
+		// its first lines, the rest to come: the gutter keeps the width
+		// of a request of up to ten million lines when it does
+		v.views[p].minDigits = 7
+	case !keep:
+		v.views[p].minDigits = 0
+	}
 	v.headers[p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
 	v.views[p].empty = empty
 	if file != nil {

@@ -78,6 +78,9 @@ func newSessionView(a *app, d *sessionData) *sessionView {
 	for i := range v.views {
 		v.views[i] = newTextView(st)
 	}
+	// the wire stage comes after the first screen: up to 9,999 lines in
+	// all keep the gutter's width
+	v.views[panePipeline].minDigits = 4
 	v.cmp = compareView{st: st}
 	v.provider = render.OpenAIChat
 	for _, mi := range d.sess.AssistantSteps() {
@@ -431,7 +434,9 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 	if p == paneRequest {
 		size := humanBytes(int(res.size))
 		if res.writing {
-			size += " so far: still writing…"
+			// no longer than a size: the header keeps its lines, and the
+			// first screen its place, when the request is written
+			size = "writing…"
 		}
 		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, size)))
 		if res.err == nil && res.file != nil {

@@ -49,6 +49,11 @@ type textView struct {
 	// lineStyle, when set, gives a line's base style (diff rows).
 	lineStyle func(i int) (lipgloss.Style, bool)
 	numbers   bool
+	// minDigits is the fewest digits a line number takes in the gutter:
+	// a pane whose text grows after its first screen is shown (Pipeline's
+	// wire stage, a request still being written) reserves them, so that
+	// the screen does not shift right when the line count gains a digit
+	minDigits int
 	empty     string // shown when the text is empty
 
 	// folds are line ranges drawn as one row each ("… N lines folded"),
@@ -522,11 +527,16 @@ func (v *textView) gutterWidth() int {
 	if !v.numbers {
 		return 0
 	}
-	w := len(fmt.Sprint(max(v.count(), 1))) + 1 // number, then │
+	w := v.numberDigits() + 1 // number, then │
 	if v.seen != nil {
 		w++
 	}
 	return w
+}
+
+// numberDigits is how many digits a line number takes in the gutter.
+func (v *textView) numberDigits() int {
+	return max(len(fmt.Sprint(max(v.count(), 1))), v.minDigits)
 }
 
 func (v *textView) contentWidth() int { return max(v.width-v.gutterWidth(), 1) }
@@ -764,7 +774,7 @@ func (v *textView) markedEmpty(i int) bool {
 func (v *textView) View() string {
 	cw := v.contentWidth()
 	gw := v.gutterWidth()
-	numW := len(fmt.Sprint(max(v.count(), 1)))
+	numW := v.numberDigits()
 	out := make([]string, 0, v.height)
 	if v.count() == 0 {
 		msg := v.empty
