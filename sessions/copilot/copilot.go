@@ -377,6 +377,12 @@ func fastEvent(line []byte) (ev event, data func(any) error, ok bool) {
 	case "":
 		return ev, nil, false
 	case "tool.execution_complete":
+		if te, skimmed := skimComplete(line); skimmed {
+			return event{Type: te.Type, AgentID: te.AgentID, Timestamp: te.Timestamp}, func(v any) error {
+				*v.(*completeData) = te.Data
+				return nil
+			}, te.Type == typ
+		}
 		ev, data, ok = decodeTyped(line, func(d *completeData) *string { return &d.Result.Content })
 	case "assistant.message":
 		ev, data, ok = decodeTyped[assistantData](line, nil)
@@ -409,6 +415,79 @@ func decodeTyped[T any](line []byte, content func(*T) *string) (event, func(any)
 		*v.(*T) = te.Data
 		return nil
 	}, true
+}
+
+// skimComplete is a tool.execution_complete event line decoded as
+// json.Unmarshal decodes it, where the skim can vouch for it: the line
+// valid, each name on the way given once and exactly, each value of its
+// field's kind (else ok is false, and encoding/json decodes it). A scan
+// decodes one for each call, and encoding/json was most of its time.
+func skimComplete(line []byte) (te typedEvent[completeData], ok bool) {
+	if !jsonskim.Valid(line) {
+		return te, false
+	}
+	v, ok := jsonskim.Named(line, "type", "agentId", "data", "timestamp")
+	if !ok || !jsonskim.StringValues(v, &te.Type, &te.AgentID) || !jsonskim.StringValues(v[3:], &te.Timestamp) {
+		return te, false
+	}
+	if data := v[2]; data != nil && string(data) != "null" {
+		ok = skimCompleteData(data, &te.Data)
+	}
+	return te, ok
+}
+
+// skimCompleteData is skimComplete's decoding of the event's data.
+func skimCompleteData(b []byte, d *completeData) bool {
+	v, ok := jsonskim.Named(b, "toolCallId", "success", "result", "error", "toolTelemetry")
+	if !ok || !jsonskim.StringValues(v, &d.ToolCallID) {
+		return false
+	}
+	switch string(v[1]) {
+	case "", "null":
+	case "true":
+		d.Success = true
+	case "false":
+	default:
+		return false
+	}
+	var content, message string
+	result, ok := skimOne(v[2], "content", &content)
+	if !ok {
+		return false
+	}
+	if result {
+		d.Result = &struct {
+			Content string `json:"content"`
+		}{content}
+	}
+	failed, ok := skimOne(v[3], "message", &message)
+	if !ok {
+		return false
+	}
+	if failed {
+		d.Error = &struct {
+			Message string `json:"message"`
+		}{message}
+	}
+	if t := v[4]; t != nil {
+		d.ToolTelemetry = bytes.Clone(t) // null too: a RawMessage takes it
+	}
+	return true
+}
+
+// skimOne decodes val, a member's value (nil: absent) that encoding/json
+// decodes into a pointer to a struct of one string field name: set says
+// it is an object (the pointer set), ok false when the skim cannot vouch
+// for it.
+func skimOne(val []byte, name string, dst *string) (set, ok bool) {
+	switch {
+	case val == nil || string(val) == "null":
+		return false, true
+	case val[0] != '{':
+		return false, false
+	}
+	v, ok := jsonskim.Named(val, name)
+	return true, ok && jsonskim.StringValues(v, dst)
 }
 
 // FailedSentUnknown is why a failed call's result as its own run sent it
@@ -695,6 +774,16 @@ func (r *reader) Output(partID string, read func(sessions.Line) ([]byte, error))
 	line, err := read(*at.at)
 	if err != nil {
 		return nil, err
+	}
+	// the outline's call was completed from this line, its output then
+	// left out: the output is all to read again, where the skim can
+	// vouch for it (decoding the event again was most of a walk's time)
+	if str, ok := contentString(line, []byte(partID)); ok {
+		if text, ok := jsonskim.Text(str); ok {
+			c.Output, c.Sent = text, &model.ToolResultValue{Type: model.ResultText, Text: text}
+			c.Elided, c.OutputBytes = false, 0
+			return &c, nil
+		}
 	}
 	var ev struct {
 		Data      completeData `json:"data"`

@@ -119,3 +119,72 @@ func FuzzUnmarshalPruned(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { prunedAgrees(t, line) })
 }
+
+// TestSkimCompleteIsUnmarshal: every recorded completion, and each with
+// its data changed into what the skim must not take (a folded, repeated
+// or escaped name, another kind of value, nulls), decodes by skimComplete,
+// where it says it can, as by json.Unmarshal; it does on the recorded ones.
+func TestSkimCompleteIsUnmarshal(t *testing.T) {
+	skimmed, completions := 0, 0
+	for _, ln := range fixtureLines(t) {
+		if !bytes.HasPrefix(ln, []byte(`{"type":"tool.execution_complete"`)) {
+			continue
+		}
+		completions++
+		for i, v := range completeVariants(ln) {
+			if skimAgrees(t, v) && i == 0 {
+				skimmed++
+			}
+		}
+	}
+	require.Positive(t, completions)
+	require.Equal(t, completions, skimmed, "recorded completions skimmed")
+}
+
+// completeVariants are line and its edits that a skim of completions
+// must decode as encoding/json does, or leave to it.
+func completeVariants(line []byte) [][]byte {
+	out := [][]byte{line, line[:len(line)/2]}
+	for _, edit := range [][2]string{
+		{`"success":true`, `"success":false`}, {`"success":true`, `"success":null`}, {`"success":true`, `"success":1`},
+		{`"success":true`, `"Success":true`}, {`"success":true`, `"success":true,"success":false`},
+		{`"result":{`, `"result":null,"x":{`}, {`"result":{`, `"result":[{`}, {`"content":"`, `"content":null,"x":"`},
+		{`"toolCallId":"`, `"toolCallId":null,"x":"`}, {`"toolCallId":"`, `"tool\u0043allId":"`}, {`"toolCallId":"`, `"toolcallid":"`},
+		{`"toolTelemetry":`, `"toolTelemetry":null,"x":`}, {`"data":{`, `"data":null,"x":{`}, {`"data":{`, `"data":1,"x":{`},
+		{`"timestamp":"`, `"timestamp":5,"x":"`}, {`"type":"`, `"TYPE":"x","type":"`},
+		{`"toolCallId"`, `"error":{"message":"boom","message":null},"toolCallId"`},
+		{`"toolCallId"`, `"error":{"message":"boom \u00e9"},"toolCallId"`},
+	} {
+		if bytes.Contains(line, []byte(edit[0])) {
+			out = append(out, bytes.Replace(line, []byte(edit[0]), []byte(edit[1]), 1))
+		}
+	}
+	return out
+}
+
+// skimAgrees checks skimComplete against json.Unmarshal on line and says
+// whether the skim took it.
+func skimAgrees(t *testing.T, line []byte) bool {
+	t.Helper()
+	got, ok := skimComplete(line)
+	if !ok {
+		return false
+	}
+	var want typedEvent[completeData]
+	require.NoError(t, json.Unmarshal(line, &want), "skimmed, but encoding/json refuses %.120q", line)
+	require.Equal(t, want, got, "%.120q", line)
+	return true
+}
+
+// FuzzSkimComplete: whatever the line, a completion the skim decodes is
+// decoded as json.Unmarshal decodes it.
+func FuzzSkimComplete(f *testing.F) {
+	for _, ln := range fixtureLines(f) {
+		if bytes.HasPrefix(ln, []byte(`{"type":"tool.execution_complete"`)) {
+			for _, v := range completeVariants(ln) {
+				f.Add(v)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { skimAgrees(t, line) })
+}
