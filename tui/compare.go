@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -143,26 +144,87 @@ func (c *compareView) row(i int) string {
 // drawSide draws one side of a row: its text highlighted as JSON, tinted
 // where the sides differ, cut (or wrapped) to the side's width.
 func (c *compareView) drawSide(k sideKey) string {
-	text, w := k.text, k.width // text at most maxLineBytes
 	if !k.has {
-		return c.st.Subtle.Render(strings.Repeat("╌", w))
+		return c.st.Subtle.Render(strings.Repeat("╌", k.width))
 	}
+	if !k.wrap {
+		// a long string value drawn as far as the side shows it: the
+		// lexer took milliseconds over each 32 KB line of a new side
+		if cut, lexed, ok := jsonLinePrefix(k.text, 4*(k.xOff+k.width)+64); ok {
+			if line := c.drawLine(k, k.text[:cut], lexed); ansi.StringWidth(line) > k.xOff+k.width {
+				return c.cutLine(k, line)
+			}
+		}
+	}
+	line := c.drawLine(k, k.text, k.text) // text at most maxLineBytes
+	if k.wrap {
+		return ansi.Hardwrap(line, k.width, true)
+	}
+	return c.cutLine(k, line)
+}
+
+// drawLine styles text, highlighted as lexed (text itself, or a JSON line
+// that starts with it) lexes, tinted when the sides differ.
+func (c *compareView) drawLine(k sideKey, text, lexed string) string {
 	base := plainStyle
-	spans := syntaxSpans(lexerByName("json"), text, 0, c.st)
+	spans := syntaxSpans(lexerByName("json"), lexed, 0, c.st)
 	if k.diff {
 		base = c.st.DiffLine
 		for i := range spans {
 			spans[i].style = spans[i].style.Inherit(base)
 		}
 	}
-	line := styleLine(text, spans, base, c.st)
-	if k.wrap {
-		return ansi.Hardwrap(line, w, true)
-	}
+	return styleLine(text, spans, base, c.st)
+}
+
+// cutLine is a drawn line scrolled and cut to the side's width.
+func (c *compareView) cutLine(k sideKey, line string) string {
 	if k.xOff > 0 {
 		line = ansi.TruncateLeft(line, k.xOff, "…")
 	}
-	return fit(ansi.Truncate(line, w, "…"), w)
+	return fit(ansi.Truncate(line, k.width, "…"), k.width)
+}
+
+// jsonLinePrefix cuts a line of indented JSON longer than n bytes inside
+// the string that ends it (a member's or an element's value, a comma at
+// most after it), at n or the rune before: text[:cut] and, to lex in its
+// place, that prefix with the string closed and its comma, which a JSON
+// lexer tokenises as it does the line up to cut (no token before the
+// string reaches into it, and the string, closed before its end, is
+// still not followed by a colon). ok is false for a line it cannot cut so.
+func jsonLinePrefix(text string, n int) (cut int, lexed string, ok bool) {
+	if len(text) <= n {
+		return 0, "", false
+	}
+	cut = n
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	inStr, esc := false, false
+	for i := 0; i < len(text); i++ {
+		if i == cut && (!inStr || esc) {
+			return 0, "", false // the cut is not inside a string's text
+		}
+		b := text[i]
+		switch {
+		case !inStr:
+			inStr = b == '"'
+		case esc:
+			esc = false
+		case b == '\\':
+			esc = true
+		case b == '"':
+			inStr = false
+			if i > cut {
+				rest := text[i+1:]
+				if rest != "" && rest != "," {
+					return 0, "", false
+				}
+				return cut, text[:cut] + `"` + rest, true
+			}
+		}
+	}
+	return 0, "", false
 }
 
 func (c *compareView) View() string {
