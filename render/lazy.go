@@ -103,27 +103,63 @@ var placeholderMark = fmt.Sprintf("\x00correx-lazy-%x:", time.Now().UnixNano())
 // when the outline does not say enough to lower them, and otherwise
 // lowered with a placeholder. s is not changed.
 func ConversationLazy(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model) (*LazyConversation, error) {
-	c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
-	for _, lazy := range []bool{true, false} {
-		sess, own, err := c.resolve(ctx, s, step, lazy)
+	cs, err := ConversationsLazy(ctx, l, s, []Provider{p}, step, m)
+	if len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0], err
+}
+
+// ConversationsLazy is ConversationLazy on each of ps, the outline
+// resolved, and a logged request read, once for them all: Compare lowers
+// a step on two providers, and Claude Code's logged request, read again
+// from its transcript, was half of each lowering. The conversations share
+// what their writes read from; each Close lets it go, and a write after
+// reads it again. On an error, the conversations so far come with it,
+// the last the one that failed.
+func ConversationsLazy(ctx context.Context, l OutputLoader, s *model.Session, ps []Provider, step int, m Model) ([]*LazyConversation, error) {
+	shared := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
+	sess, own, err := shared.resolve(ctx, s, step, true)
+	if err != nil {
+		shared.Close()
+		return nil, err
+	}
+	out := make([]*LazyConversation, 0, len(ps))
+	for i, p := range ps {
+		c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: shared.parts, closers: shared.closers}
+		// the last may spend the logged request it was read for
+		r, err := render(sess, p, step, m, own && i == len(ps)-1, c)
 		if err != nil {
-			return nil, err
-		}
-		var deferring *LazyConversation
-		if lazy {
-			deferring = c
-		}
-		r, err := render(sess, p, step, m, own, deferring)
-		if err != nil {
-			return c, err
+			return append(out, c), err
 		}
 		c.Value, c.Places, c.Gaps = r.Value, r.Places, r.Gaps
-		if !lazy || len(c.parts) == 0 || c.standalone(c.Value) {
-			return c, nil
+		if len(c.parts) > 0 && !c.standalone(c.Value) {
+			// a converter embedded a placeholder: lower it all from the
+			// outputs
+			c, err = conversationWhole(ctx, l, s, p, step, m)
+			c.closers = append(c.closers, shared.closers...) // the others' may be no more
+			if err != nil {
+				return append(out, c), err
+			}
 		}
-		// a converter embedded a placeholder: lower it all from the outputs
-		clear(c.parts)
+		out = append(out, c)
 	}
+	return out, nil
+}
+
+// conversationWhole is ConversationLazy with no placeholder: every elided
+// call up to the step read whole first.
+func conversationWhole(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model) (*LazyConversation, error) {
+	c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
+	sess, own, err := c.resolve(ctx, s, step, false)
+	if err != nil {
+		return c, err
+	}
+	r, err := render(sess, p, step, m, own, nil)
+	if err != nil {
+		return c, err
+	}
+	c.Value, c.Places, c.Gaps = r.Value, r.Places, r.Gaps
 	return c, nil
 }
 

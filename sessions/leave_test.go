@@ -25,7 +25,7 @@ func TestLeftStringsAreLoad(t *testing.T) {
 	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
 	sessions.LeaveBytes = 2
 	ctx := context.Background()
-	left, unread := map[string]int64{}, map[string]int64{}
+	left, unread, shared := map[string]int64{}, map[string]int64{}, map[string]int{}
 	for _, f := range fixtures.All(t) {
 		st, infos := listFixture(t, f)
 		for _, in := range infos {
@@ -38,6 +38,10 @@ func TestLeftStringsAreLoad(t *testing.T) {
 			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
 			require.NoError(t, err)
 			for step := 1; step <= len(whole.AssistantSteps()); step++ {
+				// every provider at once, each written and closed in
+				// turn: what they share is read again after a Close
+				wants := map[render.Provider]string{}
+				lcs, err := render.ConversationsLazy(ctx, l, page.Session, render.Providers, step, render.Model{})
 				for _, p := range render.Providers {
 					want, err := render.Conversation(whole, p, step, render.Model{})
 					if err != nil {
@@ -54,6 +58,19 @@ func TestLeftStringsAreLoad(t *testing.T) {
 					require.Equal(t, string(wantJSON), string(got), "%s %s, %s, step %d", f.ID(), in.ID, p, step)
 					left[f.Agent] += sessions.SpanWrites() - before
 					unread[f.Agent] += sessions.Unread() - unreadBefore
+					wants[p] = string(wantJSON)
+				}
+				if len(wants) < len(render.Providers) {
+					continue // a provider the session cannot be lowered to
+				}
+				require.NoError(t, err)
+				require.Len(t, lcs, len(render.Providers))
+				for i, p := range render.Providers {
+					got, err := lcs[i].MarshalIndent(ctx, lcs[i].Value)
+					require.NoError(t, err)
+					require.NoError(t, lcs[i].Close())
+					require.Equal(t, wants[p], string(got), "%s %s, %s of all, step %d", f.ID(), in.ID, p, step)
+					shared[f.Agent]++
 				}
 			}
 		}
@@ -62,6 +79,7 @@ func TestLeftStringsAreLoad(t *testing.T) {
 	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI} {
 		require.Greater(t, left[string(agent)], int64(100), "%s: strings left in the file and copied from it", agent)
 	}
+	require.Greater(t, shared[string(model.AgentClaudeCode)], 100, "Claude Code's conversations lowered together")
 	t.Logf("left in the file: %v; strings left or dropped, never read again: %v", left, unread)
 	// lines read without the strings the scan found, for the wire to leave
 	// or drop

@@ -109,7 +109,14 @@ func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 			cmds = append(cmds, detailCmd(v.ctx, k.data, k.idx))
 		}
 	}
+	paired := c.startPair(a, v)
+	if paired != nil {
+		cmds = append(cmds, paired)
+	}
 	for _, k := range v.need {
+		if paired != nil && !k.whole {
+			continue // Compare's two sides, lowered together
+		}
 		if w, ok := c.warming[k]; ok {
 			if !w.stopped {
 				delete(c.warming, k) // asked for now, and kept
@@ -159,6 +166,37 @@ func (c *convCache) start(a *app, v *sessionView, k convKey, ctx context.Context
 			return convMsg{key: k, res: convResult{err: err}}
 		}
 		return cmd()
+	}
+}
+
+// startPair computes the two conversations v waits for in one lowering
+// (convSpoolPair) when they are Compare's sides: the same step of v's lazy
+// session on two providers, neither computed nor being computed; else
+// nil.
+func (c *convCache) startPair(a *app, v *sessionView) tea.Cmd {
+	if len(v.need) != 2 {
+		return nil
+	}
+	x, y := v.need[0], v.need[1]
+	same := x.sess == y.sess && x.data == y.data && x.step == y.step && x.low == y.low && x.inputs == y.inputs
+	if !same || x.p == y.p || x.whole || y.whole || v.data.sess != x.sess || v.data.lazy == nil {
+		return nil
+	}
+	for _, k := range []convKey{x, y} {
+		if c.has(k) || c.has(wholeKey(k)) || c.warming[k] != nil || needsCaps(k.data) {
+			return nil
+		}
+	}
+	c.pending[x], c.pending[y] = true, true
+	snap, fill := v.data.outlineSnapshot(x.step)
+	ctx, l, caps, mem := v.ctx, v.data.lazy, capsFor(x.data, x.inputs), a.cfg.MaxInMemoryJSON
+	return func() tea.Msg {
+		if fill != nil {
+			if err := fill(ctx); err != nil {
+				return convMsg{key: x, res: convResult{err: err}, next: func() tea.Msg { return convMsg{key: y, res: convResult{err: err}} }}
+			}
+		}
+		return convSpoolPair(ctx, [2]convKey{x, y}, &snap, l, caps, mem)
 	}
 }
 

@@ -314,7 +314,8 @@ func (r convResult) close() {
 type convMsg struct {
 	key convKey
 	res convResult
-	// next, with a result still writing, waits for the whole one
+	// next gives the message that follows: with a result still writing,
+	// the whole one; with one of a pair (convSpoolPair), the other
 	next tea.Cmd
 }
 
@@ -469,16 +470,8 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		release()
 		return convMsg{key: k, res: convResult{err: err}}
 	}
-	res := convResult{lazy: true, note: render.WireNote(outline, k.p, k.step, lc.Gaps)}
-	if lc.Value == nil {
-		release()
-		return convMsg{key: k, res: res}
-	}
-	res.rendered, res.items = true, itemCount(lc.Value)
-	res.excerpts, res.spools = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
-		return lc.WriteIndent(ctx, w, v)
-	}, maxMem)
-	if !k.whole {
+	res := lazyExcerpts(ctx, k, outline, lc, maxMem)
+	if !k.whole || lc.Value == nil {
 		release()
 		return convMsg{key: k, res: res}
 	}
@@ -506,6 +499,50 @@ func convSpool(ctx context.Context, k convKey, outline *model.Session, l session
 		unlock()
 		return convMsg{key: k, res: r, next: func() tea.Msg { return convMsg{key: k, res: <-done} }}
 	}
+}
+
+// lazyExcerpts is conversation k of a lazy session's outline, lowered as
+// lc, without its whole JSON: its excerpts, written as the JSON would be.
+func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *render.LazyConversation, maxMem int64) convResult {
+	res := convResult{lazy: true, note: render.WireNote(outline, k.p, k.step, lc.Gaps)}
+	if lc.Value == nil {
+		return res
+	}
+	res.rendered, res.items = true, itemCount(lc.Value)
+	res.excerpts, res.spools = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
+		return lc.WriteIndent(ctx, w, v)
+	}, maxMem)
+	return res
+}
+
+// convSpoolPair is convSpool of conversations ks, the same step of a lazy
+// session's outline on two providers without their whole JSON (Compare's
+// sides), lowered together (render.ConversationsLazy: the outline is
+// resolved, and a logged request read, once); the first's convMsg comes
+// with the second's as its next. Where they cannot be lowered together,
+// each is lowered on its own.
+func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	convSem <- struct{}{}
+	lctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	lcs, err := render.ConversationsLazy(lctx, l, outline, []render.Provider{ks[0].p, ks[1].p}, ks[0].step, render.Model{Lowering: ks[0].low, Caps: caps})
+	var msgs [2]convMsg
+	if err == nil {
+		for i, k := range ks {
+			msgs[i] = convMsg{key: k, res: lazyExcerpts(lctx, k, outline, lcs[i], maxMem)}
+		}
+	}
+	for _, lc := range lcs {
+		lc.Close()
+	}
+	cancel()
+	<-convSem
+	if err != nil {
+		msgs[0] = convSpool(ctx, ks[0], outline, l, caps, maxMem).(convMsg)
+		msgs[1] = convSpool(ctx, ks[1], outline, l, caps, maxMem).(convMsg)
+	}
+	second := msgs[1]
+	msgs[0].next = func() tea.Msg { return second }
+	return msgs[0]
 }
 
 // firstScreenBytes and firstScreenLines of a request's JSON, whole lines,
