@@ -330,15 +330,19 @@ type assistantData struct {
 }
 
 type completeData struct {
-	ToolCallID string `json:"toolCallId"`
-	Success    bool   `json:"success"`
-	Result     *struct {
-		Content string `json:"content"`
-	} `json:"result"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	ToolCallID    string          `json:"toolCallId"`
+	Success       bool            `json:"success"`
+	Result        *completeResult `json:"result"`
+	Error         *completeError  `json:"error"`
 	ToolTelemetry json.RawMessage `json:"toolTelemetry"`
+}
+
+type completeResult struct {
+	Content string `json:"content"`
+}
+
+type completeError struct {
+	Message string `json:"message"`
 }
 
 type subagentData struct {
@@ -450,24 +454,18 @@ func skimCompleteData(b []byte, d *completeData) bool {
 	default:
 		return false
 	}
-	var content, message string
-	result, ok := skimOne(v[2], "content", &content)
-	if !ok {
+	var result completeResult
+	var failure completeError
+	hasResult, ok := skimOne(v[2], "content", &result.Content)
+	hasError, ok2 := skimOne(v[3], "message", &failure.Message)
+	if !ok || !ok2 {
 		return false
 	}
-	if result {
-		d.Result = &struct {
-			Content string `json:"content"`
-		}{content}
+	if hasResult {
+		d.Result = &result
 	}
-	failed, ok := skimOne(v[3], "message", &message)
-	if !ok {
-		return false
-	}
-	if failed {
-		d.Error = &struct {
-			Message string `json:"message"`
-		}{message}
+	if hasError {
+		d.Error = &failure
 	}
 	if t := v[4]; t != nil {
 		d.ToolTelemetry = bytes.Clone(t) // null too: a RawMessage takes it
