@@ -46,19 +46,22 @@ var (
 // call's stored metadata (opencode's outputPath is preferred to the path in
 // the marker).
 func Detect(tool, text string, meta json.RawMessage, spill SpillFinder) *model.Truncation {
-	return detectIn(text, metaOutputPath(meta), -1, spill, func(text string) *model.Truncation { return detect("", tool, text) })
+	return detectIn(text, func() (string, int) { return metaOutputPath(meta), -1 }, spill, func(text string) *model.Truncation { return detect("", tool, text) })
 }
 
-// detectIn runs a marker finder on text and completes its facts: recorded
+// detectIn runs a marker finder on text and completes its facts with
+// those of the call (asked for only when a marker is found: a metadata can
+// hold the whole output again, and most texts hold no marker): recorded
 // (the spill path the agent stored, if any) wins over the path in the
 // marker; the spill file, when found, gives the full size and places the
 // seen ranges. appended is where text the agent appended after the stored
 // output starts, or -1.
-func detectIn(text, recorded string, appended int, spill SpillFinder, find func(string) *model.Truncation) *model.Truncation {
+func detectIn(text string, facts func() (recorded string, appended int), spill SpillFinder, find func(string) *model.Truncation) *model.Truncation {
 	t := find(text)
 	if t == nil {
 		return nil
 	}
+	recorded, appended := facts()
 	if recorded != "" {
 		t.SpillPath = recorded
 	}

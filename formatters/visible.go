@@ -65,9 +65,9 @@ func Visible(call *model.ToolCall, spill SpillFinder, opts ...Option) model.Visi
 		v.Why = call.SentUnknown
 	}
 	if call.IsV2() {
-		v.Truncation = detectIn(v.Text, spillPath(call), -1, spill, detectV2)
+		v.Truncation = detectIn(v.Text, func() (string, int) { return spillPath(call), -1 }, spill, detectV2)
 	} else {
-		v.Truncation = detectIn(v.Text, metaOutputPath(call.Metadata), appendedAt(call, v.Text), spill, func(text string) *model.Truncation {
+		v.Truncation = detectIn(v.Text, func() (string, int) { return metaOutputPath(call.Metadata), appendedAt(call, v.Text) }, spill, func(text string) *model.Truncation {
 			if t := detect(call.Agent, call.Tool, text); t != nil {
 				fromRecord(call, t)
 				return t
