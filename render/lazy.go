@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,6 +146,97 @@ func ConversationsLazy(ctx context.Context, l OutputLoader, s *model.Session, ps
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// HeadRequestLoader is a DeferringRequestLoader that can read a logged
+// request's first messages alone (sessions.HeadRequestLoader).
+type HeadRequestLoader interface {
+	LoadRequestHead(ctx context.Context, sessionID string, msg, n int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
+}
+
+// ConversationHead is the head of ConversationLazy's conversation, read and
+// lowered in a moment however long the whole: its Value is a list whose
+// first exact items are those of the whole conversation, byte for byte
+// (what follows them may differ). It is lowered from the first n messages
+// of the step's logged request, where the agent's own wire lowers one a
+// message (OwnWire.ItemPerLogged) and the store can read them alone; exact
+// is 0, and c nil, when it cannot be, or the request has no more than n
+// messages.
+func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model, n int) (c *LazyConversation, exact int, err error) {
+	steps := s.AssistantSteps()
+	if step == 0 {
+		step = len(steps)
+	}
+	own, registered := ownWireOf(s.Info.Agent)
+	hl, ok := l.(HeadRequestLoader)
+	if step < 1 || step > len(steps) || !registered || !own.ItemPerLogged || p != own.Provider || !ok || n < 2 {
+		return nil, 0, nil
+	}
+	at := steps[step-1]
+	if req := s.Messages[at].Request; req == nil || !req.Elided {
+		return nil, 0, nil
+	}
+	c = &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
+	req, closed, err := hl.LoadRequestHead(ctx, s.Info.ID, at, n, c.placeholderFor)
+	if closed != nil {
+		c.closers = append(c.closers, closed)
+	}
+	if err != nil || req == nil {
+		c.Close()
+		return nil, 0, err
+	}
+	cp := *s
+	cp.Messages = slices.Clone(s.Messages)
+	cp.Messages[at].Request = req
+	r, err := render(&cp, p, step, m, true, c)
+	if err != nil {
+		c.Close()
+		return nil, 0, err
+	}
+	items, _ := r.Value.([]Value)
+	if len(items) != len(req.Messages) || !c.standalone(r.Value) {
+		c.Close()
+		return nil, 0, nil
+	}
+	c.Value, c.Places, c.Gaps = r.Value, r.Places, r.Gaps
+	return c, len(items) - 1, nil // the last is lowered as the request's last
+}
+
+// WriteHead writes the start of the whole conversation's JSON (WriteIndent)
+// that c, a ConversationHead, holds: its first exact items' JSON without
+// the list's end ("\n]"), which the whole continues with ",\n".
+func (c *LazyConversation) WriteHead(ctx context.Context, w io.Writer, exact int) error {
+	items, ok := c.Value.([]Value)
+	if !ok || exact < 1 || exact > len(items) {
+		return fmt.Errorf("no head of %d items", exact)
+	}
+	hw := &holdBack{w: w, n: len("\n]")}
+	if err := c.WriteIndent(ctx, hw, items[:exact]); err != nil {
+		return err
+	}
+	if string(hw.held) != "\n]" {
+		return fmt.Errorf("the head's JSON ends in %q", hw.held)
+	}
+	return nil
+}
+
+// holdBack writes all but the last n bytes written to it to w; held are
+// those.
+type holdBack struct {
+	w    io.Writer
+	n    int
+	held []byte
+}
+
+func (h *holdBack) Write(p []byte) (int, error) {
+	h.held = append(h.held, p...)
+	if out := len(h.held) - h.n; out > 0 {
+		if _, err := h.w.Write(h.held[:out]); err != nil {
+			return 0, err
+		}
+		h.held = append(h.held[:0], h.held[out:]...)
+	}
+	return len(p), nil
 }
 
 // conversationWhole is ConversationLazy with no placeholder: every elided

@@ -19,6 +19,12 @@ type OwnWire struct {
 	// Chat), recording in pl where each call and result sit and the
 	// places the store does not hold as the agent sent them (Placer.Gap).
 	Conversation func(s *model.Session, upto int, pl *Placer) (Value, error)
+	// ItemPerLogged, when set, says that Conversation lowers a logged
+	// request a message an item: item i comes of logged message i alone,
+	// the same whatever messages follow it but for the last (Claude
+	// Code's), so that the request's first messages lower the first items
+	// of the whole (ConversationHead).
+	ItemPerLogged bool
 	// ResentResults, when set, are the results the request at upto sent
 	// in another form than the call's stored result (Gemini CLI's masked
 	// outputs), by call id on the wire: each copy's output or error text

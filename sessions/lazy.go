@@ -73,6 +73,14 @@ type DeferringRequestLoader interface {
 	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
 }
 
+// HeadRequestLoader is a DeferringRequestLoader that can read the first n
+// messages of a logged request alone (render.HeadRequestLoader), so that a
+// request of thousands shows its head at once: req is nil when the request
+// has no more than n messages, or is not read as logged (rebuilt).
+type HeadRequestLoader interface {
+	LoadRequestHead(ctx context.Context, sessionID string, msg, n int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
+}
+
 // Lazy is a store that offers both parts of the lazy path.
 type Lazy interface {
 	OutlineLoader

@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -86,4 +87,57 @@ func TestLeftStringsAreLoad(t *testing.T) {
 	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI} {
 		require.Greater(t, unread[string(agent)], int64(100), "%s: strings never read for the wire", agent)
 	}
+}
+
+// TestHeadIsTheWholesStart: on every fixture of every agent read lazily,
+// the head of every step's conversation on every provider, where one can
+// be lowered from the first messages of a logged request
+// (render.ConversationHead), starts the whole conversation's JSON byte for
+// byte (render.LazyConversation.WriteHead), whatever the number of
+// messages it is lowered from.
+func TestHeadIsTheWholesStart(t *testing.T) {
+	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
+	sessions.LeaveBytes = 2
+	ctx := context.Background()
+	heads := map[string]int{}
+	for _, f := range fixtures.All(t) {
+		st, infos := listFixture(t, f)
+		for _, in := range infos {
+			l := sessions.LazyFor(st, in.ID)
+			if l == nil {
+				continue
+			}
+			whole, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			for step := 1; step <= len(whole.AssistantSteps()); step++ {
+				for _, p := range render.Providers {
+					want, err := render.Conversation(whole, p, step, render.Model{})
+					if err != nil {
+						continue
+					}
+					wantJSON, err := render.MarshalIndent(want)
+					require.NoError(t, err)
+					for _, n := range []int{2, 3, 8, 32} {
+						head, exact, err := render.ConversationHead(ctx, l, page.Session, p, step, render.Model{}, n)
+						require.NoError(t, err)
+						if head == nil {
+							continue
+						}
+						require.Equal(t, n-1, exact, "%s %s, %s, step %d: the head of %d messages", f.ID(), in.ID, p, step, n)
+						var got strings.Builder
+						require.NoError(t, head.WriteHead(ctx, &got, exact))
+						require.NoError(t, head.Close())
+						require.True(t, strings.HasPrefix(string(wantJSON), got.String()+",\n"),
+							"%s %s, %s, step %d: the head of %d messages is not the whole's start:\n%s", f.ID(), in.ID, p, step, n, got.String())
+						heads[f.Agent]++
+					}
+				}
+			}
+		}
+		st.Close()
+	}
+	require.Greater(t, heads[string(model.AgentClaudeCode)], 100, "Claude Code's heads")
+	t.Logf("heads checked: %v", heads)
 }

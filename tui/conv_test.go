@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/require"
 
+	"correx/internal/fixtures"
+	"correx/internal/props"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -20,7 +23,7 @@ import (
 // Pipeline excerpts the same as from the whole conversation.
 // spooledEarly counts the first results spooled saw; spooledEarlyKept
 // those whose whole JSON was then kept in memory.
-var spooledEarly, spooledEarlyKept int
+var spooledEarly, spooledEarlyKept, spooledHeads int
 
 // spooled runs convSpool to its whole result. A JSON over mem bytes, or
 // over firstScreenBytes, comes first as its first lines, still writing,
@@ -33,6 +36,19 @@ func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Sessio
 		require.False(t, msg.res.writing)
 		return msg.res
 	}
+	var heads []convResult
+	if msg.res.head { // the first lines of a head first
+		spooledHeads++
+		require.True(t, msg.res.writing)
+		require.NotNil(t, msg.res.file)
+		heads = append(heads, msg.res)
+		if msg = msg.next().(convMsg); msg.next == nil {
+			require.False(t, msg.res.writing)
+			whole := msg // the head is the first lines it checks
+			msg.next = func() tea.Msg { return whole }
+			msg.res = heads[0]
+		}
+	}
 	early := msg.res
 	spooledEarly++
 	require.True(t, early.writing)
@@ -40,6 +56,22 @@ func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Sessio
 	res := msg.next().(convMsg).res
 	require.False(t, res.writing)
 	require.NoError(t, res.err)
+	for _, h := range heads {
+		// the head's lines are the whole's, from its file or in memory
+		lines, _ := splitLines(res.json)
+		for i := range h.file.starts {
+			if res.file != nil {
+				require.Equal(t, res.file.prefix(i, 1<<20), h.file.prefix(i, 1<<20), "the head's line %d", i)
+			} else {
+				require.Equal(t, lines[i], h.file.prefix(i, len(lines[i])+1), "the head's line %d", i)
+			}
+		}
+		if early.head {
+			early.excerpts = res.excerpts // a head has none
+		} else {
+			h.file.Close()
+		}
+	}
 	if res.file == nil {
 		spooledEarlyKept++
 		require.LessOrEqual(t, res.size, mem, "a JSON over mem bytes is shown from its file")
@@ -209,4 +241,38 @@ func piecesText(t *testing.T, ps []xpiece) string {
 	var b strings.Builder
 	require.NoError(t, writePieces(&b, ps))
 	return b.String()
+}
+
+// TestRequestHeadIsTheWholesStart: on every fixture of every agent, the
+// Request pane's JSON of every step on every provider, lowered from a
+// lazy session's outline, comes first as its head where one can be
+// lowered (convHead: Claude Code's logged requests), and the head's lines
+// are the whole JSON's (spooled checks them).
+func TestRequestHeadIsTheWholesStart(t *testing.T) {
+	defer func(n int) { headMessages = n }(headMessages)
+	headMessages = 3
+	ctx := context.Background()
+	before := spooledHeads
+	for _, f := range fixtures.All(t) {
+		st, infos := props.OpenList(t, sessions.Open, f.Source)
+		for _, in := range infos {
+			l := sessions.LazyFor(st, in.ID)
+			if l == nil {
+				continue
+			}
+			p, err := l.LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			for step := 1; step <= len(p.Session.AssistantSteps()); step++ {
+				for _, prov := range render.Providers {
+					res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 0)
+					if res.file != nil {
+						res.file.Close()
+					}
+				}
+			}
+		}
+		st.Close()
+	}
+	require.Greater(t, spooledHeads-before, 20, "conversations that came first as their head")
+	t.Logf("%d conversations came first as their head", spooledHeads-before)
 }

@@ -90,8 +90,9 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 func (c *convCache) sync(a *app, v *sessionView) []tea.Cmd {
 	v.refresh(func(k convKey) (convResult, bool) {
 		r, ok := c.convs[k]
-		if !ok && !k.whole { // a whole one has the excerpts too
+		if !ok && !k.whole { // a whole one has the excerpts too, once lowered
 			r, ok = c.convs[wholeKey(k)]
+			ok = ok && !r.head
 		}
 		return r, ok
 	})

@@ -297,8 +297,9 @@ type convResult struct {
 	err  error
 	// writing: the JSON is still being written; file holds its first
 	// lines (size bytes of it), the whole result follows in another
-	// convMsg
-	writing bool
+	// convMsg; head: those lines were lowered from the first messages
+	// alone (convHead), without the counts and excerpts of the whole
+	writing, head bool
 }
 
 // close closes the result's files: its JSON's and its excerpts'.
@@ -451,6 +452,52 @@ var convSem = make(chan struct{}, 1)
 // and the first lines for the Request pane, and its next waits for the
 // rest, written meanwhile under ctx.
 func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	if k.whole {
+		if head, ok := convHead(ctx, k, outline, l, caps); ok {
+			return convMsg{key: k, res: head, next: func() tea.Msg { return convSpoolWhole(ctx, k, outline, l, caps, maxMem) }}
+		}
+	}
+	return convSpoolWhole(ctx, k, outline, l, caps, maxMem)
+}
+
+// headMessages is how many messages of a logged request the head of its
+// conversation is lowered from: more than a screen of the JSON of most
+// (Claude Code's first message alone holds tens of KB of reminders), read
+// and lowered in milliseconds.
+var headMessages = 32 // tests lower it
+
+// convHead is the start of whole conversation k, lowered from the first
+// messages of its logged request where that can be (render.ConversationHead)
+// and spooled, its whole lines only: a result still writing, which the
+// Request pane shows while the whole is lowered (seconds, for thousands of
+// messages); ok is false where none can be.
+func convHead(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities) (res convResult, ok bool) {
+	lc, exact, err := render.ConversationHead(ctx, l, outline, k.p, k.step, render.Model{Lowering: k.low, Caps: caps}, headMessages)
+	if err != nil || lc == nil {
+		return res, false
+	}
+	defer lc.Close()
+	f, err := createSpool()
+	if err != nil {
+		return res, false
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
+	if err := lc.WriteHead(ctx, lw, exact); err != nil || bw.Flush() != nil || len(lw.starts) < 2 {
+		f.Close()
+		os.Remove(f.Name())
+		return res, false
+	}
+	// its last line goes on in the whole (a comma, at least)
+	starts := lw.starts[:len(lw.starts)-1]
+	res = convResult{rendered: true, lazy: true, writing: true, head: true, note: render.WireNote(outline, k.p, k.step, lc.Gaps)}
+	res.file = newFileLines(f, starts, lw.starts[len(lw.starts)-1], true)
+	res.size = res.file.size
+	return res, true
+}
+
+// convSpoolWhole is convSpool's whole conversation.
+func convSpoolWhole(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	// one lowering at a time: each may read every output of the session;
 	// the rest of a large JSON is written without holding the others up
 	convSem <- struct{}{}

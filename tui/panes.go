@@ -112,10 +112,11 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 	return step, key, res, ready
 }
 
-// contentKey is the key of a pane's content showing conversation key in
-// the state ready and writing.
-func contentKey(key string, ready, writing bool) string {
-	return key + fmt.Sprint(ready, writing)
+// contentKey is the key of a pane's content showing conversation key,
+// ready or not, as res holds it: whole, or its first lines (a head's, or
+// the whole's as written) while writing.
+func contentKey(key string, ready bool, res convResult) string {
+	return key + fmt.Sprint(ready, res.writing, res.head)
 }
 
 // loadWire loads Wire (the call and its result as placed in the request)
@@ -123,13 +124,13 @@ func contentKey(key string, ready, writing bool) string {
 func loadWire(v *sessionView, s selected) {
 	p := s.p
 	step, conv, res, ready := v.stepConv(s, p == paneRequest)
-	key := contentKey(conv, ready, res.writing)
+	key := contentKey(conv, ready, res)
 	if v.loaded[p] == key {
 		return
 	}
 	// the whole request shown while it was written: now more of it, or
 	// all, at the same place
-	keep := v.loaded[p] == contentKey(conv, true, true)
+	keep := v.loaded[p] == contentKey(conv, true, convResult{writing: true}) || v.loaded[p] == contentKey(conv, true, convResult{writing: true, head: true})
 	text, file, head, empty := v.wireContent(p, s.ci, s.sess, s.low, step, res, ready)
 	switch {
 	case res.writing:
@@ -151,7 +152,7 @@ func loadWire(v *sessionView, s selected) {
 
 var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessionView, s selected) {
 	step, conv, res, ready := v.stepConv(s, false)
-	key := contentKey(conv, ready, res.writing)
+	key := contentKey(conv, ready, res)
 	if v.loaded[s.p] == key {
 		return
 	}

@@ -438,7 +438,11 @@ func (v *sessionView) wireContent(p paneKind, ci *callInfo, s *model.Session, lo
 			// first screen its place, when the request is written
 			size = "writing…"
 		}
-		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %d items · %s", step, res.items, size)))
+		items := fmt.Sprintf("%d items", res.items)
+		if res.head {
+			items = "… items" // counted once all are lowered; no longer than a count, so the header keeps its lines
+		}
+		head = append(head, st.Muted.Render(fmt.Sprintf("request of step %d (carried this result) · %s · %s", step, items, size)))
 		if res.err == nil && res.file != nil {
 			return "", res.file, head, "(empty conversation)"
 		}

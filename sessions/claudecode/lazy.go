@@ -335,22 +335,32 @@ func (s *claudeStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 // LoadRequest implements sessions.RequestLoader: the logged request of
 // message msg, read again from the lines it names.
 func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error) {
-	return s.loadRequest(ctx, sessionID, msg, nil)
+	return s.loadRequest(ctx, sessionID, msg, nil, 0)
 }
 
 // LoadRequestDeferred implements sessions.DeferringRequestLoader:
 // LoadRequest with the string content of each large tool_result of a
 // logged request left in the transcript (a rebuilt request is read whole).
 func (s *claudeStore) LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(func(context.Context, func(string) error) error) string) (*model.LoggedRequest, func() error, error) {
+	return s.LoadRequestHead(ctx, sessionID, msg, 0, place)
+}
+
+// LoadRequestHead implements sessions.HeadRequestLoader (n 0:
+// LoadRequestDeferred): the first n messages of a logged request, with
+// the cache marks among them.
+func (s *claudeStore) LoadRequestHead(ctx context.Context, sessionID string, msg, n int, place func(func(context.Context, func(string) error) error) string) (*model.LoggedRequest, func() error, error) {
 	d := &sessions.Leaver{Place: place}
-	req, err := s.loadRequest(ctx, sessionID, msg, d)
+	req, err := s.loadRequest(ctx, sessionID, msg, d, n)
 	if d.Spans == nil {
 		return req, nil, err
 	}
 	return req, d.Spans.Close, err
 }
 
-func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *sessions.Leaver) (*model.LoggedRequest, error) {
+// loadRequest reads the request of step message msg, deferred with d, and
+// with head > 0 only its first head messages (nil when it has no more, or
+// is rebuilt).
+func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *sessions.Leaver, head int) (*model.LoggedRequest, error) {
 	f, sess, err := s.opened(ctx, sessionID, msg+1)
 	if err != nil {
 		return nil, err
@@ -365,13 +375,35 @@ func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int
 	x := newCCLines(f.path)
 	defer x.close()
 	if why := f.r.rebuiltWhy(st, msg, k); why != "" {
+		if head > 0 {
+			return nil, nil
+		}
 		return st.rebuilt(x, st.stepLine[msg], why)
+	}
+	cr := st.requests[st.stepReq[msg]]
+	if head > 0 {
+		if len(cr.msgs) <= head {
+			return nil, nil
+		}
+		cr = cr.head(head)
 	}
 	if d != nil {
 		d.Spans = &sessions.SpanFile{Path: f.path}
 		x.deferral, x.without = d, st.without
 	}
-	return x.logged(st.requests[st.stepReq[msg]])
+	return x.logged(cr)
+}
+
+// head is cr's first n messages, with the cache marks among them.
+func (cr *ccRequest) head(n int) *ccRequest {
+	h := *cr
+	h.msgs, h.cache = cr.msgs[:n:n], nil
+	for _, c := range cr.cache {
+		if c.Message < n {
+			h.cache = append(h.cache, c)
+		}
+	}
+	return &h
 }
 
 // ---- the reader's side ----

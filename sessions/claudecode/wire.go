@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	render.RegisterOwnWire(model.AgentClaudeCode, render.OwnWire{Provider: render.Anthropic, Conversation: conversation})
+	render.RegisterOwnWire(model.AgentClaudeCode, render.OwnWire{Provider: render.Anthropic, Conversation: conversation, ItemPerLogged: true})
 }
 
 // conversation is the Anthropic messages Claude Code sent for the step
