@@ -148,10 +148,11 @@ func ConversationsLazy(ctx context.Context, l OutputLoader, s *model.Session, ps
 	return out, nil
 }
 
-// HeadRequestLoader is a DeferringRequestLoader that can read a logged
-// request's first messages alone (sessions.HeadRequestLoader).
-type HeadRequestLoader interface {
-	LoadRequestHead(ctx context.Context, sessionID string, msg, n int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
+// WindowRequestLoader is a DeferringRequestLoader that can read the first
+// or the last messages of a logged request alone
+// (sessions.WindowRequestLoader).
+type WindowRequestLoader interface {
+	LoadRequestWindow(ctx context.Context, sessionID string, msg, head, tail int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, from int, closed func() error, err error)
 }
 
 // ConversationHead is the head of ConversationLazy's conversation, read and
@@ -168,7 +169,7 @@ func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p P
 		step = len(steps)
 	}
 	own, registered := ownWireOf(s.Info.Agent)
-	hl, ok := l.(HeadRequestLoader)
+	wl, ok := l.(WindowRequestLoader)
 	if step < 1 || step > len(steps) || !registered || !own.ItemPerLogged || p != own.Provider || !ok || n < 2 {
 		return nil, 0, nil
 	}
@@ -177,7 +178,7 @@ func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p P
 		return nil, 0, nil
 	}
 	c = &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
-	req, closed, err := hl.LoadRequestHead(ctx, s.Info.ID, at, n, c.placeholderFor)
+	req, _, closed, err := wl.LoadRequestWindow(ctx, s.Info.ID, at, n, 0, c.placeholderFor)
 	if closed != nil {
 		c.closers = append(c.closers, closed)
 	}
@@ -200,6 +201,113 @@ func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p P
 	}
 	c.Value, c.Places, c.Gaps = r.Value, r.Places, r.Gaps
 	return c, len(items) - 1, nil // the last is lowered as the request's last
+}
+
+// ConversationsTail is ConversationsLazy of the end of the step's
+// conversation alone, read and lowered in a moment however long the
+// whole: each Value is a list of the whole conversation's last items,
+// byte for byte, and its Places say where the calls and results among
+// them sit in it. It is lowered from the last messages of the step's
+// logged request (at most n, from the first assistant message among
+// them): every converter lowers a message at a time but for merging
+// consecutive messages of one role (never a user message with the
+// assistant one after it), and Claude Code's cache mark sits on the last.
+// It is nil when it cannot be: no logged request, an own wire that is not
+// a message an item (OwnWire.ItemPerLogged), a request of no more than n
+// messages, or a result in the window whose call is before it (its tool
+// named by the call).
+func ConversationsTail(ctx context.Context, l OutputLoader, s *model.Session, ps []Provider, step int, m Model, n int) ([]*LazyConversation, error) {
+	steps := s.AssistantSteps()
+	if step == 0 {
+		step = len(steps)
+	}
+	wl, ok := l.(WindowRequestLoader)
+	if step < 1 || step > len(steps) || !ok || n < 1 {
+		return nil, nil
+	}
+	own, registered := ownWireOf(s.Info.Agent)
+	for _, p := range ps {
+		if registered && p == own.Provider && !own.ItemPerLogged {
+			return nil, nil
+		}
+	}
+	at := steps[step-1]
+	if req := s.Messages[at].Request; req == nil || !req.Elided {
+		return nil, nil
+	}
+	shared := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
+	req, _, closed, err := wl.LoadRequestWindow(ctx, s.Info.ID, at, 0, n, shared.placeholderFor)
+	if closed != nil {
+		shared.closers = append(shared.closers, closed)
+	}
+	if err != nil || req == nil || !selfContained(req) {
+		shared.Close()
+		return nil, err
+	}
+	cp := *s
+	cp.Messages = slices.Clone(s.Messages)
+	cp.Messages[at].Request = req
+	out := make([]*LazyConversation, 0, len(ps))
+	for i, p := range ps {
+		c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: shared.parts, closers: shared.closers}
+		r, err := render(&cp, p, step, m, i == len(ps)-1, c)
+		if err != nil || !c.standalone(r.Value) {
+			shared.Close()
+			return nil, err
+		}
+		if _, ok := r.Value.([]Value); !ok {
+			shared.Close()
+			return nil, nil
+		}
+		c.Value, c.Places, c.Gaps = r.Value, r.Places, r.Gaps
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// selfContained trims req, a window of a logged request, to start at its
+// first assistant message, and tells whether every tool_result then in it
+// follows its tool_use in it (the result is lowered with the call's tool
+// name) and no system message is in it (a converter takes those out of
+// the list).
+func selfContained(req *model.LoggedRequest) bool {
+	first := -1
+	calls := map[string]bool{}
+	for i, raw := range req.Messages {
+		d := decodeMessage(raw)
+		if d.err != nil || d.m.Role == "system" {
+			return false
+		}
+		if first < 0 {
+			if d.m.Role != "assistant" {
+				continue
+			}
+			first = i
+		}
+		for _, b := range d.blocks {
+			switch b.Type {
+			case "tool_use", "server_tool_use":
+				calls[b.ID] = true
+			case "tool_result":
+				if !calls[b.ToolUseID] {
+					return false
+				}
+			}
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	req.Messages = req.Messages[first:]
+	cache := req.Cache[:0:0]
+	for _, c := range req.Cache {
+		if c.Message >= first {
+			c.Message -= first
+			cache = append(cache, c)
+		}
+	}
+	req.Cache = cache
+	return true
 }
 
 // WriteHead writes the start of the whole conversation's JSON (WriteIndent)

@@ -73,12 +73,17 @@ type DeferringRequestLoader interface {
 	LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
 }
 
-// HeadRequestLoader is a DeferringRequestLoader that can read the first n
-// messages of a logged request alone (render.HeadRequestLoader), so that a
-// request of thousands shows its head at once: req is nil when the request
-// has no more than n messages, or is not read as logged (rebuilt).
-type HeadRequestLoader interface {
-	LoadRequestHead(ctx context.Context, sessionID string, msg, n int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, closed func() error, err error)
+// WindowRequestLoader is a DeferringRequestLoader that can read a window
+// of a logged request alone (render.WindowRequestLoader), so that a
+// request of thousands of messages shows its start (the Request pane) or
+// its end (the calls whose results it carries) at once.
+type WindowRequestLoader interface {
+	// LoadRequestWindow is LoadRequestDeferred of the request's first
+	// head messages, or (head 0) its last tail messages, alone, from its
+	// message from on, with the cache marks among them (their Message
+	// counted in the window); req is nil when the request has no more
+	// messages than that, or is not read as logged (rebuilt).
+	LoadRequestWindow(ctx context.Context, sessionID string, msg, head, tail int, place func(body func(ctx context.Context, write func(body string) error) error) string) (req *model.LoggedRequest, from int, closed func() error, err error)
 }
 
 // Lazy is a store that offers both parts of the lazy path.

@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -140,4 +141,83 @@ func TestHeadIsTheWholesStart(t *testing.T) {
 	}
 	require.Greater(t, heads[string(model.AgentClaudeCode)], 100, "Claude Code's heads")
 	t.Logf("heads checked: %v", heads)
+}
+
+// TestTailIsTheWholesEnd: on every fixture of every agent read lazily,
+// the tail of every step's conversation on every provider at once, where
+// one can be lowered from the last messages of a logged request
+// (render.ConversationsTail), is the whole conversation's last items byte
+// for byte, and each call and result placed in it sits in the whole as
+// many items from the end, whatever the number of messages it is lowered
+// from.
+func TestTailIsTheWholesEnd(t *testing.T) {
+	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
+	sessions.LeaveBytes = 2
+	ctx := context.Background()
+	tails, placed := map[string]int{}, 0
+	for _, f := range fixtures.All(t) {
+		st, infos := listFixture(t, f)
+		for _, in := range infos {
+			l := sessions.LazyFor(st, in.ID)
+			if l == nil {
+				continue
+			}
+			whole, err := st.Load(ctx, in.ID)
+			require.NoError(t, err)
+			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err)
+			for step := 1; step <= len(whole.AssistantSteps()); step++ {
+				wants := map[render.Provider]*render.Rendered{}
+				for _, p := range render.Providers {
+					if r, err := render.Render(whole, p, step, render.Model{}); err == nil {
+						wants[p] = r
+					}
+				}
+				if len(wants) < len(render.Providers) {
+					continue
+				}
+				for _, n := range []int{1, 2, 3, 6} {
+					lcs, err := render.ConversationsTail(ctx, l, page.Session, render.Providers, step, render.Model{}, n)
+					require.NoError(t, err)
+					if lcs == nil {
+						continue
+					}
+					require.Len(t, lcs, len(render.Providers))
+					for i, p := range render.Providers {
+						at := fmt.Sprintf("%s %s, %s, step %d, the last %d messages", f.ID(), in.ID, p, step, n)
+						items := lcs[i].Value.([]render.Value)
+						wantItems := wants[p].Value.([]render.Value)
+						require.NotEmpty(t, items, at)
+						require.LessOrEqual(t, len(items), len(wantItems), at)
+						off := len(wantItems) - len(items)
+						for j, it := range items {
+							got, err := lcs[i].MarshalIndent(ctx, it)
+							require.NoError(t, err)
+							want, err := render.MarshalIndent(wantItems[off+j])
+							require.NoError(t, err)
+							require.Equal(t, string(want), string(got), "%s: item %d of %d", at, off+j, len(wantItems))
+						}
+						for id, pl := range lcs[i].Places {
+							w := wants[p].Places[id]
+							require.NotNil(t, w, "%s: call %s", at, id)
+							if pl.Call.Item >= 0 {
+								require.Equal(t, w.Call.Item, off+pl.Call.Item, "%s: call %s", at, id)
+								require.Equal(t, w.Call.Part, pl.Call.Part, "%s: call %s", at, id)
+							}
+							for k, r := range pl.Results {
+								require.Equal(t, w.Results[len(w.Results)-len(pl.Results)+k].Item, off+r.Item, "%s: result of %s", at, id)
+							}
+							placed++
+						}
+						require.NoError(t, lcs[i].Close())
+					}
+					tails[f.Agent]++
+				}
+			}
+		}
+		st.Close()
+	}
+	require.Greater(t, tails[string(model.AgentClaudeCode)], 40, "Claude Code's tails")
+	require.Greater(t, placed, 100, "calls placed in the tails")
+	t.Logf("tails checked: %v; calls placed: %d", tails, placed)
 }

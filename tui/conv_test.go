@@ -276,3 +276,84 @@ func TestRequestHeadIsTheWholesStart(t *testing.T) {
 	require.Greater(t, spooledHeads-before, 20, "conversations that came first as their head")
 	t.Logf("%d conversations came first as their head", spooledHeads-before)
 }
+
+// TestCompareTailIsTheWholes: on every fixture of every agent, Compare's
+// two sides of every step, lowered from a lazy session's outline
+// (convSpoolPair), come first as their tails where they can, and each
+// call a tail places has the whole's excerpt on its side, byte for byte.
+func TestCompareTailIsTheWholes(t *testing.T) {
+	defer func(n int) { tailMessages = n }(tailMessages)
+	ctx := context.Background()
+	tails, calls := 0, 0
+	for _, n := range []int{2, 8} {
+		tailMessages = n
+		for _, f := range fixtures.All(t) {
+			st, infos := props.OpenList(t, sessions.Open, f.Source)
+			for _, in := range infos {
+				l := sessions.LazyFor(st, in.ID)
+				if l == nil {
+					continue
+				}
+				p, err := l.LoadOutline(ctx, in.ID, 0, 0)
+				require.NoError(t, err)
+				for step := 1; step <= len(p.Session.AssistantSteps()); step++ {
+					for i, prov := range render.Providers {
+						ks := [2]convKey{{p: prov, step: step}, {p: render.Providers[(i+1)%len(render.Providers)], step: step}}
+						msgs := []convMsg{convSpoolPair(ctx, ks, p.Session, l, model.SessionCapabilities{}, 1<<20).(convMsg)}
+						for last := msgs[0]; last.next != nil; {
+							last = last.next().(convMsg)
+							msgs = append(msgs, last)
+						}
+						if !msgs[0].res.tail {
+							require.Len(t, msgs, 2)
+							continue
+						}
+						require.Len(t, msgs, 4)
+						tails++
+						for side := range 2 {
+							tail, whole := msgs[side].res, msgs[2+side].res
+							require.Equal(t, ks[side], msgs[side].key)
+							require.Equal(t, ks[side], msgs[2+side].key)
+							require.True(t, tail.writing)
+							require.False(t, whole.writing || whole.tail)
+							require.NoError(t, whole.err)
+							for id, e := range tail.excerpts {
+								if !e.wireOK {
+									continue
+								}
+								w := whole.excerpts[id]
+								require.True(t, w.wireOK, "%s %s step %d %s: call %s", f.ID(), in.ID, step, ks[side].p, id)
+								require.Equal(t, excerptText(w), excerptText(e), "%s %s step %d %s: call %s", f.ID(), in.ID, step, ks[side].p, id)
+								calls++
+							}
+							tail.close()
+							whole.close()
+						}
+					}
+				}
+			}
+			st.Close()
+		}
+	}
+	require.Greater(t, tails, 20, "Compare's sides that came first as their tails")
+	require.Greater(t, calls, 100, "calls placed in the tails")
+	t.Logf("%d pairs came first as their tails, %d calls placed in them", tails, calls)
+}
+
+// excerptText is an excerpt's wire JSON, from its file when it is held
+// there.
+func excerptText(e excerpt) string {
+	if e.wireFile == nil {
+		return e.wire
+	}
+	var b strings.Builder
+	for _, p := range e.wirePieces() {
+		b.WriteString(p.text)
+		if p.file != nil {
+			buf := make([]byte, p.n)
+			_, _ = p.file.f.ReadAt(buf, p.off)
+			b.Write(buf)
+		}
+	}
+	return b.String()
+}

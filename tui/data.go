@@ -298,8 +298,18 @@ type convResult struct {
 	// writing: the JSON is still being written; file holds its first
 	// lines (size bytes of it), the whole result follows in another
 	// convMsg; head: those lines were lowered from the first messages
-	// alone (convHead), without the counts and excerpts of the whole
-	writing, head bool
+	// alone (convHead), without the counts and excerpts of the whole;
+	// tail: the excerpts are of the calls among the last items alone,
+	// lowered from the last messages (convSpoolPair), their places
+	// counted from the first of those
+	writing, head, tail bool
+}
+
+// excerptOf is the excerpt of call id, and whether the result has it: a
+// tail's has only the calls placed among its items.
+func (r convResult) excerptOf(id string) (excerpt, bool) {
+	e := r.excerpts[id]
+	return e, !r.tail || e.wireOK
 }
 
 // close closes the result's files: its JSON's and its excerpts'.
@@ -569,6 +579,33 @@ func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *re
 // with the second's as its next. Where they cannot be lowered together,
 // each is lowered on its own.
 func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	whole := func() tea.Msg { return convSpoolPairWhole(ctx, ks, outline, l, caps, maxMem) }
+	lcs, err := render.ConversationsTail(ctx, l, outline, []render.Provider{ks[0].p, ks[1].p}, ks[0].step, render.Model{Lowering: ks[0].low, Caps: caps}, tailMessages)
+	if err != nil || lcs == nil {
+		return whole()
+	}
+	var tails [2]convMsg
+	for i, k := range ks {
+		res := lazyExcerpts(ctx, k, outline, lcs[i], maxMem)
+		res.writing, res.tail, res.items = true, true, 0 // the whole follows
+		tails[i] = convMsg{key: k, res: res}
+	}
+	for _, lc := range lcs {
+		lc.Close()
+	}
+	second := tails[1]
+	second.next = whole
+	tails[0].next = func() tea.Msg { return second }
+	return tails[0]
+}
+
+// tailMessages is how many messages of a logged request the end of its
+// conversation is lowered from: those that carry the results of the step
+// before it and the calls they answer, read and lowered in milliseconds.
+var tailMessages = 8
+
+// convSpoolPairWhole is convSpoolPair's whole conversations.
+func convSpoolPairWhole(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	convSem <- struct{}{}
 	lctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	lcs, err := render.ConversationsLazy(lctx, l, outline, []render.Provider{ks[0].p, ks[1].p}, ks[0].step, render.Model{Lowering: ks[0].low, Caps: caps})

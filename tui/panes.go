@@ -105,7 +105,8 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 	ready = step == 0
 	if step > 0 {
 		k := convKey{sess: s.sess, data: s.r.data, p: v.provider, step: step, low: s.low, inputs: v.a.inputs, whole: perSession}
-		if res, ready = s.conv(k); !ready {
+		if res, ready = s.conv(k); !ready || res.tail { // a tail is Compare's alone
+			ready = false
 			v.need = append(v.need, k)
 		}
 	}
@@ -116,7 +117,7 @@ func (v *sessionView) stepConv(s selected, perSession bool) (step int, key strin
 // ready or not, as res holds it: whole, or its first lines (a head's, or
 // the whole's as written) while writing.
 func contentKey(key string, ready bool, res convResult) string {
-	return key + fmt.Sprint(ready, res.writing, res.head)
+	return key + fmt.Sprint(ready, res.writing, res.head, res.tail)
 }
 
 // loadWire loads Wire (the call and its result as placed in the request)
@@ -189,7 +190,7 @@ func loadCompare(v *sessionView, s selected) {
 	key := fmt.Sprintf("%s/%s/%s/%d/%s/%s/%t", rowKey(r), v.provider, v.compare, step, low, v.a.inputs, r.data.caps != nil)
 	var texts [2]string
 	var notes [2]string
-	allReady := true
+	allReady, tails := true, false
 	for i, prov := range []render.Provider{v.provider, v.compare} {
 		if step == 0 {
 			notes[i] = "no later request"
@@ -197,6 +198,10 @@ func loadCompare(v *sessionView, s selected) {
 		}
 		k := convKey{sess: sess, data: r.data, p: prov, step: step, low: low, inputs: v.a.inputs}
 		res, ready := s.conv(k)
+		if ready {
+			_, ready = res.excerptOf(ci.call().CallID)
+			tails = tails || res.tail
+		}
 		if !ready {
 			v.need = append(v.need, k)
 			allReady = false
@@ -219,7 +224,7 @@ func loadCompare(v *sessionView, s selected) {
 			}
 		}
 	}
-	key += fmt.Sprint(allReady)
+	key += fmt.Sprint(allReady, tails) // a tail's texts are the whole's: loaded again, they stay
 	if v.loaded[p] == key {
 		return
 	}

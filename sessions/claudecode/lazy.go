@@ -335,75 +335,84 @@ func (s *claudeStore) LoadOutput(ctx context.Context, sessionID, partID string) 
 // LoadRequest implements sessions.RequestLoader: the logged request of
 // message msg, read again from the lines it names.
 func (s *claudeStore) LoadRequest(ctx context.Context, sessionID string, msg int) (*model.LoggedRequest, error) {
-	return s.loadRequest(ctx, sessionID, msg, nil, 0)
+	req, _, err := s.loadRequest(ctx, sessionID, msg, nil, 0, 0)
+	return req, err
 }
 
 // LoadRequestDeferred implements sessions.DeferringRequestLoader:
 // LoadRequest with the string content of each large tool_result of a
 // logged request left in the transcript (a rebuilt request is read whole).
 func (s *claudeStore) LoadRequestDeferred(ctx context.Context, sessionID string, msg int, place func(func(context.Context, func(string) error) error) string) (*model.LoggedRequest, func() error, error) {
-	return s.LoadRequestHead(ctx, sessionID, msg, 0, place)
+	req, _, closed, err := s.LoadRequestWindow(ctx, sessionID, msg, 0, 0, place)
+	return req, closed, err
 }
 
-// LoadRequestHead implements sessions.HeadRequestLoader (n 0:
-// LoadRequestDeferred): the first n messages of a logged request, with
-// the cache marks among them.
-func (s *claudeStore) LoadRequestHead(ctx context.Context, sessionID string, msg, n int, place func(func(context.Context, func(string) error) error) string) (*model.LoggedRequest, func() error, error) {
+// LoadRequestWindow implements sessions.WindowRequestLoader (head and
+// tail 0: LoadRequestDeferred).
+func (s *claudeStore) LoadRequestWindow(ctx context.Context, sessionID string, msg, head, tail int, place func(func(context.Context, func(string) error) error) string) (*model.LoggedRequest, int, func() error, error) {
 	d := &sessions.Leaver{Place: place}
-	req, err := s.loadRequest(ctx, sessionID, msg, d, n)
+	req, from, err := s.loadRequest(ctx, sessionID, msg, d, head, tail)
 	if d.Spans == nil {
-		return req, nil, err
+		return req, from, nil, err
 	}
-	return req, d.Spans.Close, err
+	return req, from, d.Spans.Close, err
 }
 
-// loadRequest reads the request of step message msg, deferred with d, and
-// with head > 0 only its first head messages (nil when it has no more, or
-// is rebuilt).
-func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *sessions.Leaver, head int) (*model.LoggedRequest, error) {
+// loadRequest reads the request of step message msg, deferred with d;
+// with head (or tail) > 0, only its first head (last tail) messages, from
+// its message from on (nil when it has no more, or is rebuilt).
+func (s *claudeStore) loadRequest(ctx context.Context, sessionID string, msg int, d *sessions.Leaver, head, tail int) (_ *model.LoggedRequest, from int, _ error) {
 	f, sess, err := s.opened(ctx, sessionID, msg+1)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.mu.Unlock()
 	steps := sess.AssistantSteps()
 	k := slices.Index(steps, msg)
 	if k < 0 {
-		return nil, fmt.Errorf("%w: session %s has no step at message %d", sessions.ErrNotFound, sessionID, msg)
+		return nil, 0, fmt.Errorf("%w: session %s has no step at message %d", sessions.ErrNotFound, sessionID, msg)
 	}
 	st := f.r.st[sess]
 	x := newCCLines(f.path)
 	defer x.close()
+	window := head > 0 || tail > 0
 	if why := f.r.rebuiltWhy(st, msg, k); why != "" {
-		if head > 0 {
-			return nil, nil
+		if window {
+			return nil, 0, nil
 		}
-		return st.rebuilt(x, st.stepLine[msg], why)
+		req, err := st.rebuilt(x, st.stepLine[msg], why)
+		return req, 0, err
 	}
 	cr := st.requests[st.stepReq[msg]]
-	if head > 0 {
-		if len(cr.msgs) <= head {
-			return nil, nil
+	if window {
+		if len(cr.msgs) <= head+tail {
+			return nil, 0, nil
 		}
-		cr = cr.head(head)
+		from = len(cr.msgs) - tail
+		if head > 0 {
+			from = 0
+		}
+		cr = cr.window(from, from+head+tail)
 	}
 	if d != nil {
 		d.Spans = &sessions.SpanFile{Path: f.path}
 		x.deferral, x.without = d, st.without
 	}
-	return x.logged(cr)
+	req, err := x.logged(cr)
+	return req, from, err
 }
 
-// head is cr's first n messages, with the cache marks among them.
-func (cr *ccRequest) head(n int) *ccRequest {
-	h := *cr
-	h.msgs, h.cache = cr.msgs[:n:n], nil
+// window is cr's messages [from, to), with the cache marks among them.
+func (cr *ccRequest) window(from, to int) *ccRequest {
+	w := *cr
+	w.msgs, w.cache = cr.msgs[from:to:to], nil
 	for _, c := range cr.cache {
-		if c.Message < n {
-			h.cache = append(h.cache, c)
+		if c.Message >= from && c.Message < to {
+			c.Message -= from
+			w.cache = append(w.cache, c)
 		}
 	}
-	return &h
+	return &w
 }
 
 // ---- the reader's side ----
