@@ -216,23 +216,33 @@ func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p P
 // a message an item (OwnWire.ItemPerLogged), a request of no more than n
 // messages, or a result in the window whose call is before it (its tool
 // named by the call).
+//
+// An agent without logged requests whose own wire says where its end can
+// be lowered alone (OwnWire.TailFrom) has it lowered from the session's
+// messages from there on, the same way.
 func ConversationsTail(ctx context.Context, l OutputLoader, s *model.Session, ps []Provider, step int, m Model, n int) ([]*LazyConversation, error) {
 	steps := s.AssistantSteps()
 	if step == 0 {
 		step = len(steps)
 	}
-	wl, ok := l.(WindowRequestLoader)
-	if step < 1 || step > len(steps) || !ok || n < 1 {
+	if step < 1 || step > len(steps) || n < 1 {
 		return nil, nil
 	}
 	own, registered := ownWireOf(s.Info.Agent)
+	at := steps[step-1]
+	if s.Messages[at].Request == nil {
+		if !registered || own.TailFrom == nil {
+			return nil, nil
+		}
+		return ownTail(ctx, l, s, ps, at, m, own.TailFrom(s, at, n))
+	}
 	for _, p := range ps {
 		if registered && p == own.Provider && !own.ItemPerLogged {
 			return nil, nil
 		}
 	}
-	at := steps[step-1]
-	if req := s.Messages[at].Request; req == nil || !req.Elided {
+	wl, ok := l.(WindowRequestLoader)
+	if req := s.Messages[at].Request; !ok || !req.Elided {
 		return nil, nil
 	}
 	shared := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
@@ -263,6 +273,33 @@ func ConversationsTail(ctx context.Context, l OutputLoader, s *model.Session, ps
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ownTail is ConversationsTail of the request answered by message at of
+// s, lowered from the session's messages from on.
+func ownTail(ctx context.Context, l OutputLoader, s *model.Session, ps []Provider, at int, m Model, from int) ([]*LazyConversation, error) {
+	if from <= 0 || from >= at {
+		return nil, nil
+	}
+	cut := *s
+	cut.Messages = s.Messages[from:]
+	lcs, err := ConversationsLazy(ctx, l, &cut, ps, slices.Index(cut.AssistantSteps(), at-from)+1, m)
+	if err != nil {
+		for _, lc := range lcs {
+			lc.Close()
+		}
+		return nil, err
+	}
+	for _, lc := range lcs {
+		if _, ok := lc.Value.([]Value); !ok {
+			for _, lc := range lcs {
+				lc.Close()
+			}
+			return nil, nil
+		}
+		lc.Gaps = nil // the cut session's, not the whole's
+	}
+	return lcs, nil
 }
 
 // selfContained trims req, a window of a logged request, to start at its

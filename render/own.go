@@ -25,6 +25,11 @@ type OwnWire struct {
 	// Code's), so that the request's first messages lower the first items
 	// of the whole (ConversationHead).
 	ItemPerLogged bool
+	// TailFrom, when set, is a message from which the conversation's end
+	// can be lowered alone, near the n messages before upto: Conversation
+	// of the session from it on (and every projection of that) is the
+	// whole's last items; 0 when there is none (ConversationsTail).
+	TailFrom func(s *model.Session, upto, n int) int
 	// ResentResults, when set, are the results the request at upto sent
 	// in another form than the call's stored result (Gemini CLI's masked
 	// outputs), by call id on the wire: each copy's output or error text

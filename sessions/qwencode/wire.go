@@ -71,6 +71,48 @@ type chatCall struct {
 	id, name, args string
 }
 
+// tailFrom implements render.OwnWire.TailFrom: the last assistant message
+// at or before n messages before upto that follows an assistant message
+// whose calls all have results (its tool messages then stand between the
+// two, so neither mergeAssistants nor dropOrphans joins them, with or
+// without what came before), in a request whose call ids are all
+// distinct (dropOrphans drops a call whose id was sent already); the
+// newest images kept are counted from the end. 0 when there is none.
+func tailFrom(s *model.Session, upto, n int) int {
+	seen := map[string]bool{}
+	for _, m := range s.Messages[:upto] {
+		for _, p := range m.Parts {
+			if p.Tool != nil {
+				if seen[p.Tool.CallID] {
+					return 0
+				}
+				seen[p.Tool.CallID] = true
+			}
+		}
+	}
+	for f := upto - n; f > 0; f-- {
+		if s.Messages[f].Role == model.RoleAssistant && s.Messages[f-1].Role == model.RoleAssistant && allAnswered(s.Messages[f-1]) {
+			return f
+		}
+	}
+	return 0
+}
+
+// allAnswered says m made calls and stored a result for each.
+func allAnswered(m model.Message) bool {
+	calls := 0
+	for _, p := range m.Parts {
+		if p.Tool == nil {
+			continue
+		}
+		if p.Tool.Status != model.StatusCompleted && p.Tool.Status != model.StatusError {
+			return false
+		}
+		calls++
+	}
+	return calls > 0
+}
+
 // ownConversation is conversation with its gaps recorded in pl.
 func ownConversation(s *model.Session, upto int, pl *render.Placer) (render.Value, error) {
 	conv, err := conversation(s, upto, pl)
