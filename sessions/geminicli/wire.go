@@ -25,7 +25,46 @@ func init() {
 			return Contents(s, upto, pl), nil
 		},
 		ResentResults: resentResults,
+		TailFrom:      tailFrom,
 	})
+}
+
+// tailFrom implements render.OwnWire.TailFrom: the last model message at or
+// before n messages before upto that follows a user message (the prompt or
+// the function responses before it: coalesceConsecutiveRoles joins
+// neither with what came before), when every message of the request from
+// the user message on is one the requesting run wrote itself (written
+// live: ensureActiveLoopHasThoughtSignatures signs none of them; an
+// earlier run's is sent with the history the run loaded, before all of
+// them), neither re-set by a resume nor carrying a setHistory. 0 when
+// there is none.
+func tailFrom(s *model.Session, upto, n int) int {
+	run := s.Messages[upto].Run
+	written := func(m *model.Message) (visible, ok bool) {
+		for _, raw := range m.Stored {
+			if bytes.Contains(raw, []byte(`"rewrite"`)) {
+				return false, false
+			}
+		}
+		v, picked := gcPick(m.Stored, run)
+		if !picked {
+			return false, true // not in this request
+		}
+		return true, v.Run == run && !(run > 1 && v.Set)
+	}
+	for f := upto - 1; f > 1; f-- {
+		visible, ok := written(&s.Messages[f])
+		if !ok {
+			return 0
+		}
+		if !visible || f > upto-n || s.Messages[f].Role != model.RoleAssistant || s.Messages[f-1].Role != model.RoleUser {
+			continue
+		}
+		if visible, ok := written(&s.Messages[f-1]); visible && ok {
+			return f
+		}
+	}
+	return 0
 }
 
 // geminiSyntheticSignature is the thoughtSignature Gemini CLI puts on a
