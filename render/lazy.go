@@ -160,21 +160,42 @@ type WindowRequestLoader interface {
 // first exact items are those of the whole conversation, byte for byte
 // (what follows them may differ). It is lowered from the first n messages
 // of the step's logged request, where the agent's own wire lowers one a
-// message (OwnWire.ItemPerLogged) and the store can read them alone; exact
-// is 0, and c nil, when it cannot be, or the request has no more than n
-// messages.
+// message (OwnWire.ItemPerLogged) and the store can read them alone, or
+// is an earlier request that the step's starts with (OwnWire.HeadTo); exact
+// is 0, and c nil, when it cannot be, or the request is not much longer.
 func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p Provider, step int, m Model, n int) (c *LazyConversation, exact int, err error) {
 	steps := s.AssistantSteps()
 	if step == 0 {
 		step = len(steps)
 	}
 	own, registered := ownWireOf(s.Info.Agent)
-	wl, ok := l.(WindowRequestLoader)
-	if step < 1 || step > len(steps) || !registered || !own.ItemPerLogged || p != own.Provider || !ok || n < 2 {
+	if step < 1 || step > len(steps) || !registered || p != own.Provider || n < 2 {
 		return nil, 0, nil
 	}
 	at := steps[step-1]
-	if req := s.Messages[at].Request; req == nil || !req.Elided {
+	if s.Messages[at].Request == nil {
+		if own.HeadTo == nil {
+			return nil, 0, nil
+		}
+		to := own.HeadTo(s, at, n)
+		if to <= 0 || to >= at {
+			return nil, 0, nil
+		}
+		c, err = ConversationLazy(ctx, l, s, p, slices.Index(steps, to)+1, m)
+		if err != nil {
+			if c != nil {
+				c.Close()
+			}
+			return nil, 0, err
+		}
+		if items, ok := c.Value.([]Value); ok && len(items) > 1 {
+			return c, len(items) - 1, nil // the last may be joined with what follows
+		}
+		c.Close()
+		return nil, 0, nil
+	}
+	wl, ok := l.(WindowRequestLoader)
+	if req := s.Messages[at].Request; !own.ItemPerLogged || !ok || !req.Elided {
 		return nil, 0, nil
 	}
 	c = &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}

@@ -30,6 +30,11 @@ type OwnWire struct {
 	// of the session from it on (and every projection of that) is the
 	// whole's last items; 0 when there is none (ConversationsTail).
 	TailFrom func(s *model.Session, upto, n int) int
+	// HeadTo, when set, is an earlier step's message whose request the
+	// request at upto starts with, about n items of it, save its last
+	// item (which may be joined with what follows); 0 when there is none
+	// (ConversationHead).
+	HeadTo func(s *model.Session, upto, n int) int
 	// ResentResults, when set, are the results the request at upto sent
 	// in another form than the call's stored result (Gemini CLI's masked
 	// outputs), by call id on the wire: each copy's output or error text

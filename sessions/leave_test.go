@@ -126,7 +126,7 @@ func TestHeadIsTheWholesStart(t *testing.T) {
 						if head == nil {
 							continue
 						}
-						require.Equal(t, n-1, exact, "%s %s, %s, step %d: the head of %d messages", f.ID(), in.ID, p, step, n)
+						require.Positive(t, exact, "%s %s, %s, step %d: the head of %d messages", f.ID(), in.ID, p, step, n)
 						var got strings.Builder
 						require.NoError(t, head.WriteHead(ctx, &got, exact))
 						require.NoError(t, head.Close())
@@ -140,6 +140,7 @@ func TestHeadIsTheWholesStart(t *testing.T) {
 		st.Close()
 	}
 	require.Greater(t, heads[string(model.AgentClaudeCode)], 100, "Claude Code's heads")
+	require.Greater(t, heads[string(model.AgentGeminiCLI)], 20, "Gemini CLI's heads")
 	t.Logf("heads checked: %v", heads)
 }
 

@@ -26,7 +26,38 @@ func init() {
 		},
 		ResentResults: resentResults,
 		TailFrom:      tailFrom,
+		HeadTo:        headTo,
 	})
+}
+
+// headTo implements render.OwnWire.HeadTo: the first model message from
+// the n-th on, when the request at upto is its run's first (no history
+// loaded) and every message before it is one that run wrote itself, its
+// model turns live (ensureActiveLoopHasThoughtSignatures signs re-set ones
+// only), none carrying a setHistory: each request
+// then sends the records before it in order, and an earlier one's are
+// the start of a later one's. 0 when there is none.
+func headTo(s *model.Session, upto, n int) int {
+	run := s.Messages[upto].Run
+	if run != 1 {
+		return 0
+	}
+	to := 0
+	for i := range s.Messages[:upto] {
+		m := &s.Messages[i]
+		for _, raw := range m.Stored {
+			if bytes.Contains(raw, []byte(`"rewrite"`)) {
+				return 0
+			}
+		}
+		if v, ok := gcPick(m.Stored, run); ok && (v.Run != run || v.Set && m.Role == model.RoleAssistant) {
+			return 0 // an earlier run's, or a model turn re-set (signed)
+		}
+		if to == 0 && i >= n && m.Role == model.RoleAssistant && m.Run == run {
+			to = i
+		}
+	}
+	return to
 }
 
 // tailFrom implements render.OwnWire.TailFrom: the last model message at or
