@@ -287,7 +287,21 @@ func AgentFlagged(call *model.ToolCall) *bool {
 		Truncated           *bool  `json:"truncated"`
 		PersistedOutputPath string `json:"persistedOutputPath"`
 	}
-	_ = json.Unmarshal(call.Metadata, &m)
+	if !jsonskim.Valid(call.Metadata) {
+		return nil
+	}
+	// skimmed where only those keys can match them (a metadata can hold
+	// the whole output), else decoded
+	if vals, ok := jsonskim.Named(call.Metadata, "truncated", "persistedOutputPath"); ok {
+		if vals[0] != nil {
+			_ = json.Unmarshal(vals[0], &m.Truncated)
+		}
+		if vals[1] != nil {
+			_ = json.Unmarshal(vals[1], &m.PersistedOutputPath)
+		}
+	} else {
+		_ = json.Unmarshal(call.Metadata, &m)
+	}
 	if m.PersistedOutputPath != "" {
 		return &yes
 	}
