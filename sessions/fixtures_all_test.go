@@ -24,6 +24,29 @@ func listFixture(t *testing.T, f fixtures.Fixture) (sessions.Store, []model.Sess
 	return props.OpenList(t, sessions.Open, f.Source)
 }
 
+// eachLazySession calls fn with every session of every fixture that its
+// store reads lazily, the whole session Load gives, and (outline) its
+// outline in one page.
+func eachLazySession(t *testing.T, fn func(f fixtures.Fixture, id string, l sessions.Lazy, whole, outline *model.Session)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, f := range fixtures.All(t) {
+		st, infos := listFixture(t, f)
+		for _, in := range infos {
+			l := sessions.LazyFor(st, in.ID)
+			if l == nil {
+				continue
+			}
+			whole, err := st.Load(ctx, in.ID)
+			require.NoError(t, err, f.ID())
+			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
+			require.NoError(t, err, f.ID())
+			fn(f, in.ID, l, whole, page.Session)
+		}
+		st.Close()
+	}
+}
+
 // TestTitlesOneLine: every session title of every fixture is one line (a
 // Gemini CLI subagent's summary is indented JSON; a title with a newline
 // breaks the rows of `correx ls` and the picker).
@@ -100,61 +123,52 @@ func TestFixtureSpillsInside(t *testing.T) {
 func TestLazyOutlineEqualsLoad(t *testing.T) {
 	ctx := context.Background()
 	lazy, elided := map[string]int{}, map[string]int{}
-	for _, f := range fixtures.All(t) {
-		st, infos := listFixture(t, f)
-		for _, info := range infos {
-			l := sessions.LazyFor(st, info.ID)
-			if l == nil {
-				continue
-			}
-			whole, err := st.Load(ctx, info.ID)
-			require.NoError(t, err, f.ID())
-			want := outlineFields(whole.Messages)
-			for _, size := range []int{1, 2, 7, 0} {
-				var got []model.Message
-				standIn := map[int]bool{} // messages with an elided call
-				for more := true; more; {
-					p, err := l.LoadOutline(ctx, info.ID, len(got), size)
-					require.NoError(t, err, "%s: session %s, page size %d", f.ID(), info.ID, size)
-					require.Equal(t, len(got), p.From, "%s: page start", f.ID())
-					if size > 0 && (p.More || p.From > 0) { // a session that cannot be paged comes whole
-						require.LessOrEqual(t, len(p.Session.Messages), size, "%s: page size", f.ID())
-					}
-					require.True(t, len(p.Session.Messages) > 0 || !p.More, "%s: an empty page with more to come", f.ID())
-					for _, m := range p.Session.Messages {
-						if m.Request != nil && m.Request.Elided { // a logged request left in the store
-							rl, ok := l.(sessions.RequestLoader)
-							require.True(t, ok, "%s: an elided request, and no RequestLoader", f.ID())
-							req, err := rl.LoadRequest(ctx, info.ID, len(got))
-							require.NoError(t, err, "%s: LoadRequest %d", f.ID(), len(got))
-							m.Request = req
-						}
-						m.Parts = append([]model.Part(nil), m.Parts...)
-						for i, pt := range m.Parts {
-							if pt.Tool != nil && pt.Tool.Elided {
-								elided[f.Agent]++
-								standIn[len(got)] = true
-								tc, err := l.LoadOutput(ctx, info.ID, pt.ID)
-								require.NoError(t, err, "%s: LoadOutput %s", f.ID(), pt.ID)
-								m.Parts[i].Tool = tc
-							}
-						}
-						got = append(got, m)
-					}
-					more = p.More
+	eachLazySession(t, func(f fixtures.Fixture, id string, l sessions.Lazy, whole, _ *model.Session) {
+		want := outlineFields(whole.Messages)
+		for _, size := range []int{1, 2, 7, 0} {
+			var got []model.Message
+			standIn := map[int]bool{} // messages with an elided call
+			for more := true; more; {
+				p, err := l.LoadOutline(ctx, id, len(got), size)
+				require.NoError(t, err, "%s: session %s, page size %d", f.ID(), id, size)
+				require.Equal(t, len(got), p.From, "%s: page start", f.ID())
+				if size > 0 && (p.More || p.From > 0) { // a session that cannot be paged comes whole
+					require.LessOrEqual(t, len(p.Session.Messages), size, "%s: page size", f.ID())
 				}
-				got, want := outlineFields(got), slices.Clone(want)
-				for i := range standIn {
-					// the records of an elided call the Stored of an outline may
-					// stand in for (sessions.Filler): TestLazyJSONLIsLoad
-					// compares the wires they make
-					got[i].Stored, want[i].Stored = nil, nil
+				require.True(t, len(p.Session.Messages) > 0 || !p.More, "%s: an empty page with more to come", f.ID())
+				for _, m := range p.Session.Messages {
+					if m.Request != nil && m.Request.Elided { // a logged request left in the store
+						rl, ok := l.(sessions.RequestLoader)
+						require.True(t, ok, "%s: an elided request, and no RequestLoader", f.ID())
+						req, err := rl.LoadRequest(ctx, id, len(got))
+						require.NoError(t, err, "%s: LoadRequest %d", f.ID(), len(got))
+						m.Request = req
+					}
+					m.Parts = append([]model.Part(nil), m.Parts...)
+					for i, pt := range m.Parts {
+						if pt.Tool != nil && pt.Tool.Elided {
+							elided[f.Agent]++
+							standIn[len(got)] = true
+							tc, err := l.LoadOutput(ctx, id, pt.ID)
+							require.NoError(t, err, "%s: LoadOutput %s", f.ID(), pt.ID)
+							m.Parts[i].Tool = tc
+						}
+					}
+					got = append(got, m)
 				}
-				require.Equal(t, want, got, "%s: session %s, pages of %d messages", f.ID(), info.ID, size)
+				more = p.More
 			}
-			lazy[f.Agent]++
+			got, want := outlineFields(got), slices.Clone(want)
+			for i := range standIn {
+				// the records of an elided call the Stored of an outline may
+				// stand in for (sessions.Filler): TestLazyJSONLIsLoad
+				// compares the wires they make
+				got[i].Stored, want[i].Stored = nil, nil
+			}
+			require.Equal(t, want, got, "%s: session %s, pages of %d messages", f.ID(), id, size)
 		}
-	}
+		lazy[f.Agent]++
+	})
 	t.Logf("lazy sessions checked, by agent: %v; elided calls read again (over the four page sizes): %v", lazy, elided)
 	require.NotZero(t, elided["opencode"], "opencode's store is lazy")
 }

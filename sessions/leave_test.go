@@ -28,56 +28,42 @@ func TestLeftStringsAreLoad(t *testing.T) {
 	sessions.LeaveBytes = 2
 	ctx := context.Background()
 	left, unread, shared := map[string]int64{}, map[string]int64{}, map[string]int{}
-	for _, f := range fixtures.All(t) {
-		st, infos := listFixture(t, f)
-		for _, in := range infos {
-			l := sessions.LazyFor(st, in.ID)
-			if l == nil {
-				continue
-			}
-			whole, err := st.Load(ctx, in.ID)
-			require.NoError(t, err)
-			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
-			require.NoError(t, err)
-			for step := 1; step <= len(whole.AssistantSteps()); step++ {
-				// every provider at once, each written and closed in
-				// turn: what they share is read again after a Close
-				wants := map[render.Provider]string{}
-				lcs, err := render.ConversationsLazy(ctx, l, page.Session, render.Providers, step, render.Model{})
-				for _, p := range render.Providers {
-					want, err := render.Conversation(whole, p, step, render.Model{})
-					if err != nil {
-						continue
-					}
-					wantJSON, err := render.MarshalIndent(want)
-					require.NoError(t, err)
-					before, unreadBefore := sessions.SpanWrites(), sessions.Unread()
-					lc, err := render.ConversationLazy(ctx, l, page.Session, p, step, render.Model{})
-					require.NoError(t, err)
-					got, err := lc.MarshalIndent(ctx, lc.Value)
-					require.NoError(t, err)
-					require.NoError(t, lc.Close())
-					require.Equal(t, string(wantJSON), string(got), "%s %s, %s, step %d", f.ID(), in.ID, p, step)
-					left[f.Agent] += sessions.SpanWrites() - before
-					unread[f.Agent] += sessions.Unread() - unreadBefore
-					wants[p] = string(wantJSON)
+	eachLazySession(t, func(f fixtures.Fixture, id string, l sessions.Lazy, whole, outline *model.Session) {
+		for step := 1; step <= len(whole.AssistantSteps()); step++ {
+			// every provider at once, each written and closed in turn:
+			// what they share is read again after a Close
+			wants := map[render.Provider]string{}
+			lcs, err := render.ConversationsLazy(ctx, l, outline, render.Providers, step, render.Model{})
+			for _, p := range render.Providers {
+				wantJSON, ok := wholeJSON(t, whole, p, step)
+				if !ok {
+					continue
 				}
-				if len(wants) < len(render.Providers) {
-					continue // a provider the session cannot be lowered to
-				}
+				before, unreadBefore := sessions.SpanWrites(), sessions.Unread()
+				lc, err := render.ConversationLazy(ctx, l, outline, p, step, render.Model{})
 				require.NoError(t, err)
-				require.Len(t, lcs, len(render.Providers))
-				for i, p := range render.Providers {
-					got, err := lcs[i].MarshalIndent(ctx, lcs[i].Value)
-					require.NoError(t, err)
-					require.NoError(t, lcs[i].Close())
-					require.Equal(t, wants[p], string(got), "%s %s, %s of all, step %d", f.ID(), in.ID, p, step)
-					shared[f.Agent]++
-				}
+				got, err := lc.MarshalIndent(ctx, lc.Value)
+				require.NoError(t, err)
+				require.NoError(t, lc.Close())
+				require.Equal(t, string(wantJSON), string(got), "%s %s, %s, step %d", f.ID(), id, p, step)
+				left[f.Agent] += sessions.SpanWrites() - before
+				unread[f.Agent] += sessions.Unread() - unreadBefore
+				wants[p] = string(wantJSON)
+			}
+			if len(wants) < len(render.Providers) {
+				continue // a provider the session cannot be lowered to
+			}
+			require.NoError(t, err)
+			require.Len(t, lcs, len(render.Providers))
+			for i, p := range render.Providers {
+				got, err := lcs[i].MarshalIndent(ctx, lcs[i].Value)
+				require.NoError(t, err)
+				require.NoError(t, lcs[i].Close())
+				require.Equal(t, wants[p], string(got), "%s %s, %s of all, step %d", f.ID(), id, p, step)
+				shared[f.Agent]++
 			}
 		}
-		st.Close()
-	}
+	})
 	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI} {
 		require.Greater(t, left[string(agent)], int64(100), "%s: strings left in the file and copied from it", agent)
 	}
@@ -90,55 +76,54 @@ func TestLeftStringsAreLoad(t *testing.T) {
 	}
 }
 
+// wholeJSON is the indented JSON of the conversation of step of whole on
+// p; false when it cannot be lowered there.
+func wholeJSON(t *testing.T, whole *model.Session, p render.Provider, step int) ([]byte, bool) {
+	want, err := render.Conversation(whole, p, step, render.Model{})
+	if err != nil {
+		return nil, false
+	}
+	b, err := render.MarshalIndent(want)
+	require.NoError(t, err)
+	return b, true
+}
+
 // TestHeadIsTheWholesStart: on every fixture of every agent read lazily,
 // the head of every step's conversation on every provider, where one can
-// be lowered from the first messages of a logged request
-// (render.ConversationHead), starts the whole conversation's JSON byte for
-// byte (render.LazyConversation.WriteHead), whatever the number of
-// messages it is lowered from.
+// be lowered in a moment (render.ConversationHead: from the first messages
+// of a logged request, or an earlier request the step's starts with),
+// starts the whole conversation's JSON byte for byte
+// (render.LazyConversation.WriteHead), whatever the number of messages it
+// is lowered from.
 func TestHeadIsTheWholesStart(t *testing.T) {
 	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
 	sessions.LeaveBytes = 2
 	ctx := context.Background()
 	heads := map[string]int{}
-	for _, f := range fixtures.All(t) {
-		st, infos := listFixture(t, f)
-		for _, in := range infos {
-			l := sessions.LazyFor(st, in.ID)
-			if l == nil {
-				continue
-			}
-			whole, err := st.Load(ctx, in.ID)
-			require.NoError(t, err)
-			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
-			require.NoError(t, err)
-			for step := 1; step <= len(whole.AssistantSteps()); step++ {
-				for _, p := range render.Providers {
-					want, err := render.Conversation(whole, p, step, render.Model{})
-					if err != nil {
+	eachLazySession(t, func(f fixtures.Fixture, id string, l sessions.Lazy, whole, outline *model.Session) {
+		for step := 1; step <= len(whole.AssistantSteps()); step++ {
+			for _, p := range render.Providers {
+				wantJSON, ok := wholeJSON(t, whole, p, step)
+				if !ok {
+					continue
+				}
+				for _, n := range []int{2, 3, 8, 32} {
+					at := fmt.Sprintf("%s %s, %s, step %d: the head of %d messages", f.ID(), id, p, step, n)
+					head, exact, err := render.ConversationHead(ctx, l, outline, p, step, render.Model{}, n)
+					require.NoError(t, err)
+					if head == nil {
 						continue
 					}
-					wantJSON, err := render.MarshalIndent(want)
-					require.NoError(t, err)
-					for _, n := range []int{2, 3, 8, 32} {
-						head, exact, err := render.ConversationHead(ctx, l, page.Session, p, step, render.Model{}, n)
-						require.NoError(t, err)
-						if head == nil {
-							continue
-						}
-						require.Positive(t, exact, "%s %s, %s, step %d: the head of %d messages", f.ID(), in.ID, p, step, n)
-						var got strings.Builder
-						require.NoError(t, head.WriteHead(ctx, &got, exact))
-						require.NoError(t, head.Close())
-						require.True(t, strings.HasPrefix(string(wantJSON), got.String()+",\n"),
-							"%s %s, %s, step %d: the head of %d messages is not the whole's start:\n%s", f.ID(), in.ID, p, step, n, got.String())
-						heads[f.Agent]++
-					}
+					require.Positive(t, exact, at)
+					var got strings.Builder
+					require.NoError(t, head.WriteHead(ctx, &got, exact))
+					require.NoError(t, head.Close())
+					require.True(t, strings.HasPrefix(string(wantJSON), got.String()+",\n"), "%s is not the whole's start:\n%s", at, got.String())
+					heads[f.Agent]++
 				}
 			}
 		}
-		st.Close()
-	}
+	})
 	require.Greater(t, heads[string(model.AgentClaudeCode)], 100, "Claude Code's heads")
 	require.Greater(t, heads[string(model.AgentGeminiCLI)], 20, "Gemini CLI's heads")
 	t.Logf("heads checked: %v", heads)
@@ -146,79 +131,69 @@ func TestHeadIsTheWholesStart(t *testing.T) {
 
 // TestTailIsTheWholesEnd: on every fixture of every agent read lazily,
 // the tail of every step's conversation on every provider at once, where
-// one can be lowered from the last messages of a logged request
-// (render.ConversationsTail), is the whole conversation's last items byte
-// for byte, and each call and result placed in it sits in the whole as
-// many items from the end, whatever the number of messages it is lowered
-// from.
+// one can be lowered in a moment (render.ConversationsTail: from the last
+// messages of a logged request, or of the session from where its own
+// wire says), is the whole conversation's last items byte for byte, and
+// each call and result placed in it sits in the whole as many items from
+// the end, whatever the number of messages it is lowered from.
 func TestTailIsTheWholesEnd(t *testing.T) {
 	defer func(n int) { sessions.LeaveBytes = n }(sessions.LeaveBytes)
 	sessions.LeaveBytes = 2
 	ctx := context.Background()
 	tails, placed := map[string]int{}, 0
-	for _, f := range fixtures.All(t) {
-		st, infos := listFixture(t, f)
-		for _, in := range infos {
-			l := sessions.LazyFor(st, in.ID)
-			if l == nil {
+	eachLazySession(t, func(f fixtures.Fixture, id string, l sessions.Lazy, whole, outline *model.Session) {
+		for step := 1; step <= len(whole.AssistantSteps()); step++ {
+			wants := map[render.Provider]*render.Rendered{}
+			for _, p := range render.Providers {
+				if r, err := render.Render(whole, p, step, render.Model{}); err == nil {
+					wants[p] = r
+				}
+			}
+			if len(wants) < len(render.Providers) {
 				continue
 			}
-			whole, err := st.Load(ctx, in.ID)
-			require.NoError(t, err)
-			page, err := l.LoadOutline(ctx, in.ID, 0, 0)
-			require.NoError(t, err)
-			for step := 1; step <= len(whole.AssistantSteps()); step++ {
-				wants := map[render.Provider]*render.Rendered{}
-				for _, p := range render.Providers {
-					if r, err := render.Render(whole, p, step, render.Model{}); err == nil {
-						wants[p] = r
-					}
-				}
-				if len(wants) < len(render.Providers) {
+			for _, n := range []int{1, 2, 3, 6} {
+				lcs, err := render.ConversationsTail(ctx, l, outline, render.Providers, step, render.Model{}, n)
+				require.NoError(t, err)
+				if lcs == nil {
 					continue
 				}
-				for _, n := range []int{1, 2, 3, 6} {
-					lcs, err := render.ConversationsTail(ctx, l, page.Session, render.Providers, step, render.Model{}, n)
-					require.NoError(t, err)
-					if lcs == nil {
-						continue
+				require.Len(t, lcs, len(render.Providers))
+				for i, p := range render.Providers {
+					at := fmt.Sprintf("%s %s, %s, step %d, the last %d messages", f.ID(), id, p, step, n)
+					items := lcs[i].Value.([]render.Value)
+					wantItems := wants[p].Value.([]render.Value)
+					require.NotEmpty(t, items, at)
+					require.LessOrEqual(t, len(items), len(wantItems), at)
+					off := len(wantItems) - len(items)
+					for j, it := range items {
+						got, err := lcs[i].MarshalIndent(ctx, it)
+						require.NoError(t, err)
+						want, err := render.MarshalIndent(wantItems[off+j])
+						require.NoError(t, err)
+						require.Equal(t, string(want), string(got), "%s: item %d of %d", at, off+j, len(wantItems))
 					}
-					require.Len(t, lcs, len(render.Providers))
-					for i, p := range render.Providers {
-						at := fmt.Sprintf("%s %s, %s, step %d, the last %d messages", f.ID(), in.ID, p, step, n)
-						items := lcs[i].Value.([]render.Value)
-						wantItems := wants[p].Value.([]render.Value)
-						require.NotEmpty(t, items, at)
-						require.LessOrEqual(t, len(items), len(wantItems), at)
-						off := len(wantItems) - len(items)
-						for j, it := range items {
-							got, err := lcs[i].MarshalIndent(ctx, it)
-							require.NoError(t, err)
-							want, err := render.MarshalIndent(wantItems[off+j])
-							require.NoError(t, err)
-							require.Equal(t, string(want), string(got), "%s: item %d of %d", at, off+j, len(wantItems))
+					for call, pl := range lcs[i].Places {
+						w := wants[p].Places[call]
+						require.NotNil(t, w, "%s: call %s", at, call)
+						if pl.Call.Item >= 0 {
+							require.Equal(t, w.Call.Item, off+pl.Call.Item, "%s: call %s", at, call)
+							require.Equal(t, w.Call.Part, pl.Call.Part, "%s: call %s", at, call)
 						}
-						for id, pl := range lcs[i].Places {
-							w := wants[p].Places[id]
-							require.NotNil(t, w, "%s: call %s", at, id)
-							if pl.Call.Item >= 0 {
-								require.Equal(t, w.Call.Item, off+pl.Call.Item, "%s: call %s", at, id)
-								require.Equal(t, w.Call.Part, pl.Call.Part, "%s: call %s", at, id)
-							}
-							for k, r := range pl.Results {
-								require.Equal(t, w.Results[len(w.Results)-len(pl.Results)+k].Item, off+r.Item, "%s: result of %s", at, id)
-							}
-							placed++
+						for k, r := range pl.Results {
+							require.Equal(t, w.Results[len(w.Results)-len(pl.Results)+k].Item, off+r.Item, "%s: result of %s", at, call)
 						}
-						require.NoError(t, lcs[i].Close())
+						placed++
 					}
-					tails[f.Agent]++
+					require.NoError(t, lcs[i].Close())
 				}
+				tails[f.Agent]++
 			}
 		}
-		st.Close()
+	})
+	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI, "qwen-code"} {
+		require.Greater(t, tails[string(agent)], 40, "%s's tails", agent)
 	}
-	require.Greater(t, tails[string(model.AgentClaudeCode)], 40, "Claude Code's tails")
-	require.Greater(t, placed, 100, "calls placed in the tails")
+	require.Greater(t, placed, 1000, "calls placed in the tails")
 	t.Logf("tails checked: %v; calls placed: %d", tails, placed)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -253,26 +254,14 @@ func TestRequestHeadIsTheWholesStart(t *testing.T) {
 	headMessages = 3
 	ctx := context.Background()
 	before := spooledHeads
-	for _, f := range fixtures.All(t) {
-		st, infos := props.OpenList(t, sessions.Open, f.Source)
-		for _, in := range infos {
-			l := sessions.LazyFor(st, in.ID)
-			if l == nil {
-				continue
-			}
-			p, err := l.LoadOutline(ctx, in.ID, 0, 0)
-			require.NoError(t, err)
-			for step := 1; step <= len(p.Session.AssistantSteps()); step++ {
-				for _, prov := range render.Providers {
-					res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 0)
-					if res.file != nil {
-						res.file.Close()
-					}
-				}
+	eachLazyStep(t, func(_ fixtures.Fixture, _ string, l sessions.Lazy, outline *model.Session, step int) {
+		for _, prov := range render.Providers {
+			res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, outline, l, 0)
+			if res.file != nil {
+				res.file.Close()
 			}
 		}
-		st.Close()
-	}
+	})
 	require.Greater(t, spooledHeads-before, 20, "conversations that came first as their head")
 	t.Logf("%d conversations came first as their head", spooledHeads-before)
 }
@@ -287,57 +276,68 @@ func TestCompareTailIsTheWholes(t *testing.T) {
 	tails, calls := 0, 0
 	for _, n := range []int{2, 8} {
 		tailMessages = n
-		for _, f := range fixtures.All(t) {
-			st, infos := props.OpenList(t, sessions.Open, f.Source)
-			for _, in := range infos {
-				l := sessions.LazyFor(st, in.ID)
-				if l == nil {
+		eachLazyStep(t, func(f fixtures.Fixture, id string, l sessions.Lazy, outline *model.Session, step int) {
+			for i, prov := range render.Providers {
+				ks := [2]convKey{{p: prov, step: step}, {p: render.Providers[(i+1)%len(render.Providers)], step: step}}
+				msgs := []convMsg{convSpoolPair(ctx, ks, outline, l, model.SessionCapabilities{}, 1<<20).(convMsg)}
+				for last := msgs[0]; last.next != nil; {
+					last = last.next().(convMsg)
+					msgs = append(msgs, last)
+				}
+				if !msgs[0].res.tail {
+					require.Len(t, msgs, 2)
 					continue
 				}
-				p, err := l.LoadOutline(ctx, in.ID, 0, 0)
-				require.NoError(t, err)
-				for step := 1; step <= len(p.Session.AssistantSteps()); step++ {
-					for i, prov := range render.Providers {
-						ks := [2]convKey{{p: prov, step: step}, {p: render.Providers[(i+1)%len(render.Providers)], step: step}}
-						msgs := []convMsg{convSpoolPair(ctx, ks, p.Session, l, model.SessionCapabilities{}, 1<<20).(convMsg)}
-						for last := msgs[0]; last.next != nil; {
-							last = last.next().(convMsg)
-							msgs = append(msgs, last)
-						}
-						if !msgs[0].res.tail {
-							require.Len(t, msgs, 2)
+				require.Len(t, msgs, 4)
+				tails++
+				for side := range 2 {
+					at := fmt.Sprintf("%s %s step %d %s", f.ID(), id, step, ks[side].p)
+					tail, whole := msgs[side].res, msgs[2+side].res
+					require.Equal(t, ks[side], msgs[side].key)
+					require.Equal(t, ks[side], msgs[2+side].key)
+					require.True(t, tail.writing)
+					require.False(t, whole.writing || whole.tail)
+					require.NoError(t, whole.err)
+					for call, e := range tail.excerpts {
+						if !e.wireOK {
 							continue
 						}
-						require.Len(t, msgs, 4)
-						tails++
-						for side := range 2 {
-							tail, whole := msgs[side].res, msgs[2+side].res
-							require.Equal(t, ks[side], msgs[side].key)
-							require.Equal(t, ks[side], msgs[2+side].key)
-							require.True(t, tail.writing)
-							require.False(t, whole.writing || whole.tail)
-							require.NoError(t, whole.err)
-							for id, e := range tail.excerpts {
-								if !e.wireOK {
-									continue
-								}
-								w := whole.excerpts[id]
-								require.True(t, w.wireOK, "%s %s step %d %s: call %s", f.ID(), in.ID, step, ks[side].p, id)
-								require.Equal(t, excerptText(w), excerptText(e), "%s %s step %d %s: call %s", f.ID(), in.ID, step, ks[side].p, id)
-								calls++
-							}
-							tail.close()
-							whole.close()
-						}
+						w := whole.excerpts[call]
+						require.True(t, w.wireOK, "%s: call %s", at, call)
+						require.Equal(t, excerptText(w), excerptText(e), "%s: call %s", at, call)
+						calls++
 					}
+					tail.close()
+					whole.close()
 				}
 			}
-			st.Close()
-		}
+		})
 	}
 	require.Greater(t, tails, 20, "Compare's sides that came first as their tails")
 	require.Greater(t, calls, 100, "calls placed in the tails")
 	t.Logf("%d pairs came first as their tails, %d calls placed in them", tails, calls)
+}
+
+// eachLazyStep calls fn with every step of every session of every
+// fixture that its store reads lazily, and the session's outline in one
+// page.
+func eachLazyStep(t *testing.T, fn func(f fixtures.Fixture, id string, l sessions.Lazy, outline *model.Session, step int)) {
+	t.Helper()
+	for _, f := range fixtures.All(t) {
+		st, infos := props.OpenList(t, sessions.Open, f.Source)
+		for _, in := range infos {
+			l := sessions.LazyFor(st, in.ID)
+			if l == nil {
+				continue
+			}
+			p, err := l.LoadOutline(context.Background(), in.ID, 0, 0)
+			require.NoError(t, err, f.ID())
+			for step := 1; step <= len(p.Session.AssistantSteps()); step++ {
+				fn(f, in.ID, l, p.Session, step)
+			}
+		}
+		st.Close()
+	}
 }
 
 // excerptText is an excerpt's wire JSON, from its file when it is held
