@@ -290,6 +290,13 @@ func TestCompareTailIsTheWholes(t *testing.T) {
 				}
 				require.Len(t, msgs, 4)
 				tails++
+				// one side alone (the other lowered already) comes as
+				// its tail too
+				one := convSpool(ctx, ks[0], outline, l, model.SessionCapabilities{}, 1<<20).(convMsg)
+				require.True(t, one.res.tail, "%s %s step %d %s alone", f.ID(), id, step, ks[0].p)
+				require.Equal(t, tailTexts(msgs[0].res), tailTexts(one.res))
+				one.res.close()
+				one.next().(convMsg).res.close()
 				for side := range 2 {
 					at := fmt.Sprintf("%s %s step %d %s", f.ID(), id, step, ks[side].p)
 					tail, whole := msgs[side].res, msgs[2+side].res
@@ -316,6 +323,17 @@ func TestCompareTailIsTheWholes(t *testing.T) {
 	require.Greater(t, tails, 20, "Compare's sides that came first as their tails")
 	require.Greater(t, calls, 100, "calls placed in the tails")
 	t.Logf("%d pairs came first as their tails, %d calls placed in them", tails, calls)
+}
+
+// tailTexts are the wire texts of the excerpts a tail places.
+func tailTexts(r convResult) map[string]string {
+	out := map[string]string{}
+	for call, e := range r.excerpts {
+		if e.wireOK {
+			out[call] = excerptText(e)
+		}
+	}
+	return out
 }
 
 // eachLazyStep calls fn with every step of every session of every

@@ -64,11 +64,16 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 		msg.data.caps = msg.state
 		a.warnings = append(a.warnings, msg.state.warns...)
 	case convMsg:
-		if w, ok := c.warming[msg.key]; ok {
+		if w, ok := c.warming[msg.key]; ok && !msg.res.writing { // a tail first, the whole to come
 			w.stop()
 			delete(c.warming, msg.key)
 			if w.stopped && errors.Is(msg.res.err, context.Canceled) {
-				delete(c.pending, msg.key) // stopped: not kept
+				delete(c.pending, msg.key) // stopped: not kept, nor its tail
+				if old, ok := c.convs[msg.key]; ok && old.tail {
+					old.close()
+					delete(c.convs, msg.key)
+					c.age = slices.DeleteFunc(c.age, func(k convKey) bool { return k == msg.key })
+				}
 				return
 			}
 		}
@@ -77,6 +82,8 @@ func (c *convCache) put(a *app, msg tea.Msg) {
 		}
 		if old, ok := c.convs[msg.key]; !ok {
 			c.age = append(c.age, msg.key)
+		} else if old.tail {
+			old.close() // its own excerpts
 		} else if old.file != nil && old.file != msg.res.file {
 			old.file.Close() // the first lines of one still writing
 		}

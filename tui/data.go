@@ -462,12 +462,16 @@ var convSem = make(chan struct{}, 1)
 // and the first lines for the Request pane, and its next waits for the
 // rest, written meanwhile under ctx.
 func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	whole := func() tea.Msg { return convSpoolWhole(ctx, k, outline, l, caps, maxMem) }
 	if k.whole {
 		if head, ok := convHead(ctx, k, outline, l, caps); ok {
-			return convMsg{key: k, res: head, next: func() tea.Msg { return convSpoolWhole(ctx, k, outline, l, caps, maxMem) }}
+			return convMsg{key: k, res: head, next: whole}
 		}
+	} else if tails := convTails(ctx, []convKey{k}, outline, l, caps, maxMem); tails != nil {
+		tails[0].next = whole
+		return tails[0]
 	}
-	return convSpoolWhole(ctx, k, outline, l, caps, maxMem)
+	return whole()
 }
 
 // headMessages is how many messages of a logged request the head of its
@@ -580,23 +584,37 @@ func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *re
 // each is lowered on its own.
 func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	whole := func() tea.Msg { return convSpoolPairWhole(ctx, ks, outline, l, caps, maxMem) }
-	lcs, err := render.ConversationsTail(ctx, l, outline, []render.Provider{ks[0].p, ks[1].p}, ks[0].step, render.Model{Lowering: ks[0].low, Caps: caps}, tailMessages)
-	if err != nil || lcs == nil {
+	tails := convTails(ctx, ks[:], outline, l, caps, maxMem)
+	if tails == nil {
 		return whole()
-	}
-	var tails [2]convMsg
-	for i, k := range ks {
-		res := lazyExcerpts(ctx, k, outline, lcs[i], maxMem)
-		res.writing, res.tail, res.items = true, true, 0 // the whole follows
-		tails[i] = convMsg{key: k, res: res}
-	}
-	for _, lc := range lcs {
-		lc.Close()
 	}
 	second := tails[1]
 	second.next = whole
 	tails[0].next = func() tea.Msg { return second }
 	return tails[0]
+}
+
+// convTails are the tails of conversations ks, the same step of a lazy
+// session's outline on their providers (render.ConversationsTail): results
+// still writing, whose excerpts Compare shows while the whole ones are
+// lowered; nil where they cannot be lowered so.
+func convTails(ctx context.Context, ks []convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) []convMsg {
+	ps := make([]render.Provider, len(ks))
+	for i, k := range ks {
+		ps[i] = k.p
+	}
+	lcs, err := render.ConversationsTail(ctx, l, outline, ps, ks[0].step, render.Model{Lowering: ks[0].low, Caps: caps}, tailMessages)
+	if err != nil || lcs == nil {
+		return nil
+	}
+	tails := make([]convMsg, len(ks))
+	for i, k := range ks {
+		res := lazyExcerpts(ctx, k, outline, lcs[i], maxMem)
+		res.writing, res.tail, res.items = true, true, 0 // the whole follows
+		tails[i] = convMsg{key: k, res: res}
+		lcs[i].Close()
+	}
+	return tails
 }
 
 // tailMessages is how many messages of a logged request the end of its

@@ -151,6 +151,23 @@ func TestWarmStops(t *testing.T) {
 	require.False(t, kept, "a stopped warm's result is dropped")
 	require.False(t, c.pending[k])
 
+	// a warm's tail comes first: it does not end the warm, and a stopped
+	// warm's tail is dropped with it
+	stopped = false
+	c.pending[k] = true
+	c.warming[k] = &warmRun{stop: func() { stopped = true }}
+	c.put(h.m.app, convMsg{key: k, res: convResult{rendered: true, writing: true, tail: true}})
+	require.False(t, stopped, "a tail is not the end of the warm")
+	require.Contains(t, c.warming, k)
+	require.True(t, c.pending[k])
+	c.restOn(v)
+	require.True(t, stopped, "the selection does not want it")
+	c.put(h.m.app, convMsg{key: k, res: convResult{err: context.Canceled}})
+	_, kept = c.convs[k]
+	require.False(t, kept, "a stopped warm's tail is dropped")
+	require.NotContains(t, c.age, k)
+	require.False(t, c.pending[k])
+
 	// the Wire pane asks for the selected call's conversation while it
 	// is warmed
 	toCarriedCall(t, h)
