@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -518,7 +517,7 @@ func convSpoolWhole(ctx context.Context, k convKey, outline *model.Session, l se
 	convSem <- struct{}{}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	var sem sync.Once
-	unlock := func() { sem.Do(func() { <-convSem; collectLowering() }) }
+	unlock := func() { sem.Do(func() { <-convSem }) }
 	var lc *render.LazyConversation
 	release := func() {
 		if lc != nil {
@@ -618,13 +617,6 @@ func convTails(ctx context.Context, ks []convKey, outline *model.Session, l sess
 	return tails
 }
 
-// collectLowering collects the garbage a lowering left (tens of MB of a
-// long session's conversation, under a soft memory limit a few MB above
-// the live heap) before its result is shown, in the command, so that the
-// keys that follow do not pay for it in the collector's assists (a key in
-// Gemini CLI's Compare took 7 ms, not 3, after one).
-func collectLowering() { runtime.GC() }
-
 // tailMessages is how many messages of a logged request the end of its
 // conversation is lowered from: those that carry the results of the step
 // before it and the calls they answer, read and lowered in milliseconds.
@@ -646,7 +638,6 @@ func convSpoolPairWhole(ctx context.Context, ks [2]convKey, outline *model.Sessi
 	}
 	cancel()
 	<-convSem
-	collectLowering()
 	if err != nil {
 		msgs[0] = convSpool(ctx, ks[0], outline, l, caps, maxMem).(convMsg)
 		msgs[1] = convSpool(ctx, ks[1], outline, l, caps, maxMem).(convMsg)
