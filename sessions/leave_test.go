@@ -126,6 +126,7 @@ func TestHeadIsTheWholesStart(t *testing.T) {
 	})
 	require.Greater(t, heads[string(model.AgentClaudeCode)], 100, "Claude Code's heads")
 	require.Greater(t, heads[string(model.AgentGeminiCLI)], 20, "Gemini CLI's heads")
+	require.Greater(t, heads["qwen-code"], 10, "Qwen Code's heads")
 	t.Logf("heads checked: %v", heads)
 }
 

@@ -51,7 +51,7 @@ const Agent model.Agent = "qwen-code"
 func init() {
 	model.RegisterAgent(model.AgentSpec{Agent: Agent, Name: "Qwen Code", Version: "0.24.4"})
 	sessions.Register(sessions.Driver{Agent: Agent, Locations: locations, Open: open, SpillFolders: spillFolders})
-	render.RegisterOwnWire(Agent, render.OwnWire{Provider: render.OpenAIChat, Conversation: ownConversation, TailFrom: tailFrom})
+	render.RegisterOwnWire(Agent, render.OwnWire{Provider: render.OpenAIChat, Conversation: ownConversation, TailFrom: tailFrom, HeadTo: headTo})
 	formatters.RegisterMarkers(markers)
 }
 

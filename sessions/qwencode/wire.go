@@ -98,6 +98,45 @@ func tailFrom(s *model.Session, upto, n int) int {
 	return 0
 }
 
+// headTo implements render.OwnWire.HeadTo: the first assistant message
+// from the n-th on, when the requests at it and at upto go to models
+// alike in their reasoning's mirror, with no media before upto (the newest
+// images are kept: an earlier request may keep one a later one evicts)
+// and call ids all distinct (dropOrphans): each request is then the
+// stored contents before it, converted in order, and an earlier one's
+// items (but its last, which mergeAssistants may join with what follows)
+// the start of a later one's. 0 when there is none.
+func headTo(s *model.Session, upto, n int) int {
+	mirror := func(m model.Message) bool { return strings.Contains(strings.ToLower(m.ModelID), "qwen3") }
+	to := 0
+	for i := n; i < upto; i++ {
+		if s.Messages[i].Role == model.RoleAssistant && mirror(s.Messages[i]) == mirror(s.Messages[upto]) {
+			to = i
+			break
+		}
+	}
+	if to == 0 {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Messages[:upto] {
+		for _, raw := range m.Stored {
+			if bytes.Contains(raw, []byte(`"inlineData"`)) || bytes.Contains(raw, []byte(`"fileData"`)) {
+				return 0
+			}
+		}
+		for _, p := range m.Parts {
+			if p.Tool != nil {
+				if seen[p.Tool.CallID] || len(p.Tool.Attachments) > 0 || p.Tool.ElidedFiles {
+					return 0
+				}
+				seen[p.Tool.CallID] = true
+			}
+		}
+	}
+	return to
+}
+
 // allAnswered says m made calls and stored a result for each.
 func allAnswered(m model.Message) bool {
 	calls := 0
