@@ -252,7 +252,10 @@ func ConversationsTail(ctx context.Context, l OutputLoader, s *model.Session, ps
 	own, registered := ownWireOf(s.Info.Agent)
 	at := steps[step-1]
 	if s.Messages[at].Request == nil {
-		if !registered || own.TailFrom == nil {
+		switch {
+		case !registered:
+			return ownTail(ctx, l, s, ps, at, m, promptTailFrom(s, at, n))
+		case own.TailFrom == nil:
 			return nil, nil
 		}
 		return ownTail(ctx, l, s, ps, at, m, own.TailFrom(s, at, n))
@@ -321,6 +324,50 @@ func ownTail(ctx context.Context, l OutputLoader, s *model.Session, ps []Provide
 		lc.Gaps = nil // the cut session's, not the whole's
 	}
 	return lcs, nil
+}
+
+// promptTailFrom is OwnWire.TailFrom for the sessions lowered through the
+// prompt (opencode's and its forks'): the last assistant message at or
+// before n messages before upto that follows an assistant message all of
+// whose calls have results (its tool message then stands between the two)
+// or a user message, in a request whose call ids are all distinct.
+func promptTailFrom(s *model.Session, upto, n int) int {
+	seen := map[string]bool{}
+	for _, m := range s.Messages[:upto] {
+		for _, p := range m.Parts {
+			if p.Tool != nil {
+				if seen[p.Tool.CallID] {
+					return 0
+				}
+				seen[p.Tool.CallID] = true
+			}
+		}
+	}
+	for f := upto - n; f > 0; f-- {
+		if s.Messages[f].Role != model.RoleAssistant {
+			continue
+		}
+		prev := s.Messages[f-1]
+		if prev.Role == model.RoleUser || prev.Role == model.RoleAssistant && answered(prev) {
+			return f
+		}
+	}
+	return 0
+}
+
+// answered says m made calls and each has a result.
+func answered(m model.Message) bool {
+	calls := 0
+	for _, p := range m.Parts {
+		if p.Tool == nil {
+			continue
+		}
+		if p.Tool.Status != model.StatusCompleted && p.Tool.Status != model.StatusError {
+			return false
+		}
+		calls++
+	}
+	return calls > 0
 }
 
 // selfContained trims req, a window of a logged request, to start at its

@@ -144,57 +144,65 @@ func TestTailIsTheWholesEnd(t *testing.T) {
 	tails, placed := map[string]int{}, 0
 	eachLazySession(t, func(f fixtures.Fixture, id string, l sessions.Lazy, whole, outline *model.Session) {
 		for step := 1; step <= len(whole.AssistantSteps()); step++ {
-			wants := map[render.Provider]*render.Rendered{}
-			for _, p := range render.Providers {
-				if r, err := render.Render(whole, p, step, render.Model{}); err == nil {
-					wants[p] = r
-				}
-			}
-			if len(wants) < len(render.Providers) {
-				continue
-			}
-			for _, n := range []int{1, 2, 3, 6} {
-				lcs, err := render.ConversationsTail(ctx, l, outline, render.Providers, step, render.Model{}, n)
-				require.NoError(t, err)
-				if lcs == nil {
-					continue
-				}
-				require.Len(t, lcs, len(render.Providers))
-				for i, p := range render.Providers {
-					at := fmt.Sprintf("%s %s, %s, step %d, the last %d messages", f.ID(), id, p, step, n)
-					items := lcs[i].Value.([]render.Value)
-					wantItems := wants[p].Value.([]render.Value)
-					require.NotEmpty(t, items, at)
-					require.LessOrEqual(t, len(items), len(wantItems), at)
-					off := len(wantItems) - len(items)
-					for j, it := range items {
-						got, err := lcs[i].MarshalIndent(ctx, it)
-						require.NoError(t, err)
-						want, err := render.MarshalIndent(wantItems[off+j])
-						require.NoError(t, err)
-						require.Equal(t, string(want), string(got), "%s: item %d of %d", at, off+j, len(wantItems))
-					}
-					for call, pl := range lcs[i].Places {
-						w := wants[p].Places[call]
-						require.NotNil(t, w, "%s: call %s", at, call)
-						if pl.Call.Item >= 0 {
-							require.Equal(t, w.Call.Item, off+pl.Call.Item, "%s: call %s", at, call)
-							require.Equal(t, w.Call.Part, pl.Call.Part, "%s: call %s", at, call)
-						}
-						for k, r := range pl.Results {
-							require.Equal(t, w.Results[len(w.Results)-len(pl.Results)+k].Item, off+r.Item, "%s: result of %s", at, call)
-						}
-						placed++
-					}
-					require.NoError(t, lcs[i].Close())
-				}
-				tails[f.Agent]++
+			for _, low := range []model.Lowering{"", model.LoweringNative, model.LoweringAISDK} {
+				tailsOf(t, ctx, f, id, l, whole, outline, step, render.Model{Lowering: low}, tails, &placed)
 			}
 		}
 	})
-	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI, "qwen-code"} {
+	for _, agent := range []model.Agent{model.AgentClaudeCode, model.AgentGeminiCLI, "qwen-code", "opencode"} {
 		require.Greater(t, tails[string(agent)], 40, "%s's tails", agent)
 	}
 	require.Greater(t, placed, 1000, "calls placed in the tails")
 	t.Logf("tails checked: %v; calls placed: %d", tails, placed)
+}
+
+// tailsOf checks the tails of step of a session lowered with m, of
+// several sizes, on every provider at once (TestTailIsTheWholesEnd).
+func tailsOf(t *testing.T, ctx context.Context, f fixtures.Fixture, id string, l sessions.Lazy, whole, outline *model.Session, step int, m render.Model, tails map[string]int, placed *int) {
+	wants := map[render.Provider]*render.Rendered{}
+	for _, p := range render.Providers {
+		if r, err := render.Render(whole, p, step, m); err == nil {
+			wants[p] = r
+		}
+	}
+	if len(wants) < len(render.Providers) {
+		return
+	}
+	for _, n := range []int{1, 2, 3, 6} {
+		lcs, err := render.ConversationsTail(ctx, l, outline, render.Providers, step, m, n)
+		require.NoError(t, err)
+		if lcs == nil {
+			continue
+		}
+		require.Len(t, lcs, len(render.Providers))
+		for i, p := range render.Providers {
+			at := fmt.Sprintf("%s %s, %s (%s), step %d, the last %d messages", f.ID(), id, p, m.Lowering, step, n)
+			items := lcs[i].Value.([]render.Value)
+			wantItems := wants[p].Value.([]render.Value)
+			require.NotEmpty(t, items, at)
+			require.LessOrEqual(t, len(items), len(wantItems), at)
+			off := len(wantItems) - len(items)
+			for j, it := range items {
+				got, err := lcs[i].MarshalIndent(ctx, it)
+				require.NoError(t, err)
+				want, err := render.MarshalIndent(wantItems[off+j])
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got), "%s: item %d of %d", at, off+j, len(wantItems))
+			}
+			for call, pl := range lcs[i].Places {
+				w := wants[p].Places[call]
+				require.NotNil(t, w, "%s: call %s", at, call)
+				if pl.Call.Item >= 0 {
+					require.Equal(t, w.Call.Item, off+pl.Call.Item, "%s: call %s", at, call)
+					require.Equal(t, w.Call.Part, pl.Call.Part, "%s: call %s", at, call)
+				}
+				for k, r := range pl.Results {
+					require.Equal(t, w.Results[len(w.Results)-len(pl.Results)+k].Item, off+r.Item, "%s: result of %s", at, call)
+				}
+				*placed++
+			}
+			require.NoError(t, lcs[i].Close())
+		}
+		tails[f.Agent]++
+	}
 }
