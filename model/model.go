@@ -293,6 +293,39 @@ func (s *Session) StepRequest(step int) *LoggedRequest {
 	return s.Messages[steps[step-1]].Request
 }
 
+// CallsAnswered says m made calls and each has a result (it completed or
+// failed): the messages that carry the results then follow it.
+func (m *Message) CallsAnswered() bool {
+	calls := 0
+	for _, p := range m.Parts {
+		if p.Tool == nil {
+			continue
+		}
+		if p.Tool.Status != StatusCompleted && p.Tool.Status != StatusError {
+			return false
+		}
+		calls++
+	}
+	return calls > 0
+}
+
+// DistinctCallIDs says no call id is made twice in the messages before
+// upto (a converter that drops a call already sent looks back for it).
+func (s *Session) DistinctCallIDs(upto int) bool {
+	seen := map[string]bool{}
+	for _, m := range s.Messages[:upto] {
+		for _, p := range m.Parts {
+			if p.Tool != nil {
+				if seen[p.Tool.CallID] {
+					return false
+				}
+				seen[p.Tool.CallID] = true
+			}
+		}
+	}
+	return true
+}
+
 // AssistantSteps returns the indexes of the assistant messages, in order;
 // step N (1-based) of the session is AssistantSteps()[N-1].
 func (s *Session) AssistantSteps() []int {

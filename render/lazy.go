@@ -332,42 +332,16 @@ func ownTail(ctx context.Context, l OutputLoader, s *model.Session, ps []Provide
 // whose calls have results (its tool message then stands between the two)
 // or a user message, in a request whose call ids are all distinct.
 func promptTailFrom(s *model.Session, upto, n int) int {
-	seen := map[string]bool{}
-	for _, m := range s.Messages[:upto] {
-		for _, p := range m.Parts {
-			if p.Tool != nil {
-				if seen[p.Tool.CallID] {
-					return 0
-				}
-				seen[p.Tool.CallID] = true
-			}
-		}
+	if !s.DistinctCallIDs(upto) {
+		return 0
 	}
 	for f := upto - n; f > 0; f-- {
-		if s.Messages[f].Role != model.RoleAssistant {
-			continue
-		}
-		prev := s.Messages[f-1]
-		if prev.Role == model.RoleUser || prev.Role == model.RoleAssistant && answered(prev) {
+		prev := &s.Messages[f-1]
+		if s.Messages[f].Role == model.RoleAssistant && (prev.Role == model.RoleUser || prev.CallsAnswered()) {
 			return f
 		}
 	}
 	return 0
-}
-
-// answered says m made calls and each has a result.
-func answered(m model.Message) bool {
-	calls := 0
-	for _, p := range m.Parts {
-		if p.Tool == nil {
-			continue
-		}
-		if p.Tool.Status != model.StatusCompleted && p.Tool.Status != model.StatusError {
-			return false
-		}
-		calls++
-	}
-	return calls > 0
 }
 
 // selfContained trims req, a window of a logged request, to start at its

@@ -79,19 +79,11 @@ type chatCall struct {
 // distinct (dropOrphans drops a call whose id was sent already); the
 // newest images kept are counted from the end. 0 when there is none.
 func tailFrom(s *model.Session, upto, n int) int {
-	seen := map[string]bool{}
-	for _, m := range s.Messages[:upto] {
-		for _, p := range m.Parts {
-			if p.Tool != nil {
-				if seen[p.Tool.CallID] {
-					return 0
-				}
-				seen[p.Tool.CallID] = true
-			}
-		}
+	if !s.DistinctCallIDs(upto) {
+		return 0
 	}
 	for f := upto - n; f > 0; f-- {
-		if s.Messages[f].Role == model.RoleAssistant && s.Messages[f-1].Role == model.RoleAssistant && allAnswered(s.Messages[f-1]) {
+		if s.Messages[f].Role == model.RoleAssistant && s.Messages[f-1].Role == model.RoleAssistant && s.Messages[f-1].CallsAnswered() {
 			return f
 		}
 	}
@@ -115,10 +107,9 @@ func headTo(s *model.Session, upto, n int) int {
 			break
 		}
 	}
-	if to == 0 {
+	if to == 0 || !s.DistinctCallIDs(upto) {
 		return 0
 	}
-	seen := map[string]bool{}
 	for _, m := range s.Messages[:upto] {
 		for _, raw := range m.Stored {
 			if bytes.Contains(raw, []byte(`"inlineData"`)) || bytes.Contains(raw, []byte(`"fileData"`)) {
@@ -126,30 +117,12 @@ func headTo(s *model.Session, upto, n int) int {
 			}
 		}
 		for _, p := range m.Parts {
-			if p.Tool != nil {
-				if seen[p.Tool.CallID] || len(p.Tool.Attachments) > 0 || p.Tool.ElidedFiles {
-					return 0
-				}
-				seen[p.Tool.CallID] = true
+			if p.Tool != nil && (len(p.Tool.Attachments) > 0 || p.Tool.ElidedFiles) {
+				return 0
 			}
 		}
 	}
 	return to
-}
-
-// allAnswered says m made calls and stored a result for each.
-func allAnswered(m model.Message) bool {
-	calls := 0
-	for _, p := range m.Parts {
-		if p.Tool == nil {
-			continue
-		}
-		if p.Tool.Status != model.StatusCompleted && p.Tool.Status != model.StatusError {
-			return false
-		}
-		calls++
-	}
-	return calls > 0
 }
 
 // ownConversation is conversation with its gaps recorded in pl.
