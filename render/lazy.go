@@ -194,29 +194,20 @@ func ConversationHead(ctx context.Context, l OutputLoader, s *model.Session, p P
 		c.Close()
 		return nil, 0, nil
 	}
-	wl, ok := l.(WindowRequestLoader)
-	if req := s.Messages[at].Request; !own.ItemPerLogged || !ok || !req.Elided {
+	if !own.ItemPerLogged {
 		return nil, 0, nil
 	}
-	c = &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
-	req, _, closed, err := wl.LoadRequestWindow(ctx, s.Info.ID, at, n, 0, c.placeholderFor)
-	if closed != nil {
-		c.closers = append(c.closers, closed)
-	}
-	if err != nil || req == nil {
-		c.Close()
+	c, cp, err := windowed(ctx, l, s, at, n, 0)
+	if c == nil {
 		return nil, 0, err
 	}
-	cp := *s
-	cp.Messages = slices.Clone(s.Messages)
-	cp.Messages[at].Request = req
-	r, err := render(&cp, p, step, m, true, c)
+	r, err := render(cp, p, step, m, true, c)
 	if err != nil {
 		c.Close()
 		return nil, 0, err
 	}
 	items, _ := r.Value.([]Value)
-	if len(items) != len(req.Messages) || !c.standalone(r.Value) {
+	if len(items) != len(cp.Messages[at].Request.Messages) || !c.standalone(r.Value) {
 		c.Close()
 		return nil, 0, nil
 	}
@@ -265,26 +256,18 @@ func ConversationsTail(ctx context.Context, l OutputLoader, s *model.Session, ps
 			return nil, nil
 		}
 	}
-	wl, ok := l.(WindowRequestLoader)
-	if req := s.Messages[at].Request; !ok || !req.Elided {
-		return nil, nil
-	}
-	shared := &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
-	req, _, closed, err := wl.LoadRequestWindow(ctx, s.Info.ID, at, 0, n, shared.placeholderFor)
-	if closed != nil {
-		shared.closers = append(shared.closers, closed)
-	}
-	if err != nil || req == nil || !selfContained(req) {
-		shared.Close()
+	shared, cp, err := windowed(ctx, l, s, at, 0, n)
+	if shared == nil {
 		return nil, err
 	}
-	cp := *s
-	cp.Messages = slices.Clone(s.Messages)
-	cp.Messages[at].Request = req
+	if !selfContained(cp.Messages[at].Request) {
+		shared.Close()
+		return nil, nil
+	}
 	out := make([]*LazyConversation, 0, len(ps))
 	for i, p := range ps {
 		c := &LazyConversation{l: l, sessionID: s.Info.ID, parts: shared.parts, closers: shared.closers}
-		r, err := render(&cp, p, step, m, i == len(ps)-1, c)
+		r, err := render(cp, p, step, m, i == len(ps)-1, c)
 		if err != nil || !c.standalone(r.Value) {
 			shared.Close()
 			return nil, err
@@ -297,6 +280,30 @@ func ConversationsTail(ctx context.Context, l OutputLoader, s *model.Session, ps
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// windowed reads the first head (or last tail) messages of the logged
+// request of message at of s, left in the store, for a conversation of
+// its own, and gives s with it in the place of the outline's; c is nil
+// when there is none (a store that cannot, a request no longer).
+func windowed(ctx context.Context, l OutputLoader, s *model.Session, at, head, tail int) (c *LazyConversation, withReq *model.Session, err error) {
+	wl, ok := l.(WindowRequestLoader)
+	if !ok || !s.Messages[at].Request.Elided {
+		return nil, nil, nil
+	}
+	c = &LazyConversation{l: l, sessionID: s.Info.ID, parts: map[string]lazyPart{}}
+	req, _, closed, err := wl.LoadRequestWindow(ctx, s.Info.ID, at, head, tail, c.placeholderFor)
+	if closed != nil {
+		c.closers = append(c.closers, closed)
+	}
+	if err != nil || req == nil {
+		c.Close()
+		return nil, nil, err
+	}
+	cp := *s
+	cp.Messages = slices.Clone(s.Messages)
+	cp.Messages[at].Request = req
+	return c, &cp, nil
 }
 
 // ownTail is ConversationsTail of the request answered by message at of

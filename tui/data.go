@@ -300,8 +300,8 @@ type convResult struct {
 	// convMsg; head: those lines were lowered from the first messages
 	// alone (convHead), without the counts and excerpts of the whole;
 	// tail: the excerpts are of the calls among the last items alone,
-	// lowered from the last messages (convSpoolPair), their places
-	// counted from the first of those
+	// lowered from the last messages (convTails), their places counted
+	// from the first of those
 	writing, head, tail bool
 }
 
@@ -503,9 +503,9 @@ func convHead(ctx context.Context, k convKey, outline *model.Session, l sessions
 		return res, false
 	}
 	// its last line goes on in the whole (a comma, at least)
-	starts := lw.starts[:len(lw.starts)-1]
+	starts, size := lw.wholeLines()
 	res = convResult{rendered: true, lazy: true, writing: true, head: true, note: render.WireNote(outline, k.p, k.step, lc.Gaps)}
-	res.file = newFileLines(f, starts, lw.starts[len(lw.starts)-1], true)
+	res.file = newFileLines(f, starts, size, true)
 	res.size = res.file.size
 	return res, true
 }
@@ -670,8 +670,8 @@ func writeSpool(ctx context.Context, lc *render.LazyConversation, f *os.File, re
 			return
 		}
 		early := res
-		starts := slices.Clone(lw.starts[:len(lw.starts)-1]) // whole lines only
-		early.file = &fileLines{f: g, starts: starts, size: lw.starts[len(lw.starts)-1], trail: true}
+		starts, size := lw.wholeLines()
+		early.file = &fileLines{f: g, starts: starts, size: size, trail: true}
 		early.size, early.writing = early.file.size, true
 		first <- early
 	}
@@ -705,6 +705,13 @@ func (lw *lineIndexWriter) lines() (starts []int64, trail bool) {
 		return lw.starts[:last], true
 	}
 	return lw.starts, false
+}
+
+// wholeLines is what was written as whole lines, a copy: where each
+// starts, and their size (a last line not yet ended left out).
+func (lw *lineIndexWriter) wholeLines() (starts []int64, size int64) {
+	last := len(lw.starts) - 1
+	return slices.Clone(lw.starts[:last]), lw.starts[last]
 }
 
 // lineIndexWriter counts the bytes written and records where lines start;
