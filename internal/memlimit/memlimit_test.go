@@ -21,6 +21,20 @@ func TestLimit(t *testing.T) {
 			t.Errorf("Limit(%v, %d, %d) = %d, want %d", p, tc.live, tc.other, got, tc.want)
 		}
 	}
+	// with a share, the headroom grows with the live heap past the fixed one
+	q := Policy{Floor: 32 << 20, Headroom: 8 << 20, Share: 4}
+	for _, tc := range []struct {
+		live, other uint64
+		want        int64
+	}{
+		{16 << 20, 2 << 20, 32 << 20},
+		{30 << 20, 2 << 20, 40 << 20},
+		{128 << 20, 4 << 20, 164 << 20},
+	} {
+		if got := Limit(q, tc.live, tc.other); got != tc.want {
+			t.Errorf("Limit(%v, %d, %d) = %d, want %d", q, tc.live, tc.other, got, tc.want)
+		}
+	}
 }
 
 // With more live data than the base, the limit rises above it after a
