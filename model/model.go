@@ -286,11 +286,16 @@ func (s *Session) FindCall(id string) (CallRef, bool) {
 // StepRequest is the logged request of the step-th assistant message
 // (1-based), or nil.
 func (s *Session) StepRequest(step int) *LoggedRequest {
-	steps := s.AssistantSteps()
-	if step < 1 || step > len(steps) {
-		return nil
+	// counted, not from AssistantSteps: the inspector asks on every key
+	for i := range s.Messages {
+		if s.Messages[i].Role != RoleAssistant {
+			continue
+		}
+		if step--; step == 0 {
+			return s.Messages[i].Request
+		}
 	}
-	return s.Messages[steps[step-1]].Request
+	return nil
 }
 
 // CallsAnswered says m made calls and each has a result (it completed or

@@ -150,24 +150,23 @@ func (c *compareView) drawSide(k sideKey) string {
 	if !k.wrap {
 		// a long string value drawn as far as the side shows it: the
 		// lexer took milliseconds over each 32 KB line of a new side
-		if cut, lexed, ok := jsonLinePrefix(k.text, 4*(k.xOff+k.width)+64); ok {
-			if line := c.drawLine(k, k.text[:cut], lexed); ansi.StringWidth(line) > k.xOff+k.width {
+		if cut, open, ok := jsonLinePrefix(k.text, 4*(k.xOff+k.width)+64); ok {
+			if line := c.drawLine(k, k.text[:cut], jsonStringSpans(k.text[:cut], open, c.st)); ansi.StringWidth(line) > k.xOff+k.width {
 				return c.cutLine(k, line)
 			}
 		}
 	}
-	line := c.drawLine(k, k.text, k.text) // text at most maxLineBytes
+	line := c.drawLine(k, k.text, syntaxSpans(lexerByName("json"), k.text, 0, c.st)) // text at most maxLineBytes
 	if k.wrap {
 		return ansi.Hardwrap(line, k.width, true)
 	}
 	return c.cutLine(k, line)
 }
 
-// drawLine styles text, highlighted as lexed (text itself, or a JSON line
-// that starts with it) lexes, tinted when the sides differ.
-func (c *compareView) drawLine(k sideKey, text, lexed string) string {
+// drawLine styles text with its syntax spans, tinted when the sides
+// differ.
+func (c *compareView) drawLine(k sideKey, text string, spans []span) string {
 	base := plainStyle
-	spans := syntaxSpans(lexerByName("json"), lexed, 0, c.st)
 	if k.diff {
 		base = c.st.DiffLine
 		for i := range spans {
@@ -175,6 +174,20 @@ func (c *compareView) drawLine(k sideKey, text, lexed string) string {
 		}
 	}
 	return styleLine(text, spans, base, c.st)
+}
+
+// jsonStringSpans are the syntax spans of text, a JSON line cut inside the
+// string value that ends it, whose opening quote is at open: the spans of
+// what comes before the string (short, and memoised), then the string's.
+// The JSON lexer matches a string with a regular expression whose stack
+// grows with its length: lexing the string itself was most of a key that
+// switched a side.
+func jsonStringSpans(text string, open int, st *Styles) []span {
+	spans := syntaxSpans(lexerByName("json"), text[:open], 0, st)
+	for len(spans) > 0 && spans[len(spans)-1].start >= open {
+		spans = spans[:len(spans)-1]
+	}
+	return append(spans, span{start: open, end: len(text), style: st.JSONString, prio: prioSyntax})
 }
 
 // cutLine is a drawn line scrolled and cut to the side's width.
@@ -187,14 +200,14 @@ func (c *compareView) cutLine(k sideKey, line string) string {
 
 // jsonLinePrefix cuts a line of indented JSON longer than n bytes inside
 // the string that ends it (a member's or an element's value, a comma at
-// most after it), at n or the rune before: text[:cut] and, to lex in its
-// place, that prefix with the string closed and its comma, which a JSON
-// lexer tokenises as it does the line up to cut (no token before the
-// string reaches into it, and the string, closed before its end, is
-// still not followed by a colon). ok is false for a line it cannot cut so.
-func jsonLinePrefix(text string, n int) (cut int, lexed string, ok bool) {
+// most after it), at n or the rune before: text[:cut], and open, where
+// the string's opening quote is. A JSON lexer tokenises what comes before
+// open as it does in the whole line (no token before the string reaches
+// into it, and the string is not followed by a colon), and the string as
+// one token. ok is false for a line it cannot cut so.
+func jsonLinePrefix(text string, n int) (cut, open int, ok bool) {
 	if len(text) <= n {
-		return 0, "", false
+		return 0, 0, false
 	}
 	cut = n
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -202,13 +215,17 @@ func jsonLinePrefix(text string, n int) (cut int, lexed string, ok bool) {
 	}
 	inStr, esc := false, false
 	for i := 0; i < len(text); i++ {
-		if i == cut && (!inStr || esc) {
-			return 0, "", false // the cut is not inside a string's text
+		if i == cut && inStr && esc {
+			cut-- // not between an escape's backslash and what it escapes
+		} else if i == cut && !inStr {
+			return 0, 0, false // the cut is not inside a string's text
 		}
 		b := text[i]
 		switch {
 		case !inStr:
-			inStr = b == '"'
+			if inStr = b == '"'; inStr {
+				open = i
+			}
 		case esc:
 			esc = false
 		case b == '\\':
@@ -216,15 +233,14 @@ func jsonLinePrefix(text string, n int) (cut int, lexed string, ok bool) {
 		case b == '"':
 			inStr = false
 			if i > cut {
-				rest := text[i+1:]
-				if rest != "" && rest != "," {
-					return 0, "", false
+				if rest := text[i+1:]; rest != "" && rest != "," {
+					return 0, 0, false
 				}
-				return cut, text[:cut] + `"` + rest, true
+				return cut, open, true
 			}
 		}
 	}
-	return 0, "", false
+	return 0, 0, false
 }
 
 func (c *compareView) View() string {

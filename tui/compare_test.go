@@ -101,7 +101,7 @@ func TestCompareLongLinesLexedAsShown(t *testing.T) {
 			line = `    "a": "` + body(r.IntN(2000)) + `"}`
 		}
 		k := sideKey{text: line, has: true, diff: i%3 == 0, width: 10 + r.IntN(90), xOff: r.IntN(3) * r.IntN(200)}
-		whole := c.cutLine(k, c.drawLine(k, k.text, k.text))
+		whole := c.cutLine(k, c.drawLine(k, k.text, syntaxSpans(lexerByName("json"), k.text, 0, c.st)))
 		require.Equal(t, styledRuns(whole), styledRuns(c.drawSide(k)), "%d: %.100q", i, line)
 		if _, _, ok := jsonLinePrefix(k.text, 4*(k.xOff+k.width)+64); ok {
 			cut++

@@ -100,22 +100,79 @@ func syntaxSpans(l chroma.Lexer, line string, offset int, st *Styles) []span {
 	if l == nil || line == "" {
 		return nil
 	}
-	it, err := l.Tokenise(nil, line)
-	if err != nil {
+	toks, ok := lineTokens(l, line)
+	if !ok {
 		return nil
 	}
 	var spans []span
 	pos := 0
-	for tok := it(); tok != chroma.EOF; tok = it() {
-		n := len(tok.Value)
-		if style, ok := tokenStyle(tok.Type, st); ok && pos < len(line) {
-			end := min(pos+n, len(line))
+	for _, tok := range toks {
+		if style, ok := tokenStyle(tok.typ, st); ok && pos < len(line) {
+			end := min(pos+tok.n, len(line))
 			spans = append(spans, span{start: offset + pos, end: offset + end, style: style, prio: prioSyntax})
 		}
-		pos += n
+		pos += tok.n
 	}
 	return spans
 }
+
+// lineToken is a token of a line: its type and length.
+type lineToken struct {
+	typ chroma.TokenType
+	n   int
+}
+
+// lineTokens is the tokens l finds in line, memoised for short lines:
+// chroma's lexers match a regular expression a token, and the lines of
+// indented JSON repeat ("},", "\"type\": \"text\","), in a pane and
+// across the providers one switches between (half the time of a key
+// that switched Compare's provider went to lexing its new side).
+func lineTokens(l chroma.Lexer, line string) ([]lineToken, bool) {
+	memo := len(line) <= memoLineBytes
+	key := lineKey{l, line}
+	if memo {
+		tokenMemo.mu.Lock()
+		toks, ok := tokenMemo.m[key]
+		tokenMemo.mu.Unlock()
+		if ok {
+			return toks, true
+		}
+	}
+	it, err := l.Tokenise(nil, line)
+	if err != nil {
+		return nil, false
+	}
+	var toks []lineToken
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		toks = append(toks, lineToken{tok.Type, len(tok.Value)})
+	}
+	if memo {
+		tokenMemo.mu.Lock()
+		if len(tokenMemo.m) >= memoLines {
+			clear(tokenMemo.m)
+		}
+		tokenMemo.m[lineKey{l, strings.Clone(line)}] = toks
+		tokenMemo.mu.Unlock()
+	}
+	return toks, true
+}
+
+type lineKey struct {
+	l    chroma.Lexer
+	line string
+}
+
+// The memo of lineTokens: at most memoLines lines of at most
+// memoLineBytes (some 1 MB), emptied when full.
+const (
+	memoLines     = 4096
+	memoLineBytes = 160
+)
+
+var tokenMemo = struct {
+	mu sync.Mutex
+	m  map[lineKey][]lineToken
+}{m: map[lineKey][]lineToken{}}
 
 func tokenStyle(t chroma.TokenType, st *Styles) (lipgloss.Style, bool) {
 	switch {
