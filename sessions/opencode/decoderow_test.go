@@ -13,7 +13,8 @@ import (
 // rows with large outputs, errors and metadata written every way JSON
 // allows (escapes, surrogates, bytes that are not UTF-8), decode read a
 // chunk at a time with their strings cut as they decode read whole, or
-// are left to be read whole (a row that is not JSON).
+// are left to be read whole (a row that is not JSON); and the outline's
+// elided form of a row cut so is the one of the row read whole.
 func TestDecodeRowIsDecodeBig(t *testing.T) {
 	defer func(n int) { rowStreamMin = n }(rowStreamMin)
 	rowStreamMin = 0
@@ -28,7 +29,7 @@ func TestDecodeRowIsDecodeBig(t *testing.T) {
 		`{"type":"tool","tool":"bash","callID":"c7","state":{"status":"completed","input":{},"output":"`+long+`"`+` "x":1}}`,
 		`{"type":"text","text":"`+long+`"}`,
 	)
-	streamed := 0
+	streamed, elidedCut := 0, 0
 	for _, p := range recordedStoresAnd(path) {
 		s, err := sessions.Open(p)
 		require.NoError(t, err)
@@ -40,6 +41,13 @@ func TestDecodeRowIsDecodeBig(t *testing.T) {
 			var rowid int64
 			var data []byte
 			require.NoError(t, rows.Scan(&id, &rowid, &data))
+			// the outline's elided row, read whole and cut as it is read
+			if cs, ok := cutScan(st.c().blobs, rowid, false); ok {
+				whole, wok := partElide(string(data), nil)
+				require.True(t, wok, "%s row %s: cut and scanned, but not whole", p, id)
+				require.Equal(t, string(whole), string(cs.p.out), "%s row %s: elided", p, id)
+				elidedCut++
+			}
 			want, got := partSlot{id: id}, partSlot{id: id}
 			want.decodeBig(data)
 			if got.decodeRow(st.c().blobs, rowid) {
@@ -53,4 +61,5 @@ func TestDecodeRowIsDecodeBig(t *testing.T) {
 		s.Close()
 	}
 	require.Greater(t, streamed, 100, "rows decoded a chunk at a time")
+	require.Greater(t, elidedCut, 100, "rows elided a chunk at a time")
 }

@@ -73,8 +73,14 @@ ORDER BY message_id, id`
 
 // elidedRow elides a large part row read with blob I/O into dst, as
 // elideSQL does; buf is scratch space. It falls back to elideSQL in tx.
+// A row that cutScan reads is never held.
 func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, buf, dst []byte) (out, scratch []byte, err error) {
 	if s.c().blobs != nil && !partScanOff {
+		// a row past rowStreamMin is cut as it is read: an output of many
+		// MB was read whole into buf to be elided
+		if r, ok := cutScan(s.c().blobs, rowid, false); ok {
+			return append(dst[:0], r.p.out...), buf, nil
+		}
 		if buf, err = s.c().blobs.read(rowid, buf[:0]); err == nil {
 			if out, ok := partElide(unsafe.String(unsafe.SliceData(buf), len(buf)), dst[:0]); ok {
 				return out, buf, nil
