@@ -130,6 +130,13 @@ type TextStreamer interface {
 	LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
 }
 
+// MetaStreamer is a TextStreamer that gives the call with its metadata
+// as stored, big or not: only its output and error are left out, to be
+// written by text (the inspector's Call pane shows the metadata whole).
+type MetaStreamer interface {
+	LoadStreamedMeta(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(field string, write func(string) error) error, error)
+}
+
 // JSONStreamer is a TextStreamer that can give the output and error as
 // the body of the JSON string formatters.Stringify writes for them (no
 // quotes), so that a text stored in that form is copied to the wire, not

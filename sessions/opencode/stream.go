@@ -19,7 +19,17 @@ import (
 )
 
 func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
-	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
+	tc, row, err := s.loadStreamed(ctx, sessionID, partID, false)
+	if err != nil || row == nil {
+		return tc, sessions.StreamOutput(tc, nil, false), err
+	}
+	return tc, row.text, nil
+}
+
+// LoadStreamedMeta implements sessions.MetaStreamer: LoadStreamed, the
+// call's metadata and attachments kept.
+func (s *sqliteStore) LoadStreamedMeta(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
+	tc, row, err := s.loadStreamed(ctx, sessionID, partID, true)
 	if err != nil || row == nil {
 		return tc, sessions.StreamOutput(tc, nil, false), err
 	}
@@ -32,7 +42,7 @@ func (s *sqliteStore) LoadStreamed(ctx context.Context, sessionID, partID string
 // escapes are Stringify's: a stored piece is copied when its escapes are
 // those (jsonskim.Canonical), and decoded and encoded again only when not.
 func (s *sqliteStore) LoadStreamedJSON(ctx context.Context, sessionID, partID string) (*model.ToolCall, func(string, func(string) error) error, error) {
-	tc, row, err := s.loadStreamed(ctx, sessionID, partID)
+	tc, row, err := s.loadStreamed(ctx, sessionID, partID, false)
 	if err != nil || row == nil {
 		return tc, sessions.StreamOutput(tc, nil, true), err
 	}
@@ -40,13 +50,13 @@ func (s *sqliteStore) LoadStreamedJSON(ctx context.Context, sessionID, partID st
 }
 
 // loadStreamed reads part partID for LoadStreamed: as the outline gives
-// it with its scanned row, or (row nil) whole, a small row or one the
-// scanner cannot vouch for.
-func (s *sqliteStore) loadStreamed(ctx context.Context, sessionID, partID string) (*model.ToolCall, *scannedRow, error) {
+// it (textOnly: without its output and error only) with its scanned row,
+// or (row nil) whole, a small row or one the scanner cannot vouch for.
+func (s *sqliteStore) loadStreamed(ctx context.Context, sessionID, partID string, textOnly bool) (*model.ToolCall, *scannedRow, error) {
 	slot := &partSlot{id: partID}
 	rowid, big, decoded, err := s.readPart(ctx, sessionID, slot)
 	if err == nil && big {
-		if elided, row, ok := s.scanRow(rowid, false); ok {
+		if elided, row, ok := s.scanRow(rowid, textOnly); ok {
 			slot := &partSlot{id: partID}
 			if slot.decode(elided[1:]); slot.ok && slot.p.Tool != nil {
 				tc := slot.p.Tool
