@@ -531,7 +531,7 @@ func (c *LazyConversation) placeholderFor(body func(ctx context.Context, write f
 // placeholder returns the outline call oc with a placeholder in the place
 // of the text its result shows, or nil when oc must be read whole.
 func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model.ToolCall {
-	field, ok := c.resultField(oc)
+	field, ok := VerbatimField(oc)
 	if !ok {
 		return nil
 	}
@@ -558,20 +558,21 @@ func (c *LazyConversation) placeholder(oc *model.ToolCall, partID string) *model
 // mark after its NUL (written \u0000).
 var placeholderJSON = []byte(placeholderMark[1:])
 
-// Marks for resultField.
+// Marks for VerbatimField.
 var (
 	outputMark = placeholderMark + "output\x00"
 	errorMark  = placeholderMark + "error\x00"
 )
 
-// resultField tells what oc's model-visible result shows of the output and
-// error that an outline leaves in the store: field "output" or "error"
+// VerbatimField tells what oc's model-visible result shows of the output
+// and error that an outline leaves in the store: field "output" or "error"
 // when the result is exactly that text, "" when it shows neither (a
 // compacted call, one that never finished). ok is false when oc is to be
 // read whole: the outline vouches for every input of the result but those
 // two, save the attachments and an interrupted call's live output; a
 // Sent text or error result that is the output or the error stands for it.
-func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok bool) {
+// A streamed call (sessions.TextStreamer) is asked as AsOutlined gives it.
+func VerbatimField(oc *model.ToolCall) (field string, ok bool) {
 	if oc.ElidedFiles || oc.IsV2() || (oc.Status == model.StatusError && bytes.Contains(oc.Metadata, []byte(`"interrupted"`))) {
 		return "", false
 	}
@@ -604,10 +605,10 @@ func (c *LazyConversation) resultField(oc *model.ToolCall) (field string, ok boo
 	return "", false
 }
 
-// asOutlined is a whole call as its outline gives it when the result
+// AsOutlined is a whole call as its outline gives it when the result
 // stored as sent (Sent) is exactly its output (completed) or its error:
 // an outline drops Sent with the text (Gemini CLI's).
-func asOutlined(call *model.ToolCall) *model.ToolCall {
+func AsOutlined(call *model.ToolCall) *model.ToolCall {
 	s := call.Sent
 	if s == nil || !(s.Type == model.ResultText && s.Text == call.Output && call.Status == model.StatusCompleted ||
 		s.Type == model.ResultError && s.Text == call.Error && call.Status == model.StatusError) {
@@ -704,7 +705,7 @@ func (c *LazyConversation) WriteIndent(ctx context.Context, w io.Writer, v Value
 		if err != nil {
 			return false, err
 		}
-		if field, ok := c.resultField(asOutlined(call)); !ok || field != lp.field {
+		if field, ok := VerbatimField(AsOutlined(call)); !ok || field != lp.field {
 			return false, fmt.Errorf("render: part %s of session %s changed in the store while it was written", lp.id, c.sessionID)
 		}
 		return true, writeString(w, func(write func(string) error) error { return text(lp.field, write) }, escaped)

@@ -236,6 +236,19 @@ func WriteIndent(w io.Writer, v Value) error {
 	return writeIndent(w, v, nil)
 }
 
+// WriteIndentStreamed is WriteIndent with each string of v that is a key
+// of texts written from its function, a piece of whole runes at a time,
+// as WriteIndent writes the string it writes: a huge text is never held.
+func WriteIndentStreamed(w io.Writer, v Value, texts map[string]func(write func(string) error) error) error {
+	return writeIndent(w, v, func(w io.Writer, s string) (bool, error) {
+		text, ok := texts[s]
+		if !ok {
+			return false, nil
+		}
+		return true, writeString(w, text, false)
+	})
+}
+
 // writeIndent is WriteIndent with a hook for the string leaves: leaf is
 // given each string leaf and may write it itself (its JSON encoding, the
 // bytes WriteIndent would write) and report true; it is how a lazy

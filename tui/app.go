@@ -29,13 +29,17 @@ type Config struct {
 	// MaxInMemoryJSON is the largest conversation JSON of a lazy session a
 	// pane reads back into memory; a larger one is shown from its spool.
 	MaxInMemoryJSON int64
+	// SpoolTextBytes is the size of a lazy session's output left in the
+	// store past which, when the model saw it as it is stored, its text is
+	// written to a spool file and shown from there, never held.
+	SpoolTextBytes int
 	// StatusTTL is how long a status message stays on the status line.
 	StatusTTL time.Duration
 }
 
 // DefaultConfig returns the tunables correx runs with.
 func DefaultConfig() Config {
-	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldMessages: 16384, MaxInMemoryJSON: 4 << 20, StatusTTL: 5 * time.Second}
+	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldMessages: 16384, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
 }
 
 // component is what every view of the TUI is: it takes the messages routed

@@ -59,6 +59,8 @@ type sessionData struct {
 	// maxHeld is Config.HeldMessages; clock counts page uses
 	maxHeld int
 	clock   uint64
+	// spoolText is Config.SpoolTextBytes
+	spoolText int
 }
 
 // callInfo is one tool call of a session (kept small: a lazy session
@@ -93,6 +95,20 @@ type callDetail struct {
 	model.Visible
 	native map[render.Provider]*model.Visible
 	full   *model.ToolCall
+	// text is the model-visible text when it is too large to hold
+	// (spoolDetail): Text and Result.Text are then empty, and field is
+	// the stored field the text is ("output" or "error")
+	text      *fileLines
+	textField string
+}
+
+// bigText is the model-visible text in a spool file when the detail
+// holds it so (spoolDetail), else nil.
+func (c *callInfo) bigText() *fileLines {
+	if c.vis != nil {
+		return c.vis.text
+	}
+	return nil
 }
 
 // call is the call as stored: whole when it is loaded (or its detail is);

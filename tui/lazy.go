@@ -1,15 +1,20 @@
 package tui
 
 import (
+	"bufio"
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"correx/formatters"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -101,7 +106,7 @@ func pageFacts(s *model.Session, names map[string]string) []callFacts {
 // preDetails computes the visible results of a page's calls whose output
 // the outline holds, and of the elided ones while budget lasts; it returns
 // them by the outline's call and the budget used.
-func preDetails(ctx context.Context, l sessions.Lazy, sess *model.Session, budget int) (map[*model.ToolCall]detailMsg, int) {
+func preDetails(ctx context.Context, l sessions.Lazy, sess *model.Session, budget, spoolText int) (map[*model.ToolCall]detailMsg, int) {
 	pre := map[*model.ToolCall]detailMsg{}
 	used := 0
 	spills := sessions.SpillsFor(sess.Info)
@@ -109,7 +114,7 @@ func preDetails(ctx context.Context, l sessions.Lazy, sess *model.Session, budge
 		c := r.Call
 		var msg detailMsg
 		if c.Elided {
-			if used+c.OutputBytes > budget {
+			if used+c.OutputBytes > budget || c.OutputBytes > spoolText { // (spoolDetail's when shown)
 				continue
 			}
 			full, err := l.LoadOutput(ctx, sess.Info.ID, sess.Messages[r.Message].Parts[r.Part].ID)
@@ -131,10 +136,14 @@ type detailKey struct {
 }
 
 type detailMsg struct {
-	key       detailKey
-	page      []model.Message // the call's outline page, read again
-	full      *model.ToolCall // the whole call when the outline elided it
-	vis       model.Visible
+	key  detailKey
+	page []model.Message // the call's outline page, read again
+	full *model.ToolCall // the whole call when the outline elided it
+	vis  model.Visible
+	// text holds the visible text (spoolDetail) when vis does not;
+	// textField is the stored field it is ("output" or "error")
+	text      *fileLines
+	textField string
 	visNative map[render.Provider]*model.Visible
 	err       error
 }
@@ -146,10 +155,10 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 		return loadedMsg{id: id, err: err}
 	}
 	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
-		names: map[string]string{}, maxHeld: cfg.HeldMessages}
+		names: map[string]string{}, maxHeld: cfg.HeldMessages, spoolText: cfg.SpoolTextBytes}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
-	pre, used := preDetails(ctx, l, p.Session, firstPageEager)
+	pre, used := preDetails(ctx, l, p.Session, firstPageEager, cfg.SpoolTextBytes)
 	d.budget -= used
 	d.addPage(p, cfg.FirstPage, pageFacts(p.Session, d.names), children, pre, true)
 	return loadedMsg{id: id, data: d, warns: warns}
@@ -168,7 +177,7 @@ func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionDa
 		}
 		var warns []string
 		children := pageChildren(ctx, store, p.Session, &warns)
-		pre, used := preDetails(ctx, l, p.Session, budget)
+		pre, used := preDetails(ctx, l, p.Session, budget, cfg.SpoolTextBytes)
 		return pageMsg{data: d, page: p, limit: cfg.Page, facts: pageFacts(p.Session, names), children: children, pre: pre, used: used, warns: warns}
 	}
 }
@@ -434,6 +443,7 @@ func detailCmd(ctx context.Context, d *sessionData, idx int) tea.Cmd {
 	}
 	carrier := render.CarrierModel(d.sess, ci.ref.Message, "")
 	k := detailKey{d, idx}
+	spoolText := d.spoolText // past it, spoolDetail is tried first
 	return func() tea.Msg {
 		msg := detailMsg{key: k}
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -450,6 +460,13 @@ func detailCmd(ctx context.Context, d *sessionData, idx int) tea.Cmd {
 				return msg
 			}
 		}
+		spills := sessions.SpillsFor(info)
+		if c.Elided && c.OutputBytes > spoolText {
+			if ok, err := spoolDetail(ctx, l, info.ID, partID, c, spills, carrier, &msg); ok || err != nil {
+				msg.err = err
+				return msg
+			}
+		}
 		if c.Elided {
 			full, err := l.LoadOutput(ctx, info.ID, partID)
 			if err != nil {
@@ -458,11 +475,71 @@ func detailCmd(ctx context.Context, d *sessionData, idx int) tea.Cmd {
 			}
 			c, msg.full = full, full
 		}
-		spills := sessions.SpillsFor(info)
 		msg.vis, msg.visNative = visibles(c, spills, carrier)
 		return msg
 	}
 }
+
+// spoolDetail is the detail of oc, an elided call, when its model-visible
+// text is its output or its error as stored, and holds no truncation
+// marker: the text streamed from the store into a spool file, never held
+// (a 47 MiB output held, and read and scanned for markers, took the
+// inspector to 87–96 MB), and the call with its metadata as stored. ok is
+// false when it is not such a call, or the store does not stream so: it
+// is read whole.
+func spoolDetail(ctx context.Context, l sessions.Lazy, sessionID, partID string, oc *model.ToolCall, spills formatters.SpillFinder, carrier render.Model, msg *detailMsg) (ok bool, err error) {
+	ms, streams := l.(sessions.MetaStreamer)
+	field, verbatim := render.VerbatimField(oc)
+	scan, scans := formatters.NewLiteralScan(oc.Agent, oc.Tool)
+	if !streams || !verbatim || field == "" || !scans {
+		return false, nil
+	}
+	// the visible result with a token for the text: the text itself, on
+	// every lowering, no truncation found around it
+	ph := *oc
+	ph.Output, ph.Error, ph.Elided = hugeToken, hugeToken, false
+	vis, native := visibles(&ph, spills, carrier)
+	if vis.Text != hugeToken || vis.Result.Text != hugeToken || vis.Truncation != nil || native != nil {
+		return false, nil
+	}
+	call, text, err := ms.LoadStreamedMeta(ctx, sessionID, partID)
+	if err != nil {
+		return false, err
+	}
+	if f, ok := render.VerbatimField(render.AsOutlined(call)); !ok || f != field || text == nil {
+		return false, nil
+	}
+	f, err := createSpool()
+	if err != nil {
+		return false, err
+	}
+	buf := bufio.NewWriterSize(f, 64<<10)
+	lw := &lineIndexWriter{w: buf, starts: []int64{0}}
+	err = text(field, func(piece string) error {
+		scan.WriteString(piece)
+		_, err := io.WriteString(lw, piece)
+		return err
+	})
+	if err == nil {
+		err = buf.Flush()
+	}
+	if err != nil || scan.Found() {
+		f.Close()
+		os.Remove(f.Name())
+		return false, err // a marker may be in it: read it whole
+	}
+	starts, trail := lw.lines()
+	vis.Text, vis.Result.Text = "", ""
+	// the call as stored, its metadata whole, without the text the file holds
+	full := *call
+	full.Output, full.Error, full.Elided = "", "", true
+	msg.vis, msg.full, msg.text, msg.textField = vis, &full, newFileLines(f, starts, lw.n, trail), field
+	return true, nil
+}
+
+// hugeToken stands for a huge text in spoolDetail's visible result: NUL
+// bytes and the process's start time, which no stored text is.
+var hugeToken = fmt.Sprintf("\x00correx-huge-%x\x00", time.Now().UnixNano())
 
 // pageCall is the k-th call of a page's messages, with its part's id.
 func pageCall(msgs []model.Message, k int) (*model.ToolCall, string) {
@@ -491,6 +568,7 @@ func (d *sessionData) setDetail(msg detailMsg) {
 	ci := &d.calls[msg.key.idx]
 	if d.pages != nil && !d.pages[ci.page].held && msg.err == nil {
 		if msg.page == nil {
+			msg.close()
 			return
 		}
 		if !d.holdPage(int(ci.page), msg.page) {
@@ -500,8 +578,9 @@ func (d *sessionData) setDetail(msg detailMsg) {
 	if msg.err != nil {
 		msg.vis = model.Visible{Text: "(could not read the call's output: " + msg.err.Error() + ")", Why: "read error"}
 		msg.visNative, msg.full = nil, nil
+		msg.close()
 	}
-	ci.vis, ci.ready = &callDetail{msg.vis, msg.visNative, msg.full}, true
+	ci.vis, ci.ready = &callDetail{Visible: msg.vis, native: msg.visNative, full: msg.full, text: msg.text, textField: msg.textField}, true
 	ci.seen, ci.trunc, ci.errRes = true, msg.vis.Truncation != nil, msg.vis.Result.Type == model.ResultError
 	if d.details == nil {
 		return
@@ -521,7 +600,18 @@ func (d *sessionData) setDetail(msg detailMsg) {
 // dropDetail forgets call i's visible result (its list badges stay).
 func (d *sessionData) dropDetail(i int) {
 	e := &d.calls[i]
+	if e.vis.text != nil {
+		e.vis.text.Close()
+	}
 	e.vis, e.ready = &notShown, false
+}
+
+// close lets go of the spool file of a detail not kept.
+func (m *detailMsg) close() {
+	if m.text != nil {
+		m.text.Close()
+		m.text, m.textField = nil, ""
+	}
 }
 
 // touch marks call idx (and its page) as just shown.

@@ -81,7 +81,11 @@ var seesPane = paneDef{name: "Model sees", short: "Sees", load: func(v *sessionV
 	if t := vis.Truncation; t != nil {
 		marks = t.Markers
 	}
-	v.views[s.p].SetContentSyntax(vis.Text, v.readSyntax(s.ci), marks, false)
+	if fl := s.ci.bigText(); fl != nil {
+		v.views[s.p].SetFileSyntax(fl, v.readSyntax(s.ci), false)
+	} else {
+		v.views[s.p].SetContentSyntax(vis.Text, v.readSyntax(s.ci), marks, false)
+	}
 	v.raw[s.p], v.loaded[s.p] = vis.Text, key
 }}
 

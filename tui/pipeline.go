@@ -234,10 +234,9 @@ func (p *pipeText) bodyOf(w *clipWriter) int {
 }
 
 // textLabel is "label (N lines · X bytes)" for a body about to be written.
-func textLabel(label, text string) string {
-	n := formatters.CountLines(text)
-	s := fmt.Sprintf("%s (%s%s · %s", label, commas(n), plural(n, " line", " lines"), humanBytes(len(text)))
-	if text != "" && !strings.HasSuffix(text, "\n") {
+func textLabel(label string, sz textSize) string {
+	s := fmt.Sprintf("%s (%s", label, sz)
+	if sz.open {
 		s += ", no final newline"
 	}
 	return s + "):"
@@ -248,8 +247,17 @@ func (p *pipeText) textBlock(label, text string) int {
 		p.writeLine(label + ": (empty)")
 		return p.n
 	}
-	p.writeLine(textLabel(label, text))
+	p.writeLine(textLabel(label, sizeOf(text)))
 	return p.body(text)
+}
+
+// textOrFile is textBlock of text, or of the text in fl when there is one.
+func (p *pipeText) textOrFile(label, text string, fl *fileLines) int {
+	if fl == nil || fl.size == 0 {
+		return p.textBlock(label, text)
+	}
+	p.writeLine(textLabel(label, fl.textSize()))
+	return p.bodyPieces([]xpiece{{file: fl, n: fl.size}})
 }
 
 func (p *pipeText) jsonBlock(label string, raw json.RawMessage) {
@@ -262,7 +270,15 @@ func (p *pipeText) jsonBlock(label string, raw json.RawMessage) {
 }
 
 // pipeStored is stage 1.
-func (p *pipeText) pipeStored(c *model.ToolCall, info model.SessionInfo) {
+// big, when not nil, is the text of c's field (spoolDetail): c is the
+// outline's call, without it.
+func (p *pipeText) pipeStored(c *model.ToolCall, info model.SessionInfo, big *fileLines, field string) {
+	of := func(f string) *fileLines {
+		if f == field {
+			return big
+		}
+		return nil
+	}
 	switch {
 	case c.Sent != nil:
 		p.head(1, "stored state · "+agentName(info.Agent)+" stores the result as it sent it")
@@ -305,9 +321,9 @@ func (p *pipeText) pipeStored(c *model.ToolCall, info model.SessionInfo) {
 		}
 		switch c.Status {
 		case model.StatusCompleted:
-			p.textBlock("state.output", c.Output)
+			p.textOrFile("state.output", c.Output, of("output"))
 		case model.StatusError:
-			p.textBlock("state.error", c.Error)
+			p.textOrFile("state.error", c.Error, of("error"))
 		}
 		if len(c.Attachments) > 0 {
 			p.writeLine(fmt.Sprintf("state.attachments: %d", len(c.Attachments)))
@@ -422,12 +438,11 @@ func boundNote(t *model.Truncation) string {
 	return what + " (" + string(t.Kind) + "; done before the result was stored, so stages 1 and 2 hold the cut)"
 }
 
-func (p *pipeText) pipeBound(t *model.Truncation, text string) {
+func (p *pipeText) pipeBound(t *model.Truncation, text string, sz textSize) {
 	p.head(3, "bounded")
 	p.note(boundNote(t))
 	if t == nil {
-		n := formatters.CountLines(text)
-		p.writeLine(fmt.Sprintf("model saw all %s%s · %s", commas(n), plural(n, " line", " lines"), humanBytes(len(text))))
+		p.writeLine("model saw all " + sz.String())
 		return
 	}
 	p.writeLine("kind: " + string(t.Kind))
@@ -542,12 +557,13 @@ func wireNote(p render.Provider, vis *model.Visible, c *model.ToolCall, low mode
 func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low model.Lowering, step int, res convResult, ready bool) (*pipeText, []string) {
 	c := ci.call()
 	vis := ci.visFor(low, v.provider)
+	big := ci.bigText()
 	p := newPipeText()
-	p.pipeStored(c, sess.Info)
+	p.pipeStored(c, sess.Info, big, ci.vis.textField)
 
 	p.head(2, "model-visible text")
 	p.note(visibleNote(c, vis, low))
-	off := p.textBlock("visible text", vis.Text)
+	off := p.textOrFile("visible text", vis.Text, big)
 	if t := vis.Truncation; t != nil {
 		for _, m := range t.Markers {
 			start, ok := p.clip.at(m.Start)
@@ -558,12 +574,17 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		}
 	}
 
-	p.pipeBound(vis.Truncation, vis.Text)
+	sz := sizeOf(vis.Text)
+	rv, texts := vis.Result, map[string]func(func(string) error) error(nil)
+	if big != nil {
+		sz, rv.Text, texts = big.textSize(), hugeToken, map[string]func(func(string) error) error{hugeToken: big.writeText}
+	}
+	p.pipeBound(vis.Truncation, vis.Text, sz)
 
 	p.head(4, "ToolResultValue")
 	p.note(valueNote(c, vis))
 	var w clipWriter // a large value is never held whole
-	if render.WriteIndent(&w, resultValue(vis.Result)) == nil {
+	if render.WriteIndentStreamed(&w, resultValue(rv), texts) == nil {
 		p.bodyOf(&w)
 	}
 
@@ -643,8 +664,12 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		vis := sd.ci.visFor(low, v.provider)
 		var b strings.Builder
 		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
-		b.WriteString(vis.Text)
-		if !strings.HasSuffix(vis.Text, "\n") {
+		text := vis.Text
+		if fl := sd.ci.bigText(); fl != nil {
+			text = clipped([]xpiece{{file: fl, n: fl.size}}, "Model sees (2) shows it whole")
+		}
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "\nwire · %s · %s%s:\n", v.provider.Label(), v.asSentFor(sd.ci, sd.sess, v.provider), loweringWord(low))

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"correx/formatters"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -283,7 +282,10 @@ func (v *sessionView) callHeader(ci *callInfo, d *sessionData) []string {
 
 func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	st := v.st
-	text := vis.Text
+	sz := sizeOf(vis.Text)
+	if fl := ci.bigText(); fl != nil {
+		sz = fl.textSize()
+	}
 	rt := string(vis.Result.Type)
 	typeStyle := st.Badge
 	if vis.Result.Type == model.ResultError {
@@ -293,12 +295,11 @@ func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	t := vis.Truncation
 	var lines []string
 	if t == nil {
-		n := formatters.CountLines(text)
-		first += st.Muted.Render(fmt.Sprintf(" · model saw all %s%s · %s", commas(n), plural(n, " line", " lines"), humanBytes(len(text))))
+		first += st.Muted.Render(" · model saw all " + sz.String())
 	} else {
 		first += " " + st.TruncBadge.Render("✂ "+truncBadge(t))
 	}
-	if text != "" && !strings.HasSuffix(text, "\n") {
+	if sz.open {
 		first += st.Subtle.Render(" · no final newline")
 	}
 	lines = append(lines, first)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"correx/formatters"
 	"correx/model"
 )
 
@@ -196,11 +198,15 @@ func newTextView(st *Styles) textView {
 // SetContent replaces the text. Scroll position and search are kept when
 // keep is set (the same content re-rendered), else reset.
 func (v *textView) SetContent(text string, lex chroma.Lexer, marks []model.Span, keep bool) {
-	var syntax func(string) []span
-	if lex != nil {
-		syntax = func(line string) []span { return syntaxSpans(lex, line, 0, v.st) }
+	v.SetContentSyntax(text, v.lexSyntax(lex), marks, keep)
+}
+
+// lexSyntax is the line styler of lex, nil for none.
+func (v *textView) lexSyntax(lex chroma.Lexer) func(string) []span {
+	if lex == nil {
+		return nil
 	}
-	v.SetContentSyntax(text, syntax, marks, keep)
+	return func(line string) []span { return syntaxSpans(lex, line, 0, v.st) }
 }
 
 // SetContentSyntax is SetContent with a line styler of the caller's.
@@ -224,8 +230,13 @@ func (v *textView) SetContentSyntax(text string, syntax func(string) []span, mar
 // keep, the search is run again on the file in a Cmd that PendingSearch
 // gives; until it is done the view has no match.
 func (v *textView) SetFile(fl *fileLines, lex chroma.Lexer, keep bool) {
+	v.SetFileSyntax(fl, v.lexSyntax(lex), keep)
+}
+
+// SetFileSyntax is SetFile with a line styler of the caller's.
+func (v *textView) SetFileSyntax(fl *fileLines, syntax func(string) []span, keep bool) {
 	y, x := v.yOff, v.xOff
-	v.SetContent("", lex, nil, keep)
+	v.SetContentSyntax("", syntax, nil, keep)
 	v.file = fl
 	v.trail = fl != nil && fl.trail
 	if keep {
@@ -304,6 +315,71 @@ type fileLines struct {
 	// gen numbers the searches of the file, so that a view knows the
 	// result of its latest one.
 	gen atomic.Uint64
+}
+
+// writeText writes the file's text a piece of whole runes at a time (a
+// rune cut at a piece's end starts the next), as a string writer of
+// render's takes it.
+func (fl *fileLines) writeText(write func(string) error) error {
+	buf := make([]byte, 64<<10)
+	r := io.NewSectionReader(fl.f, 0, fl.size)
+	carry := 0
+	for {
+		n, err := r.Read(buf[carry:])
+		n += carry
+		cut := n
+		if err == nil {
+			cut = runeCut(buf[:n])
+		}
+		if cut > 0 {
+			if werr := write(string(buf[:cut])); werr != nil {
+				return werr
+			}
+		}
+		carry = copy(buf, buf[cut:n])
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// runeCut is where b ends after its last whole rune: before a last rune
+// that is not whole (a UTF-8 start byte and fewer bytes than it needs).
+func runeCut(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(b)
+}
+
+// textSize is how long the file's text is.
+func (fl *fileLines) textSize() textSize {
+	return textSize{lines: len(fl.starts), bytes: fl.size, open: fl.size > 0 && !fl.trail}
+}
+
+// textSize is how long a text is: its lines, as formatters.CountLines
+// counts them, and bytes; open when it does not end with a newline.
+type textSize struct {
+	lines int
+	bytes int64
+	open  bool
+}
+
+func sizeOf(text string) textSize {
+	return textSize{lines: formatters.CountLines(text), bytes: int64(len(text)), open: text != "" && !strings.HasSuffix(text, "\n")}
+}
+
+// String is "12 lines · 4.1 KB".
+func (t textSize) String() string {
+	return fmt.Sprintf("%s%s · %s", commas(t.lines), plural(t.lines, " line", " lines"), humanBytes(int(t.bytes)))
 }
 
 func (fl *fileLines) lineLen(i int) int64 {
