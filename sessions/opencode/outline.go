@@ -496,6 +496,11 @@ type partSlot struct {
 	d  decoder
 	p  model.Part
 	ok bool
+	// stream has correx_part_decode decode the row for loadStreamed
+	// (decodeStreamed), textOnly as scanElided takes it; row is then the
+	// row with where its output and error lie, unless it was decoded whole
+	stream, textOnly bool
+	row              *scannedRow
 }
 
 func (t *partSlot) decode(data []byte) {
@@ -609,11 +614,15 @@ func init() {
 				return nil, fmt.Errorf("correx_part_decode: no slot %d", key)
 			}
 			slot := v.(*partSlot)
+			decode := slot.decode
+			if slot.stream {
+				decode = slot.decodeStreamed
+			}
 			switch x := args[0].(type) {
 			case string:
-				slot.decode(unsafe.Slice(unsafe.StringData(x), len(x)))
+				decode(unsafe.Slice(unsafe.StringData(x), len(x)))
 			case []byte:
-				slot.decode(x)
+				decode(x)
 			default:
 				return nil, nil
 			}

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,8 +54,12 @@ func (s *sqliteStore) LoadStreamedJSON(ctx context.Context, sessionID, partID st
 // it (textOnly: without its output and error only) with its scanned row,
 // or (row nil) whole, a small row or one the scanner cannot vouch for.
 func (s *sqliteStore) loadStreamed(ctx context.Context, sessionID, partID string, textOnly bool) (*model.ToolCall, *scannedRow, error) {
-	slot := &partSlot{id: partID}
+	slot := &partSlot{id: partID, stream: s.c().blobs != nil && !partScanOff, textOnly: textOnly}
 	rowid, big, decoded, err := s.readPart(ctx, sessionID, slot)
+	if err == nil && decoded && slot.row != nil {
+		slot.row.blobs, slot.row.rowid = s.c().blobs, rowid
+		return slot.p.Tool, slot.row, nil
+	}
 	if err == nil && big {
 		if elided, row, ok := s.scanRow(rowid, textOnly); ok {
 			slot := &partSlot{id: partID}
@@ -160,7 +165,11 @@ func (r *scannedRow) feed(field string, u *unquoter) error {
 	}
 	if r.data != nil {
 		data := r.data
-		defer func() { r.data = nil; putScratch(r.scratch, data) }() // again: from the store
+		defer func() { // again: from the store
+			if r.data = nil; r.scratch != nil {
+				putScratch(r.scratch, data)
+			}
+		}()
 		for body := data[sp.at+1 : sp.end-1]; len(body) > 0; {
 			n := min(blobChunk, len(body))
 			if err := u.feed(body[:n], false); err != nil {
@@ -326,6 +335,30 @@ func (t *partSlot) decodeBig(data []byte) {
 			}
 		}
 		*t = partSlot{id: t.id}
+	}
+	t.decode(data)
+}
+
+// decodeStreamed decodes a small part row, data, for loadStreamed as
+// scanRow and decode give a large one: the row as the outline gives it
+// (textOnly: without its output and error only), and a copy of the row
+// that its output and error are decoded from when written. encoding/json
+// never decodes the row whole (a bash row's metadata holds its output
+// again: decoding it was a quarter of writing a 50,000-call conversation).
+// A row the scanner cannot vouch for is decoded whole, row left nil.
+func (t *partSlot) decodeStreamed(data []byte) {
+	str := unsafe.String(unsafe.SliceData(data), len(data))
+	if p, ok := scanElided(str, nil, t.textOnly); ok {
+		row := &scannedRow{size: len(data)}
+		if row.place(str, p, func(sp span) span { return sp }) {
+			if t.decode(p.out[1:]); t.ok && t.p.Tool != nil {
+				tc := t.p.Tool
+				tc.Elided, tc.ElidedFiles, tc.OutputBytes = true, p.out[0] == 'A', len(data)-len(p.out)+1
+				row.data, t.row = bytes.Clone(data), row
+				return
+			}
+		}
+		t.p, t.ok, t.d = model.Part{}, false, decoder{}
 	}
 	t.decode(data)
 }

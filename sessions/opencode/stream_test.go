@@ -53,6 +53,7 @@ func TestUnquotePieces(t *testing.T) {
 // for it), and the streamed call is the outline's.
 func TestLoadStreamed(t *testing.T) {
 	defer func(b int64, n int) { blobBytes, rowStreamMin = b, n }(blobBytes, rowStreamMin)
+	testLoadStreamed(t) // small rows decoded in the query (decodeStreamed)
 	blobBytes = 0
 	for _, n := range []int{blobScratchMax, 0} {
 		rowStreamMin = n
@@ -119,6 +120,15 @@ func testLoadStreamed(t *testing.T) {
 					}
 					require.Equal(t, full.Status, call.Status)
 					require.Equal(t, full.CallID, call.CallID)
+					// with its metadata as stored, the text streamed the same
+					mcall, mtext, err := s.LoadStreamedMeta(ctx, in.ID, pt.ID)
+					require.NoError(t, err)
+					requireJSONEq(t, full.Metadata, mcall.Metadata, pt.ID)
+					for field, want := range map[string]string{"output": full.Output, "error": full.Error} {
+						var got strings.Builder
+						require.NoError(t, mtext(field, func(p string) error { got.WriteString(p); return nil }))
+						require.Equal(t, want, got.String(), "%s %s %s (with its metadata)", dir, pt.ID, field)
+					}
 					if call.Elided {
 						streamed++
 						require.Equal(t, len(full.Attachments) > 0, call.ElidedFiles, pt.ID)
@@ -129,4 +139,17 @@ func testLoadStreamed(t *testing.T) {
 		}
 	}
 	require.Greater(t, streamed, 40)
+}
+
+// requireJSONEq: two raw JSON values (absent or null alike) are the same
+// JSON.
+func requireJSONEq(t *testing.T, want, got json.RawMessage, msg string) {
+	t.Helper()
+	norm := func(r json.RawMessage) string {
+		if len(r) == 0 {
+			return "null"
+		}
+		return string(r)
+	}
+	require.JSONEq(t, norm(want), norm(got), msg)
 }
