@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/internal/fixtures"
+	"correx/model"
 	"correx/sessions"
 )
 
@@ -17,6 +18,56 @@ import (
 // fixture whose store reads lazily.
 func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 	paged := 0
+	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
+		hw, whole := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, 0 })
+		hp, part := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, 2 })
+		require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
+		// what comes late in the file (a title, the last update) is
+		// the session's once every page is read
+		loaded, err := st.Load(t.Context(), in.ID)
+		require.NoError(t, err)
+		for _, d := range []*sessionData{whole.data, part.data} {
+			require.False(t, d.loading, where)
+			require.Equal(t, loaded.Info.Title, d.sess.Info.Title, where)
+			require.Equal(t, loaded.Info.Updated, d.sess.Info.Updated, where)
+		}
+		if len(part.data.pages) > 1 {
+			paged++
+		}
+		for _, pane := range []string{"1", "2", "3", "5", "6", "4"} {
+			hw.key(pane)
+			hp.key(pane)
+			for i := range whole.list.rows {
+				if pane == "4" && i != len(whole.list.rows)-1 {
+					continue // the whole request: the last call's
+				}
+				whole.list.Select(i)
+				part.list.Select(i)
+				hw.send(nil)
+				hp.send(nil)
+				at := where + " pane " + pane + " call " + whole.list.rows[i].info().row.callID
+				require.Equal(t, whole.list.row(i), part.list.row(i), at)
+				require.True(t, part.list.rows[i].info().ready, at)
+				require.Equal(t, whole.headers[whole.pane], part.headers[part.pane], at)
+				require.Equal(t, whole.raw[whole.pane], part.raw[part.pane], at)
+				held := 0
+				for _, pg := range part.data.pages {
+					if pg.held {
+						held++
+					}
+				}
+				require.LessOrEqual(t, held, 1, at)
+			}
+		}
+	})
+	require.Positive(t, paged, "some fixture session has several outline pages")
+}
+
+// eachLazyFixtureSession calls fn on every top session with calls of every
+// fixture whose store reads it lazily, with open, which opens it in a
+// harness of its own (a store not listed, so its first page is the
+// file's head) with DefaultConfig as set changes it, its session focused.
+func eachLazyFixtureSession(t *testing.T, fn func(where string, st sessions.Store, in model.SessionInfo, open func(set func(*Config)) (*harness, *sessionView))) {
 	for _, f := range fixtures.All(t) {
 		st, err := sessions.Open(f.Source)
 		require.NoError(t, err)
@@ -27,10 +78,9 @@ func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 				continue
 			}
 			where := f.ID() + " " + in.ID
-			open := func(held int) (*harness, *sessionView) {
+			fn(where, st, in, func(set func(*Config)) (*harness, *sessionView) {
 				cfg := DefaultConfig()
-				cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, held
-				// a store not listed: its first page is the file's head
+				set(&cfg)
 				fresh, err := sessions.Open(f.Source)
 				require.NoError(t, err)
 				t.Cleanup(func() { fresh.Close() })
@@ -39,49 +89,8 @@ func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 				require.NotNil(t, v, where)
 				h.key("l")
 				return h, v
-			}
-			hw, whole := open(0)
-			hp, part := open(2)
-			require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
-			// what comes late in the file (a title, the last update) is
-			// the session's once every page is read
-			loaded, err := st.Load(t.Context(), in.ID)
-			require.NoError(t, err)
-			for _, d := range []*sessionData{whole.data, part.data} {
-				require.False(t, d.loading, where)
-				require.Equal(t, loaded.Info.Title, d.sess.Info.Title, where)
-				require.Equal(t, loaded.Info.Updated, d.sess.Info.Updated, where)
-			}
-			if len(part.data.pages) > 1 {
-				paged++
-			}
-			for _, pane := range []string{"1", "2", "3", "5", "6", "4"} {
-				hw.key(pane)
-				hp.key(pane)
-				for i := range whole.list.rows {
-					if pane == "4" && i != len(whole.list.rows)-1 {
-						continue // the whole request: the last call's
-					}
-					whole.list.Select(i)
-					part.list.Select(i)
-					hw.send(nil)
-					hp.send(nil)
-					at := where + " pane " + pane + " call " + whole.list.rows[i].info().row.callID
-					require.Equal(t, whole.list.row(i), part.list.row(i), at)
-					require.True(t, part.list.rows[i].info().ready, at)
-					require.Equal(t, whole.headers[whole.pane], part.headers[part.pane], at)
-					require.Equal(t, whole.raw[whole.pane], part.raw[part.pane], at)
-					held := 0
-					for _, pg := range part.data.pages {
-						if pg.held {
-							held++
-						}
-					}
-					require.LessOrEqual(t, held, 1, at)
-				}
-			}
+			})
 		}
 		st.Close()
 	}
-	require.Positive(t, paged, "some fixture session has several outline pages")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"correx/internal/fixtures"
+	"correx/model"
 	"correx/render"
 	"correx/sessions"
 )
@@ -19,60 +20,37 @@ import (
 // fixture whose store reads lazily.
 func TestSpooledTextShowsWhatHeldTextShows(t *testing.T) {
 	spooled := 0
-	for _, f := range fixtures.All(t) {
-		st, err := sessions.Open(f.Source)
-		require.NoError(t, err)
-		infos, err := st.List(t.Context())
-		require.NoError(t, err)
-		for _, in := range infos {
-			if in.ParentID != "" || in.ToolCalls == 0 || sessions.LazyFor(st, in.ID) == nil {
-				continue
-			}
-			where := f.ID() + " " + in.ID
-			open := func(spool int) (*harness, *sessionView) {
-				cfg := DefaultConfig()
-				cfg.SpoolTextBytes = spool
-				fresh, err := sessions.Open(f.Source)
-				require.NoError(t, err)
-				t.Cleanup(func() { fresh.Close() })
-				h := newHarness(t, Options{Stores: []sessions.Store{fresh}, SessionID: in.ID, Config: &cfg}, 140, 40)
-				v := h.m.current()
-				require.NotNil(t, v, where)
-				h.key("l")
-				return h, v
-			}
-			hw, whole := open(1 << 30)
-			hs, spool := open(0)
-			require.Equal(t, len(whole.list.rows), len(spool.list.rows), where)
-			for _, pane := range []string{"2", "1", "3", "6"} {
-				hw.key(pane)
-				hs.key(pane)
-				for i := range whole.list.rows {
-					whole.list.Select(i)
-					spool.list.Select(i)
-					hw.send(nil)
-					hs.send(nil)
-					wi, si := whole.list.rows[i].info(), spool.list.rows[i].info()
-					at := where + " pane " + pane + " call " + wi.row.callID
-					require.Equal(t, whole.list.row(i), spool.list.row(i), at)
-					require.True(t, si.ready, at)
-					require.Equal(t, whole.headers[whole.pane], spool.headers[spool.pane], at)
-					require.Equal(t, whole.views[whole.pane].View(), spool.views[spool.pane].View(), at)
-					if fl := si.bigText(); fl != nil && pane == "2" {
-						require.Nil(t, wi.bigText(), at)
-						text, err := fl.readAll()
-						require.NoError(t, err, at)
-						require.Equal(t, wi.vis.Text, text, at)
-						want := wi.vis.Visible
-						want.Text, want.Result.Text = "", ""
-						require.Equal(t, want, si.vis.Visible, at)
-						spooled++
-					}
+	eachLazyFixtureSession(t, func(where string, _ sessions.Store, _ model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
+		hw, whole := open(func(cfg *Config) { cfg.SpoolTextBytes = 1 << 30 })
+		hs, spool := open(func(cfg *Config) { cfg.SpoolTextBytes = 0 })
+		require.Equal(t, len(whole.list.rows), len(spool.list.rows), where)
+		for _, pane := range []string{"2", "1", "3", "6"} {
+			hw.key(pane)
+			hs.key(pane)
+			for i := range whole.list.rows {
+				whole.list.Select(i)
+				spool.list.Select(i)
+				hw.send(nil)
+				hs.send(nil)
+				wi, si := whole.list.rows[i].info(), spool.list.rows[i].info()
+				at := where + " pane " + pane + " call " + wi.row.callID
+				require.Equal(t, whole.list.row(i), spool.list.row(i), at)
+				require.True(t, si.ready, at)
+				require.Equal(t, whole.headers[whole.pane], spool.headers[spool.pane], at)
+				require.Equal(t, whole.views[whole.pane].View(), spool.views[spool.pane].View(), at)
+				if fl := si.bigText(); fl != nil && pane == "2" {
+					require.Nil(t, wi.bigText(), at)
+					text, err := fl.readAll()
+					require.NoError(t, err, at)
+					require.Equal(t, wi.vis.Text, text, at)
+					want := wi.vis.Visible
+					want.Text, want.Result.Text = "", ""
+					require.Equal(t, want, si.vis.Visible, at)
+					spooled++
 				}
 			}
 		}
-		st.Close()
-	}
+	})
 	require.Greater(t, spooled, 10, "texts spooled")
 }
 
