@@ -111,6 +111,15 @@ func (c *callInfo) bigText() *fileLines {
 	return nil
 }
 
+// visibleSize is how long vis's text, one of c's visible results, is:
+// the spool file's when the detail holds it so.
+func (c *callInfo) visibleSize(vis *model.Visible) textSize {
+	if fl := c.bigText(); fl != nil {
+		return fl.textSize()
+	}
+	return sizeOf(vis.Text)
+}
+
 // call is the call as stored: whole when it is loaded (or its detail is);
 // while its outline page is not held (a lazy call not ready), what the
 // list keeps of it.

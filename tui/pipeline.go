@@ -257,7 +257,7 @@ func (p *pipeText) textOrFile(label, text string, fl *fileLines) int {
 		return p.textBlock(label, text)
 	}
 	p.writeLine(textLabel(label, fl.textSize()))
-	return p.bodyPieces([]xpiece{{file: fl, n: fl.size}})
+	return p.bodyPieces(fl.pieces())
 }
 
 func (p *pipeText) jsonBlock(label string, raw json.RawMessage) {
@@ -574,12 +574,11 @@ func (v *sessionView) pipelineContent(ci *callInfo, sess *model.Session, low mod
 		}
 	}
 
-	sz := sizeOf(vis.Text)
 	rv, texts := vis.Result, map[string]func(func(string) error) error(nil)
 	if big != nil {
-		sz, rv.Text, texts = big.textSize(), hugeToken, map[string]func(func(string) error) error{hugeToken: big.writeText}
+		rv.Text, texts = hugeToken, map[string]func(func(string) error) error{hugeToken: big.writeText}
 	}
-	p.pipeBound(vis.Truncation, vis.Text, sz)
+	p.pipeBound(vis.Truncation, vis.Text, ci.visibleSize(vis))
 
 	p.head(4, "ToolResultValue")
 	p.note(valueNote(c, vis))
@@ -666,7 +665,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 		fmt.Fprintf(&b, "model sees (%s):\n", vis.Result.Type)
 		text := vis.Text
 		if fl := sd.ci.bigText(); fl != nil {
-			text = clipped([]xpiece{{file: fl, n: fl.size}}, "Model sees (2) shows it whole")
+			text = clipped(fl.pieces(), "Model sees (2) shows it whole")
 		}
 		b.WriteString(text)
 		if !strings.HasSuffix(text, "\n") {

@@ -282,10 +282,7 @@ func (v *sessionView) callHeader(ci *callInfo, d *sessionData) []string {
 
 func (v *sessionView) seesHeader(ci *callInfo, vis *model.Visible) []string {
 	st := v.st
-	sz := sizeOf(vis.Text)
-	if fl := ci.bigText(); fl != nil {
-		sz = fl.textSize()
-	}
+	sz := ci.visibleSize(vis)
 	rt := string(vis.Result.Type)
 	typeStyle := st.Badge
 	if vis.Result.Type == model.ResultError {

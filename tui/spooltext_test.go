@@ -1,11 +1,12 @@
 package tui
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
-	"correx/internal/fixtures"
 	"correx/model"
 	"correx/render"
 	"correx/sessions"
@@ -58,45 +59,59 @@ func TestSpooledTextShowsWhatHeldTextShows(t *testing.T) {
 // holds a marker, is read whole: spoolDetail declines it.
 func TestSpoolDetailDeclines(t *testing.T) {
 	declined, took := 0, 0
-	for _, f := range fixtures.All(t) {
-		st, err := sessions.Open(f.Source)
+	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, _ func(func(*Config)) (*harness, *sessionView)) {
+		l := sessions.LazyFor(st, in.ID)
+		s, err := st.Load(t.Context(), in.ID)
 		require.NoError(t, err)
-		infos, err := st.List(t.Context())
+		p, err := l.LoadOutline(t.Context(), in.ID, 0, 0)
 		require.NoError(t, err)
-		for _, in := range infos {
-			l := sessions.LazyFor(st, in.ID)
-			if l == nil || in.ToolCalls == 0 {
+		spills := sessions.SpillsFor(in)
+		for _, r := range p.Session.ToolCalls() {
+			oc := r.Call
+			if !oc.Elided {
 				continue
 			}
-			s, err := st.Load(t.Context(), in.ID)
+			partID := p.Session.Messages[r.Message].Parts[r.Part].ID
+			var msg detailMsg
+			carrier := render.CarrierModel(p.Session, r.Message, "")
+			ok, err := spoolDetail(t.Context(), l, in.ID, partID, oc, spills, carrier, &msg)
 			require.NoError(t, err)
-			p, err := l.LoadOutline(t.Context(), in.ID, 0, 0)
-			require.NoError(t, err)
-			spills := sessions.SpillsFor(in)
-			for _, r := range p.Session.ToolCalls() {
-				oc := r.Call
-				if !oc.Elided {
-					continue
-				}
-				partID := p.Session.Messages[r.Message].Parts[r.Part].ID
-				var msg detailMsg
-				carrier := render.CarrierModel(p.Session, r.Message, "")
-				ok, err := spoolDetail(t.Context(), l, in.ID, partID, oc, spills, carrier, &msg)
-				require.NoError(t, err)
-				whole, found := s.FindCall(oc.CallID)
-				require.True(t, found)
-				vis, _ := visibles(whole.Call, spills, carrier)
-				if !ok {
-					declined++
-					continue
-				}
-				took++
-				require.Nil(t, vis.Truncation, "%s %s: spooled, but truncated", f.ID(), oc.CallID)
-				msg.close()
+			whole, found := s.FindCall(oc.CallID)
+			require.True(t, found)
+			vis, _ := visibles(whole.Call, spills, carrier)
+			if !ok {
+				declined++
+				continue
 			}
+			took++
+			require.Nil(t, vis.Truncation, "%s %s: spooled, but truncated", where, oc.CallID)
+			msg.close()
 		}
-		st.Close()
-	}
+	})
 	require.Positive(t, declined, "calls read whole")
 	require.Positive(t, took, "calls spooled")
+}
+
+// writeText gives a file's text in pieces of whole runes, however the
+// runes fall across its reads.
+func TestFileWriteTextWholeRunes(t *testing.T) {
+	for _, pad := range []int{0, 1, 2, 3} {
+		text := strings.Repeat("x", pad) + strings.Repeat("é漢😀", 40000)
+		f, err := createSpool()
+		require.NoError(t, err)
+		_, err = f.WriteString(text)
+		require.NoError(t, err)
+		fl := newFileLines(f, []int64{0}, int64(len(text)), false)
+		var got strings.Builder
+		pieces := 0
+		require.NoError(t, fl.writeText(func(piece string) error {
+			require.True(t, utf8.ValidString(piece), "pad %d piece %d cuts a rune", pad, pieces)
+			got.WriteString(piece)
+			pieces++
+			return nil
+		}))
+		require.Greater(t, pieces, 1, "pad %d", pad)
+		require.Equal(t, text, got.String(), "pad %d", pad)
+		fl.Close()
+	}
 }

@@ -360,6 +360,9 @@ func runeCut(b []byte) int {
 	return len(b)
 }
 
+// pieces is the file's text as one excerpt piece.
+func (fl *fileLines) pieces() []xpiece { return []xpiece{{file: fl, n: fl.size}} }
+
 // textSize is how long the file's text is.
 func (fl *fileLines) textSize() textSize {
 	return textSize{lines: len(fl.starts), bytes: fl.size, open: fl.size > 0 && !fl.trail}

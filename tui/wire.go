@@ -89,7 +89,7 @@ func texts(ps []xpiece) ([]string, bool) {
 // wirePieces is the excerpt's wire as pieces.
 func (e excerpt) wirePieces() []xpiece {
 	if e.wireFile != nil {
-		return []xpiece{{file: e.wireFile, n: e.wireFile.size}}
+		return e.wireFile.pieces()
 	}
 	return textPieces(e.wire)
 }

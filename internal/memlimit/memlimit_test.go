@@ -7,32 +7,24 @@ import (
 )
 
 func TestLimit(t *testing.T) {
-	p := Policy{Floor: 24 << 20, Headroom: 6 << 20}
-	for _, tc := range []struct {
-		live, other uint64
-		want        int64
-	}{
-		{2 << 20, 1 << 20, 24 << 20},
-		{16 << 20, 2 << 20, 24 << 20},
-		{18 << 20, 1 << 20, 25 << 20},
-		{22 << 20, 8 << 20, 36 << 20},
-	} {
-		if got := Limit(p, tc.live, tc.other); got != tc.want {
-			t.Errorf("Limit(%v, %d, %d) = %d, want %d", p, tc.live, tc.other, got, tc.want)
-		}
-	}
+	fixed := Policy{Floor: 24 << 20, Headroom: 6 << 20}
 	// with a share, the headroom grows with the live heap past the fixed one
-	q := Policy{Floor: 32 << 20, Headroom: 8 << 20, Share: 4}
+	shared := Policy{Floor: 32 << 20, Headroom: 8 << 20, Share: 4}
 	for _, tc := range []struct {
+		p           Policy
 		live, other uint64
 		want        int64
 	}{
-		{16 << 20, 2 << 20, 32 << 20},
-		{30 << 20, 2 << 20, 40 << 20},
-		{128 << 20, 4 << 20, 164 << 20},
+		{fixed, 2 << 20, 1 << 20, 24 << 20},
+		{fixed, 16 << 20, 2 << 20, 24 << 20},
+		{fixed, 18 << 20, 1 << 20, 25 << 20},
+		{fixed, 22 << 20, 8 << 20, 36 << 20},
+		{shared, 16 << 20, 2 << 20, 32 << 20},
+		{shared, 30 << 20, 2 << 20, 40 << 20},
+		{shared, 128 << 20, 4 << 20, 164 << 20},
 	} {
-		if got := Limit(q, tc.live, tc.other); got != tc.want {
-			t.Errorf("Limit(%v, %d, %d) = %d, want %d", q, tc.live, tc.other, got, tc.want)
+		if got := Limit(tc.p, tc.live, tc.other); got != tc.want {
+			t.Errorf("Limit(%v, %d, %d) = %d, want %d", tc.p, tc.live, tc.other, got, tc.want)
 		}
 	}
 }
