@@ -19,6 +19,10 @@ import (
 func bedrock(prompt []msg, pl *Placer) []Value {
 	out := []Value{}
 	docs := 0 // generateDocumentName's counter, shared by the whole prompt
+	if pl != nil {
+		docs = pl.docs
+		defer func() { pl.docs = docs }()
+	}
 	lastRole := ""
 	blocks := roleBlocks(prompt)
 	for i, b := range blocks {

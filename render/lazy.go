@@ -477,29 +477,38 @@ func (c *LazyConversation) resolve(ctx context.Context, s *model.Session, step i
 		}
 	}
 	for mi := 0; mi <= last && mi < len(cp.Messages); mi++ {
-		msg := &cp.Messages[mi]
-		copied := false
-		for pi, pt := range msg.Parts {
-			if pt.Tool == nil || !pt.Tool.Elided {
-				continue
-			}
-			if !copied {
-				msg.Parts, copied = append([]model.Part(nil), msg.Parts...), true
-			}
-			if lazy {
-				if ph := c.placeholder(pt.Tool, pt.ID); ph != nil {
-					msg.Parts[pi].Tool = ph
-					continue
-				}
-			}
-			full, err := c.l.LoadOutput(ctx, s.Info.ID, pt.ID)
-			if err != nil {
-				return nil, false, err
-			}
-			msg.Parts[pi].Tool = full
+		if err := c.resolveMessage(ctx, &cp.Messages[mi], lazy); err != nil {
+			return nil, false, err
 		}
 	}
 	return &cp, false, nil
+}
+
+// resolveMessage gives msg, a message of an outline, parts of its own
+// where its elided calls are read whole or, with lazy, given placeholders
+// when they can be.
+func (c *LazyConversation) resolveMessage(ctx context.Context, msg *model.Message, lazy bool) error {
+	copied := false
+	for pi, pt := range msg.Parts {
+		if pt.Tool == nil || !pt.Tool.Elided {
+			continue
+		}
+		if !copied {
+			msg.Parts, copied = append([]model.Part(nil), msg.Parts...), true
+		}
+		if lazy {
+			if ph := c.placeholder(pt.Tool, pt.ID); ph != nil {
+				msg.Parts[pi].Tool = ph
+				continue
+			}
+		}
+		full, err := c.l.LoadOutput(ctx, c.sessionID, pt.ID)
+		if err != nil {
+			return err
+		}
+		msg.Parts[pi].Tool = full
+	}
+	return nil
 }
 
 // loadRequest reads the logged request of message msg, with lazy its

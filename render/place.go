@@ -105,6 +105,9 @@ type Placer struct {
 	low    model.Lowering
 	gaps   []Gap
 	lazy   *LazyConversation // the conversation is written lazily
+	// docs is Bedrock's document count before the prompt lowered: one
+	// count for the whole conversation, lowered a window at a time or not
+	docs int
 }
 
 // Lazy tells whether the conversation is written lazily: an own wire may

@@ -121,27 +121,7 @@ func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 		nativeCaching(out)
 		return out
 	}
-	var out []msg
-	fork := forkOf(s.Info.Agent)
-	for i, sm := range s.Messages[:upto] {
-		switch sm.Role {
-		case model.RoleUser:
-			u := userMsg(sm)
-			if fork.UserText != nil {
-				if t := fork.UserText(s, &s.Messages[i]); t != "" {
-					u.parts = append(u.parts, part{kind: pText, text: t})
-				}
-			}
-			if len(u.parts) > 0 {
-				out = append(out, u)
-			}
-		case model.RoleAssistant:
-			for _, a := range assistantMsgs(sm, p, m, s.Info.Version) {
-				a.nullText = fork.NullContent && a.role == "assistant"
-				out = append(out, a)
-			}
-		}
-	}
+	out := promptMsgs(s, s.Messages[:upto], p, m)
 	if m.Lowering == model.LoweringNative {
 		// packages/llm takes the messages without ProviderTransform.message:
 		// no unsupportedParts, no interleaved field
@@ -150,16 +130,57 @@ func buildPrompt(s *model.Session, upto int, p Provider, m Model) []msg {
 		nativeCaching(out)
 		return out
 	}
-	caps := m.Caps.For(m.ProviderID, m.ModelID)
-	out = unsupportedParts(out, caps)
-	out = normalize(out, p, m)
-	if !isMistral(m) && caps.Interleaved != "" && caps.NPM != "@openrouter/ai-sdk-provider" {
-		interleave(out, caps.Interleaved)
-	}
-	if p == Anthropic || m.ProviderID == "anthropic" || strings.Contains(m.ModelID, "anthropic") || strings.Contains(m.ModelID, "claude") {
-		applyCaching(out, p, m.ProviderID)
+	return finishPrompt(prepPrompt(out, p, m), p, m, true)
+}
+
+// promptMsgs is toModelMessages + convertToModelMessages of msgs, messages
+// of s, each lowered alone.
+func promptMsgs(s *model.Session, msgs []model.Message, p Provider, m Model) []msg {
+	var out []msg
+	fork := forkOf(s.Info.Agent)
+	for i := range msgs {
+		switch sm := &msgs[i]; sm.Role {
+		case model.RoleUser:
+			u := userMsg(*sm)
+			if fork.UserText != nil {
+				if t := fork.UserText(s, sm); t != "" {
+					u.parts = append(u.parts, part{kind: pText, text: t})
+				}
+			}
+			if len(u.parts) > 0 {
+				out = append(out, u)
+			}
+		case model.RoleAssistant:
+			for _, a := range assistantMsgs(*sm, p, m, s.Info.Version) {
+				a.nullText = fork.NullContent && a.role == "assistant"
+				out = append(out, a)
+			}
+		}
 	}
 	return out
+}
+
+// prepPrompt is the start of ProviderTransform.message on the AI SDK
+// path, whose every rule looks at one message alone: unsupportedParts,
+// then normalizeMessages' dropping of empty content.
+func prepPrompt(msgs []msg, p Provider, m Model) []msg {
+	return dropEmpty(unsupportedParts(msgs, m.Caps.For(m.ProviderID, m.ModelID)), p, m)
+}
+
+// finishPrompt is the rest of ProviderTransform.message over a prepared
+// prompt (prepPrompt): the rest of normalizeMessages, the interleaved
+// field, and, when the prompt ends with the request's last message
+// (last), the cache marks of applyCaching.
+func finishPrompt(msgs []msg, p Provider, m Model, last bool) []msg {
+	caps := m.Caps.For(m.ProviderID, m.ModelID)
+	msgs = normalizeRest(msgs, m)
+	if !isMistral(m) && caps.Interleaved != "" && caps.NPM != "@openrouter/ai-sdk-provider" {
+		interleave(msgs, caps.Interleaved)
+	}
+	if last && (p == Anthropic || m.ProviderID == "anthropic" || strings.Contains(m.ModelID, "anthropic") || strings.Contains(m.ModelID, "claude")) {
+		applyCaching(msgs, p, m.ProviderID)
+	}
+	return msgs
 }
 
 func userMsg(sm model.Message) msg {
@@ -405,30 +426,41 @@ func isMistral(m Model) bool {
 
 // normalize is ProviderTransform's normalizeMessages.
 func normalize(msgs []msg, p Provider, m Model) []msg {
-	if p == Anthropic || p == Bedrock {
-		// Anthropic rejects empty content: drop empty texts, reasoning the
-		// converter would not replay, and then empty messages.
-		dropped := func(pt *part) bool {
-			return pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(*pt, p, m)
-		}
-		kept := msgs[:0]
-		for _, ms := range msgs {
-			if slices.ContainsFunc(ms.parts, func(pt part) bool { return dropped(&pt) }) {
-				// a new slice: the message's may be another's too
-				parts := make([]part, 0, len(ms.parts))
-				for i := range ms.parts {
-					if !dropped(&ms.parts[i]) {
-						parts = append(parts, ms.parts[i])
-					}
-				}
-				ms.parts = parts
-			}
-			if len(ms.parts) > 0 {
-				kept = append(kept, ms)
-			}
-		}
-		msgs = kept
+	return normalizeRest(dropEmpty(msgs, p, m), m)
+}
+
+// dropEmpty is the start of normalizeMessages: Anthropic and Bedrock
+// reject empty content, so empty texts, reasoning the converter would not
+// replay, and then empty messages are dropped.
+func dropEmpty(msgs []msg, p Provider, m Model) []msg {
+	if p != Anthropic && p != Bedrock {
+		return msgs
 	}
+	dropped := func(pt *part) bool {
+		return pt.kind == pText && pt.text == "" || pt.kind == pReasoning && !replayable(*pt, p, m)
+	}
+	kept := msgs[:0]
+	for _, ms := range msgs {
+		if slices.ContainsFunc(ms.parts, func(pt part) bool { return dropped(&pt) }) {
+			// a new slice: the message's may be another's too
+			parts := make([]part, 0, len(ms.parts))
+			for i := range ms.parts {
+				if !dropped(&ms.parts[i]) {
+					parts = append(parts, ms.parts[i])
+				}
+			}
+			ms.parts = parts
+		}
+		if len(ms.parts) > 0 {
+			kept = append(kept, ms)
+		}
+	}
+	return kept
+}
+
+// normalizeRest is the rest of normalizeMessages: call ids rewritten, and
+// Mistral's rule on what follows tool results.
+func normalizeRest(msgs []msg, m Model) []msg {
 	if m.rewritesCallIDs() {
 		mapCallIDs(msgs, m.WireCallID)
 	}
