@@ -2,10 +2,10 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"context"
 	"path/filepath"
 	"testing"
 
