@@ -552,7 +552,29 @@ func (c *cli) wire(args []string) error {
 		out = prefixWriter{w: w, prefix: "  "}
 		return nil
 	}
-	if l := sessions.LazyFor(st, c.session); l != nil {
+	l := sessions.LazyFor(st, c.session)
+	if ml, ok := l.(sessions.MessageLister); ok {
+		// a conversation lowered a window at a time, its outline read a
+		// page at a time: never held whole
+		skel, err := ml.LoadMessages(ctx, c.session)
+		if err != nil {
+			return err
+		}
+		if render.Windowable(skel, p, c.step, m) {
+			c.warn(skel.Warnings...)
+			if err := begin(skel); err != nil {
+				return err
+			}
+			c.wireNotes(skel, p, nil)
+			win, err := render.WriteWindowed(ctx, l, skel, c.outlinePages(l, skel), p, c.step, m, out)
+			if err != nil {
+				return err
+			}
+			win.Last.Close()
+			return c.endWire(w)
+		}
+	}
+	if l != nil {
 		// from the outline, each large output read as it is written
 		page, err := l.LoadOutline(ctx, c.session, 0, 0)
 		if err != nil {
@@ -589,6 +611,11 @@ func (c *cli) wire(args []string) error {
 			return err
 		}
 	}
+	return c.endWire(w)
+}
+
+// endWire ends what wire wrote to w.
+func (c *cli) endWire(w *bufio.Writer) error {
 	if c.asJSON {
 		w.WriteString("\n}")
 	}
@@ -600,6 +627,29 @@ func (c *cli) wire(args []string) error {
 		fmt.Fprintf(c.errOut, "correx: wire: what is printed may be incomplete or not what the provider received: see the %d warning(s) above\n", n)
 	}
 	return nil
+}
+
+// wirePage is how many messages of an outline wire reads at once.
+const wirePage = 512
+
+// outlinePages reads the outline of skel, a session's messages
+// (sessions.MessageLister), a page at a time, with its warnings; a page
+// whose messages are not skel's (the session changed since) is an error.
+func (c *cli) outlinePages(l sessions.Lazy, skel *model.Session) render.Pages {
+	return func(ctx context.Context, lo int) ([]model.Message, error) {
+		page, err := l.LoadOutline(ctx, skel.Info.ID, lo, wirePage)
+		if err != nil {
+			return nil, err
+		}
+		c.warn(page.Session.Warnings...)
+		msgs := page.Session.Messages
+		for k := range msgs {
+			if lo+k >= len(skel.Messages) || msgs[k].ID != skel.Messages[lo+k].ID {
+				return nil, fmt.Errorf("session %s changed while it was read: run again", skel.Info.ID)
+			}
+		}
+		return msgs, nil
+	}
 }
 
 func (c *cli) transcript(args []string) error {

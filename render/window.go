@@ -38,9 +38,9 @@ import (
 // window at a time; what it returns is read, never changed.
 type Pages func(ctx context.Context, lo int) ([]model.Message, error)
 
-// windowMessages is how many prompt messages a window gathers before it
+// WindowMessages is how many prompt messages a window gathers before it
 // is lowered and written (tests lower it).
-var windowMessages = 1024
+var WindowMessages = 256
 
 // Windowed is a conversation lowered a window at a time (WriteWindowed).
 type Windowed struct {
@@ -101,7 +101,7 @@ func WriteWindowed(ctx context.Context, l OutputLoader, s *model.Session, pages 
 	m.Lowering = model.LoweringAISDK
 	if pages == nil {
 		pages = func(_ context.Context, lo int) ([]model.Message, error) {
-			return s.Messages[lo:min(lo+windowMessages, len(s.Messages))], nil
+			return s.Messages[lo:min(lo+WindowMessages, len(s.Messages))], nil
 		}
 	}
 	wr := &windower{s: s, l: l, p: p, m: m, lw: &listWriter{w: w}}
@@ -124,7 +124,7 @@ func WriteWindowed(ctx context.Context, l OutputLoader, s *model.Session, pages 
 			prompts += len(e.prompt)
 		}
 		lo += len(msgs)
-		if prompts < windowMessages {
+		if prompts < WindowMessages {
 			continue
 		}
 		if cut := penultimateStart(carry); cut > 0 {

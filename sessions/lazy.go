@@ -37,6 +37,16 @@ type OutlineLoader interface {
 	LoadOutline(ctx context.Context, id string, from, limit int) (*OutlinePage, error)
 }
 
+// MessageLister is implemented by lazy stores that can read a session's
+// messages without their parts: what a lowering a window at a time
+// decides from (the steps, their models) before it reads the parts a
+// page at a time.
+type MessageLister interface {
+	// LoadMessages reads the messages of session id, in order, with no
+	// parts, and the warnings reading them raised.
+	LoadMessages(ctx context.Context, id string) (*model.Session, error)
+}
+
 // OutputLoader is implemented by stores whose outlines elide outputs.
 type OutputLoader interface {
 	// LoadOutput reads tool part partID of session sessionID whole (output,

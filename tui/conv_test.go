@@ -30,9 +30,9 @@ var spooledEarly, spooledEarlyKept, spooledHeads int
 // over firstScreenBytes, comes first as its first lines, still writing,
 // with the excerpts already whole: those lines must be the whole
 // result's, from its file (over mem bytes) or in memory.
-func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, mem int64) convResult {
+func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, mem int64) convResult {
 	t.Helper()
-	msg := convSpool(ctx, k, outline, l, model.SessionCapabilities{}, mem).(convMsg)
+	msg := convSpool(ctx, k, outline, l, pages, model.SessionCapabilities{}, mem).(convMsg)
 	if msg.next == nil {
 		require.False(t, msg.res.writing)
 		return msg.res
@@ -94,6 +94,8 @@ func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Sessio
 }
 
 func TestLazyConversationSpooled(t *testing.T) {
+	defer func(n int) { render.WindowMessages = n }(render.WindowMessages)
+	render.WindowMessages = 2 // a window every few messages
 	t.Cleanup(func() {
 		spools.Lock()
 		dir := spools.dir
@@ -102,7 +104,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 		os.RemoveAll(dir)
 	})
 	ctx := context.Background()
-	elided, excerpted, filed := 0, 0, 0
+	elided, excerpted, filed, windowed := 0, 0, 0, 0
 	for _, dir := range fixtureFlavours(t) {
 		st, err := sessions.Open(dir)
 		require.NoError(t, err)
@@ -130,28 +132,48 @@ func TestLazyConversationSpooled(t *testing.T) {
 				val := r.Value
 				want, err := render.MarshalIndent(val)
 				require.NoError(t, err)
-				for _, mem := range []int64{0, 1 << 30} {
-					res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, mem)
-					require.NoError(t, res.err)
-					got := res.json
-					if res.file != nil {
-						b, err := os.ReadFile(res.file.f.Name())
-						require.NoError(t, err)
-						got = string(b)
-						lines, _ := splitLines(got)
-						require.Equal(t, len(lines), len(res.file.starts))
-						for i, s := range res.file.starts {
-							require.Equal(t, lines[i], res.file.prefix(i, len(lines[i])+1), "line %d", i)
-							require.True(t, s == 0 || got[s-1] == '\n')
-						}
-						res.file.Close()
-					}
-					require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
-					require.Equal(t, int64(len(want)), res.size)
+				// lowered whole, and a window at a time from pages of two
+				// messages where it can be
+				ways := []render.Pages{nil}
+				if render.Windowable(p.Session, prov, step, render.Model{}) {
+					ways = append(ways, func(_ context.Context, lo int) ([]model.Message, error) {
+						return p.Session.Messages[lo:min(lo+2, len(p.Session.Messages))], nil
+					})
+					windowed++
 				}
-				res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, 1<<30)
+				for _, mem := range []int64{0, 1 << 30} {
+					for _, pages := range ways {
+						res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, pages, mem)
+						require.NoError(t, res.err)
+						got := res.json
+						if res.file != nil {
+							b, err := os.ReadFile(res.file.f.Name())
+							require.NoError(t, err)
+							got = string(b)
+							lines, _ := splitLines(got)
+							require.Equal(t, len(lines), len(res.file.starts))
+							for i, s := range res.file.starts {
+								require.Equal(t, lines[i], res.file.prefix(i, len(lines[i])+1), "line %d", i)
+								require.True(t, s == 0 || got[s-1] == '\n')
+							}
+							res.file.Close()
+						}
+						require.Equal(t, string(want), got, "%s %s %s", dir, in.ID, prov)
+						require.Equal(t, int64(len(want)), res.size)
+						require.Equal(t, len(val.([]render.Value)), res.items)
+					}
+				}
+				var outs []convResult
+				for _, pages := range ways {
+					outs = append(outs, spooled(t, ctx, convKey{p: prov, step: step, whole: true}, p.Session, l, pages, 1<<30))
+					excerpt := convSpool(ctx, convKey{p: prov, step: step}, p.Session, l, pages, model.SessionCapabilities{}, 1<<30).(convMsg)
+					for excerpt.next != nil { // a tail first
+						excerpt = excerpt.next().(convMsg)
+					}
+					outs = append(outs, excerpt.res)
+				}
 				ids := stepCallIDs(full, step)
-				wantEx, spooled := excerpts(val, r.Places, ids, render.WriteIndent, 1<<30)
+				wantEx, spooled := excerpts(val, 0, r.Places, ids, render.WriteIndent, 1<<30)
 				require.Empty(t, spooled)
 				items := val.([]render.Value)
 				pick := func(idx []int) string {
@@ -169,7 +191,10 @@ func TestLazyConversationSpooled(t *testing.T) {
 					require.Equal(t, pick(r.Places[id].Items()), wantEx[id].wire)
 					require.Equal(t, pick(r.Places[id].ResultItems()), piecesText(t, wantEx[id].result))
 					require.Nil(t, wantEx[id].wireFile)
-					require.Equal(t, wantEx[id], res.excerpts[id], "%s %s call %s", dir, prov, id)
+					for _, res := range outs {
+						require.Equal(t, wantEx[id], res.excerpts[id], "%s %s call %s", dir, prov, id)
+						require.Equal(t, len(items), res.items)
+					}
 					excerpted++
 				}
 				// held in spool files (every list, lowered from 1 MiB), the
@@ -177,7 +202,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 				func() {
 					defer func(n int) { exactMemBytes = n }(exactMemBytes)
 					exactMemBytes = 0
-					got, files := excerpts(val, r.Places, ids, render.WriteIndent, 0)
+					got, files := excerpts(val, 0, r.Places, ids, render.WriteIndent, 0)
 					defer func() {
 						for _, fl := range files {
 							fl.Close()
@@ -199,6 +224,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 		}
 	}
 	require.NotZero(t, excerpted)
+	require.NotZero(t, windowed, "no conversation was lowered a window at a time")
 	require.NotZero(t, elided, "no fixture call was elided by its outline")
 	require.NotZero(t, filed, "no excerpt was kept in a spool file")
 	// with mem 0 every JSON comes first as its first lines, unless the
@@ -256,7 +282,7 @@ func TestRequestHeadIsTheWholesStart(t *testing.T) {
 	before := spooledHeads
 	eachLazyStep(t, func(_ fixtures.Fixture, _ string, l sessions.Lazy, outline *model.Session, step int) {
 		for _, prov := range render.Providers {
-			res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, outline, l, 0)
+			res := spooled(t, ctx, convKey{p: prov, step: step, whole: true}, outline, l, nil, 0)
 			if res.file != nil {
 				res.file.Close()
 			}
@@ -279,7 +305,7 @@ func TestCompareTailIsTheWholes(t *testing.T) {
 		eachLazyStep(t, func(f fixtures.Fixture, id string, l sessions.Lazy, outline *model.Session, step int) {
 			for i, prov := range render.Providers {
 				ks := [2]convKey{{p: prov, step: step}, {p: render.Providers[(i+1)%len(render.Providers)], step: step}}
-				msgs := []convMsg{convSpoolPair(ctx, ks, outline, l, model.SessionCapabilities{}, 1<<20).(convMsg)}
+				msgs := []convMsg{convSpoolPair(ctx, ks, outline, l, nil, model.SessionCapabilities{}, 1<<20).(convMsg)}
 				for last := msgs[0]; last.next != nil; {
 					last = last.next().(convMsg)
 					msgs = append(msgs, last)
@@ -292,7 +318,7 @@ func TestCompareTailIsTheWholes(t *testing.T) {
 				tails++
 				// one side alone (the other lowered already) comes as
 				// its tail too
-				one := convSpool(ctx, ks[0], outline, l, model.SessionCapabilities{}, 1<<20).(convMsg)
+				one := convSpool(ctx, ks[0], outline, l, nil, model.SessionCapabilities{}, 1<<20).(convMsg)
 				require.True(t, one.res.tail, "%s %s step %d %s alone", f.ID(), id, step, ks[0].p)
 				require.Equal(t, tailTexts(msgs[0].res), tailTexts(one.res))
 				one.res.close()

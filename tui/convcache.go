@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"correx/render"
 	"correx/sessions"
 	"correx/sessions/opencode"
 )
@@ -159,12 +160,13 @@ func (c *convCache) caps(a *app, k convKey) (cmd tea.Cmd, wait bool) {
 func (c *convCache) start(a *app, v *sessionView, k convKey, ctx context.Context) tea.Cmd {
 	c.pending[k] = true
 	var l sessions.Lazy
+	var pages render.Pages
 	snap, fill := *k.sess, (func(context.Context) error)(nil)
 	if v.data.sess == k.sess {
 		l = v.data.lazy
-		snap, fill = v.data.outlineSnapshot(k.step)
+		snap, fill, pages = v.data.lowerFrom(k)
 	}
-	cmd := convCmd(ctx, a.cfg, k, snap, l, capsFor(k.data, k.inputs))
+	cmd := convCmd(ctx, a.cfg, k, snap, l, pages, capsFor(k.data, k.inputs))
 	if fill == nil {
 		return cmd
 	}
@@ -196,7 +198,7 @@ func (c *convCache) startPair(a *app, v *sessionView) tea.Cmd {
 		}
 	}
 	c.pending[x], c.pending[y] = true, true
-	snap, fill := v.data.outlineSnapshot(x.step)
+	snap, fill, pages := v.data.lowerFrom(x)
 	ctx, l, caps, mem := v.ctx, v.data.lazy, capsFor(x.data, x.inputs), a.cfg.MaxInMemoryJSON
 	return func() tea.Msg {
 		if fill != nil {
@@ -204,7 +206,7 @@ func (c *convCache) startPair(a *app, v *sessionView) tea.Cmd {
 				return convMsg{key: x, res: convResult{err: err}, next: func() tea.Msg { return convMsg{key: y, res: convResult{err: err}} }}
 			}
 		}
-		return convSpoolPair(ctx, [2]convKey{x, y}, &snap, l, caps, mem)
+		return convSpoolPair(ctx, [2]convKey{x, y}, &snap, l, pages, caps, mem)
 	}
 }
 

@@ -446,10 +446,13 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 // too. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
-func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, caps model.SessionCapabilities) tea.Cmd {
+//
+// pages, when set, give the outline's parts a page at a time for a
+// conversation lowered a window at a time (render.WriteWindowed).
+func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
 		if l != nil {
-			return convSpool(ctx, k, &snap, l, caps, cfg.MaxInMemoryJSON)
+			return convSpool(ctx, k, &snap, l, pages, caps, cfg.MaxInMemoryJSON)
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
@@ -459,7 +462,7 @@ func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l s
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
-			res.excerpts, res.spools = excerpts(val, r.Places, stepCallIDs(&snap, k.step), render.WriteIndent, cfg.MaxInMemoryJSON)
+			res.excerpts, res.spools = excerpts(val, 0, r.Places, stepCallIDs(&snap, k.step), render.WriteIndent, cfg.MaxInMemoryJSON)
 			if !k.whole {
 				return convMsg{key: k, res: res}
 			}
@@ -485,9 +488,15 @@ var convSem = make(chan struct{}, 1)
 // or, for a larger one, once its first screens are (firstScreenBytes):
 // that convMsg carries the excerpts (all Wire, Compare and Pipeline need)
 // and the first lines for the Request pane, and its next waits for the
-// rest, written meanwhile under ctx.
-func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
-	whole := func() tea.Msg { return convSpoolWhole(ctx, k, outline, l, caps, maxMem) }
+// rest, written meanwhile under ctx. With pages, the conversation is
+// lowered a window at a time (convWindowed).
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	whole := func() tea.Msg {
+		if pages != nil {
+			return convWindowed(ctx, k, outline, l, pages, caps, maxMem)
+		}
+		return convSpoolWhole(ctx, k, outline, l, caps, maxMem)
+	}
 	if k.whole {
 		if head, ok := convHead(ctx, k, outline, l, caps); ok {
 			return convMsg{key: k, res: head, next: whole}
@@ -571,8 +580,15 @@ func convSpoolWhole(ctx context.Context, k convKey, outline *model.Session, l se
 	done := make(chan convResult, 1)
 	go func() {
 		defer release()
-		done <- writeSpool(ctx, lc, f, res, maxMem, first)
+		done <- writeSpool(f, res, maxMem, first, func(w io.Writer) error { return lc.WriteIndent(ctx, w, lc.Value) })
 	}()
+	return firstOrDone(k, first, done, unlock)
+}
+
+// firstOrDone is the convMsg of the first of a spool's results to come:
+// the whole one, or its first screens (first) followed by it (done);
+// unlock lets another lowering start once the first screens are shown.
+func firstOrDone(k convKey, first, done <-chan convResult, unlock func()) tea.Msg {
 	select {
 	case r := <-done:
 		select {
@@ -587,6 +603,59 @@ func convSpoolWhole(ctx context.Context, k convKey, outline *model.Session, l se
 	}
 }
 
+// convWindowed is convSpoolWhole of a conversation lowered a window at a
+// time (render.WriteWindowed), its outline's parts read a page at a time
+// from pages: neither is ever held whole. Its excerpts are those of the
+// last window, where the calls whose results the request carries are;
+// its first screens come without them, as a head's do.
+func convWindowed(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	convSem <- struct{}{}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	var sem sync.Once
+	unlock := func() { sem.Do(func() { <-convSem }) }
+	m := render.Model{Lowering: k.low, Caps: caps}
+	res := convResult{lazy: true, rendered: true, note: render.WireNote(outline, k.p, k.step, nil)}
+	var win *render.Windowed
+	// done adds the last window's excerpts and count to res
+	done := func(res convResult, err error) convResult {
+		if err == nil && win != nil {
+			res.head, res.items = false, win.Items()
+			res.excerpts, res.spools = excerpts(win.Last.Value, win.Before, win.Last.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
+				return win.Last.WriteIndent(ctx, w, v)
+			}, maxMem)
+		}
+		if win != nil {
+			win.Last.Close()
+		}
+		if err != nil {
+			res.close()
+			res = convResult{err: err}
+		}
+		cancel()
+		unlock()
+		return res
+	}
+	if !k.whole {
+		var err error
+		win, err = render.WriteWindowed(ctx, l, outline, pages, k.p, k.step, m, nil)
+		return convMsg{key: k, res: done(res, err)}
+	}
+	f, err := createSpool()
+	if err != nil {
+		return convMsg{key: k, res: done(res, err)}
+	}
+	res.head = true // counted once all are lowered
+	first, written := make(chan convResult, 1), make(chan convResult, 1)
+	go func() {
+		r := writeSpool(f, res, maxMem, first, func(w io.Writer) (err error) {
+			win, err = render.WriteWindowed(ctx, l, outline, pages, k.p, k.step, m, w)
+			return err
+		})
+		written <- done(r, r.err)
+	}()
+	return firstOrDone(k, first, written, unlock)
+}
+
 // lazyExcerpts is conversation k of a lazy session's outline, lowered as
 // lc, without its whole JSON: its excerpts, written as the JSON would be.
 func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *render.LazyConversation, maxMem int64) convResult {
@@ -595,7 +664,7 @@ func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *re
 		return res
 	}
 	res.rendered, res.items = true, itemCount(lc.Value)
-	res.excerpts, res.spools = excerpts(lc.Value, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
+	res.excerpts, res.spools = excerpts(lc.Value, 0, lc.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
 		return lc.WriteIndent(ctx, w, v)
 	}, maxMem)
 	return res
@@ -607,8 +676,15 @@ func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *re
 // resolved, and a logged request read, once); the first's convMsg comes
 // with the second's as its next. Where they cannot be lowered together,
 // each is lowered on its own.
-func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
-	whole := func() tea.Msg { return convSpoolPairWhole(ctx, ks, outline, l, caps, maxMem) }
+func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+	whole := func() tea.Msg {
+		if pages != nil { // each lowered a window at a time
+			msgs := [2]convMsg{convWindowed(ctx, ks[0], outline, l, pages, caps, maxMem).(convMsg)}
+			msgs[0].next = func() tea.Msg { return convWindowed(ctx, ks[1], outline, l, pages, caps, maxMem) }
+			return msgs[0]
+		}
+		return convSpoolPairWhole(ctx, ks, outline, l, caps, maxMem)
+	}
 	tails := convTails(ctx, ks[:], outline, l, caps, maxMem)
 	if tails == nil {
 		return whole()
@@ -664,8 +740,8 @@ func convSpoolPairWhole(ctx context.Context, ks [2]convKey, outline *model.Sessi
 	cancel()
 	<-convSem
 	if err != nil {
-		msgs[0] = convSpool(ctx, ks[0], outline, l, caps, maxMem).(convMsg)
-		msgs[1] = convSpool(ctx, ks[1], outline, l, caps, maxMem).(convMsg)
+		msgs[0] = convSpool(ctx, ks[0], outline, l, nil, caps, maxMem).(convMsg)
+		msgs[1] = convSpool(ctx, ks[1], outline, l, nil, caps, maxMem).(convMsg)
 	}
 	second := msgs[1]
 	msgs[0].next = func() tea.Msg { return second }
@@ -683,7 +759,7 @@ const firstScreenBytes, firstScreenLines = 64 << 10, 256
 // than firstScreenBytes (or maxMem) and firstScreenLines are written, it
 // sends first a result that shows what is written so far, from a handle
 // of its own on f.
-func writeSpool(ctx context.Context, lc *render.LazyConversation, f *os.File, res convResult, maxMem int64, first chan<- convResult) convResult {
+func writeSpool(f *os.File, res convResult, maxMem int64, first chan<- convResult, write func(io.Writer) error) convResult {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
 	lw.past, lw.pastLines, lw.onPast = min(maxMem, firstScreenBytes), firstScreenLines, func() {
@@ -700,7 +776,7 @@ func writeSpool(ctx context.Context, lc *render.LazyConversation, f *os.File, re
 		early.size, early.writing = early.file.size, true
 		first <- early
 	}
-	err := lc.WriteIndent(ctx, lw, lc.Value)
+	err := write(lw)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bufio"
+	"cmp"
 	"container/list"
 	"context"
 	"errors"
@@ -375,6 +376,58 @@ func readPage(ctx context.Context, l sessions.Lazy, id string, pg outlinePage) (
 		return nil, err
 	}
 	return p.Session.Messages, nil
+}
+
+// lowerFrom is what conversation k of d's lazy session is lowered from,
+// copied in Update: the session and either fill, which reads into it the
+// parts of the pages not held (outlineSnapshot), or, where the
+// conversation can be lowered a window at a time, pages, which give them
+// a page at a time (outlinePages).
+func (d *sessionData) lowerFrom(k convKey) (snap model.Session, fill func(context.Context) error, pages render.Pages) {
+	if d.lazy != nil && render.Windowable(d.sess, k.p, k.step, render.Model{Lowering: k.low}) {
+		snap, pages = d.outlinePages()
+		return snap, nil, pages
+	}
+	snap, fill = d.outlineSnapshot(k.step)
+	return snap, fill, nil
+}
+
+// outlinePages is d's session, its messages copied, and pages, which
+// gives their parts a page at a time: a held page's from the copy, any
+// other's read again.
+func (d *sessionData) outlinePages() (model.Session, render.Pages) {
+	snap := *d.sess
+	snap.Messages = slices.Clone(snap.Messages)
+	held := slices.Clone(d.pages)
+	l, id := d.lazy, snap.Info.ID
+	return snap, func(ctx context.Context, lo int) ([]model.Message, error) {
+		i, _ := slices.BinarySearchFunc(held, lo, func(pg outlinePage, lo int) int { return cmp.Compare(pg.hi-1, lo) })
+		if i == len(held) || held[i].lo > lo {
+			// not in a page (none read there): as the session holds it
+			end := len(snap.Messages)
+			if i < len(held) {
+				end = held[i].lo
+			}
+			return snap.Messages[lo:end], nil
+		}
+		pg := held[i]
+		if pg.held {
+			return snap.Messages[lo:pg.hi], nil
+		}
+		msgs, err := readPage(ctx, l, id, pg)
+		if err != nil {
+			return nil, err
+		}
+		if len(msgs) != pg.hi-pg.lo {
+			return nil, errSessionChanged
+		}
+		for k := range msgs {
+			if msgs[k].ID != snap.Messages[pg.lo+k].ID {
+				return nil, errSessionChanged
+			}
+		}
+		return msgs[lo-pg.lo:], nil
+	}
 }
 
 // outlineSnapshot is d's session to render a conversation up to step from

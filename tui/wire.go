@@ -128,7 +128,9 @@ func piecesLen(ps []xpiece) int64 {
 // excerpts writes the excerpts of the calls ids from conv at their
 // places, each distinct set of items once, with indent; a set's JSON of
 // more than maxMem bytes stays in a spool file, which spools returns.
-func excerpts(conv render.Value, places render.Placements, ids []string, indent func(io.Writer, render.Value) error, maxMem int64) (out map[string]excerpt, spools []*fileLines) {
+// conv is the conversation's items from the one after before on (the last
+// window of one lowered a window at a time, render.Windowed).
+func excerpts(conv render.Value, before int, places render.Placements, ids []string, indent func(io.Writer, render.Value) error, maxMem int64) (out map[string]excerpt, spools []*fileLines) {
 	out = map[string]excerpt{}
 	items, isList := conv.([]render.Value)
 	if !isList {
@@ -213,11 +215,11 @@ func excerpts(conv render.Value, places render.Placements, ids []string, indent 
 		if pl == nil {
 			continue
 		}
-		e := excerpt{total: len(items), unsent: pl.Call.Item >= 0 && len(pl.Results) == 0}
+		e := excerpt{total: before + len(items), unsent: pl.Call.Item >= 0 && len(pl.Results) == 0}
 		if idx := pl.Items(); len(idx) > 0 {
 			var l list
 			if l, e.wireOK = write(idx); e.wireOK {
-				e.wire, e.wireFile, e.items = l.text, l.file, positions(idx)
+				e.wire, e.wireFile, e.items = l.text, l.file, positions(idx, before)
 			}
 		}
 		if idx := pl.ResultItems(); len(pl.Results) > 0 {
@@ -342,7 +344,7 @@ func (w *spillWriter) close() {
 }
 
 // positions are item indexes 1-based, "3–5" for a run, "3, 5" else.
-func positions(idx []int) string {
+func positions(idx []int, before int) string {
 	var parts []string
 	for i := 0; i < len(idx); {
 		j := i
@@ -350,9 +352,9 @@ func positions(idx []int) string {
 			j++
 		}
 		if j > i {
-			parts = append(parts, fmt.Sprintf("%d–%d", idx[i]+1, idx[j]+1))
+			parts = append(parts, fmt.Sprintf("%d–%d", before+idx[i]+1, before+idx[j]+1))
 		} else {
-			parts = append(parts, fmt.Sprint(idx[i]+1))
+			parts = append(parts, fmt.Sprint(before+idx[i]+1))
 		}
 		i = j + 1
 	}

@@ -92,25 +92,42 @@ func (s *sqliteStore) elidedRow(ctx context.Context, tx *sql.Tx, rowid int64, bu
 }
 
 func (s *sqliteStore) LoadOutline(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
-	return s.loadOutline(ctx, id, from, limit, false)
+	return s.loadOutline(ctx, id, from, limit, partsElided)
 }
 
 // LoadOutlineWhole is LoadOutline with the outputs of the part rows that
 // are not read with blob I/O in place, each decoded as LoadOutput decodes
 // it (sessions.WholeOutliner).
 func (s *sqliteStore) LoadOutlineWhole(ctx context.Context, id string, from, limit int) (*sessions.OutlinePage, error) {
-	return s.loadOutline(ctx, id, from, limit, true)
+	return s.loadOutline(ctx, id, from, limit, partsWhole)
 }
 
-// loadOutline reads an outline page; whole: LoadOutlineWhole's.
-func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit int, whole bool) (*sessions.OutlinePage, error) {
+// LoadMessages reads the messages of session id without their parts
+// (sessions.MessageLister).
+func (s *sqliteStore) LoadMessages(ctx context.Context, id string) (*model.Session, error) {
+	p, err := s.loadOutline(ctx, id, 0, 0, partsNone)
+	if err != nil {
+		return nil, err
+	}
+	return p.Session, nil
+}
+
+// The parts an outline page is read with.
+const (
+	partsElided = iota // the large outputs left out (LoadOutline)
+	partsWhole         // those read best one at a time left out (LoadOutlineWhole)
+	partsNone          // none (LoadMessages)
+)
+
+// loadOutline reads an outline page with parts (partsElided...).
+func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit, parts int) (*sessions.OutlinePage, error) {
 	s.reopenIfWAL()
 	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)
 	}
 	defer tx.Rollback()
-	p, err := s.outline(ctx, tx, id, max(from, 0), limit, whole)
+	p, err := s.outline(ctx, tx, id, max(from, 0), limit, parts)
 	if err != nil {
 		if errors.Is(err, sessions.ErrNotFound) {
 			return nil, err
@@ -120,7 +137,8 @@ func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit in
 	return p, nil
 }
 
-func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit int, whole bool) (*sessions.OutlinePage, error) {
+func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, limit, parts int) (*sessions.OutlinePage, error) {
+	whole := parts == partsWhole
 	keep := int64(0) // the size up to which the query gives a part whole
 	if whole {
 		keep = blobBytes
@@ -205,6 +223,10 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 		s.setPageCursor(id, last)
 	}
 
+	if parts == partsNone {
+		sess.Warnings = append(sess.Warnings, d.warnings...)
+		return page, nil
+	}
 	orphans := map[string]int{}
 	if len(ids) > 0 {
 		scratch := getScratch()
