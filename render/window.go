@@ -51,6 +51,9 @@ type Windowed struct {
 	Last *LazyConversation
 	// Before is how many items come before Last's.
 	Before int
+	// Carried are the ids of the calls of the step before, whose results
+	// the request carries first (all among Last's items).
+	Carried []string
 }
 
 // Items is the number of the conversation's items.
@@ -95,15 +98,24 @@ func WriteWindowed(ctx context.Context, l OutputLoader, s *model.Session, pages 
 		return nil, nil
 	}
 	at, _ := stepAt(s, step)
-	if m.ModelID == "" {
-		m.ProviderID, m.ModelID = s.Messages[at].ProviderID, s.Messages[at].ModelID
-	}
-	m.Lowering = model.LoweringAISDK
 	if pages == nil {
 		pages = func(_ context.Context, lo int) ([]model.Message, error) {
 			return s.Messages[lo:min(lo+WindowMessages, len(s.Messages))], nil
 		}
 	}
+	return WriteWindowedAt(ctx, l, s.Info, at, &s.Messages[at], pages, p, m, w)
+}
+
+// WriteWindowedAt is WriteWindowed of the request answered by message at
+// of a session of info, stepMsg, once Windowable said it can be: what a
+// caller that does not hold the session's messages gives (pages reads
+// them).
+func WriteWindowedAt(ctx context.Context, l OutputLoader, info model.SessionInfo, at int, stepMsg *model.Message, pages Pages, p Provider, m Model, w io.Writer) (*Windowed, error) {
+	if m.ModelID == "" {
+		m.ProviderID, m.ModelID = stepMsg.ProviderID, stepMsg.ModelID
+	}
+	m.Lowering = model.LoweringAISDK
+	s := &model.Session{Info: info}
 	wr := &windower{s: s, l: l, p: p, m: m, lw: &listWriter{w: w}}
 	var carry []entry
 	prompts := 0
@@ -122,6 +134,9 @@ func WriteWindowed(ctx context.Context, l OutputLoader, s *model.Session, pages 
 			}
 			carry = append(carry, e)
 			prompts += len(e.prompt)
+			if om.Role == model.RoleAssistant {
+				wr.carried = callIDs(om)
+			}
 		}
 		lo += len(msgs)
 		if prompts < WindowMessages {
@@ -148,7 +163,18 @@ func WriteWindowed(ctx context.Context, l OutputLoader, s *model.Session, pages 
 	if err := wr.lw.end(); err != nil {
 		return nil, err
 	}
-	return &Windowed{Last: last.c, Before: wr.items - len(last.items)}, nil
+	return &Windowed{Last: last.c, Before: wr.items - len(last.items), Carried: wr.carried}, nil
+}
+
+// callIDs are the ids of the calls of m.
+func callIDs(m model.Message) []string {
+	var ids []string
+	for _, pt := range m.Parts {
+		if pt.Tool != nil && pt.Tool.CallID != "" {
+			ids = append(ids, pt.Tool.CallID)
+		}
+	}
+	return ids
 }
 
 // entry is a message of the outline, its elided calls given placeholders
@@ -169,8 +195,9 @@ type windower struct {
 	docs int // Bedrock's document count before the window lowered next
 	// held is the window lowered last, written once the next is lowered
 	// (or is the last)
-	held  *window
-	items int // of the windows lowered, held's included
+	held    *window
+	items   int      // of the windows lowered, held's included
+	carried []string // the calls of the last assistant message read
 }
 
 // window is a lowered window.

@@ -66,10 +66,12 @@ func checkWindowed(t *testing.T, full, outline *model.Session, l OutputLoader, p
 	// the calls whose results the request carries first are in the last
 	// window: those of the step before
 	at, _ := stepAt(full, step)
+	var carried []string
 	for k := at - 1; k >= 0; k-- {
 		if full.Messages[k].Role != model.RoleAssistant {
 			continue
 		}
+		carried = callIDs(full.Messages[k])
 		for _, pt := range full.Messages[k].Parts {
 			if pt.Tool != nil && r.Places[pt.Tool.CallID] != nil && len(r.Places[pt.Tool.CallID].Results) > 0 {
 				require.Contains(t, w.Last.Places, pt.Tool.CallID, "%s window %d", where, n)
@@ -77,6 +79,7 @@ func checkWindowed(t *testing.T, full, outline *model.Session, l OutputLoader, p
 		}
 		break
 	}
+	require.Equal(t, carried, w.Carried, where)
 	return true
 }
 

@@ -30,9 +30,9 @@ var spooledEarly, spooledEarlyKept, spooledHeads int
 // over firstScreenBytes, comes first as its first lines, still writing,
 // with the excerpts already whole: those lines must be the whole
 // result's, from its file (over mem bytes) or in memory.
-func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, mem int64) convResult {
+func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, win *windowSource, mem int64) convResult {
 	t.Helper()
-	msg := convSpool(ctx, k, outline, l, pages, model.SessionCapabilities{}, mem).(convMsg)
+	msg := convSpool(ctx, k, outline, l, win, model.SessionCapabilities{}, mem).(convMsg)
 	if msg.next == nil {
 		require.False(t, msg.res.writing)
 		return msg.res
@@ -134,11 +134,13 @@ func TestLazyConversationSpooled(t *testing.T) {
 				require.NoError(t, err)
 				// lowered whole, and a window at a time from pages of two
 				// messages where it can be
-				ways := []render.Pages{nil}
+				ways := []*windowSource{nil}
 				if render.Windowable(p.Session, prov, step, render.Model{}) {
-					ways = append(ways, func(_ context.Context, lo int) ([]model.Message, error) {
-						return p.Session.Messages[lo:min(lo+2, len(p.Session.Messages))], nil
-					})
+					at := p.Session.AssistantSteps()[step-1]
+					ways = append(ways, &windowSource{info: p.Session.Info, at: at, step: p.Session.Messages[at],
+						pages: func(_ context.Context, lo int) ([]model.Message, error) {
+							return p.Session.Messages[lo:min(lo+2, len(p.Session.Messages))], nil
+						}})
 					windowed++
 				}
 				for _, mem := range []int64{0, 1 << 30} {

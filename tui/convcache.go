@@ -8,7 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"correx/render"
 	"correx/sessions"
 	"correx/sessions/opencode"
 )
@@ -160,13 +159,13 @@ func (c *convCache) caps(a *app, k convKey) (cmd tea.Cmd, wait bool) {
 func (c *convCache) start(a *app, v *sessionView, k convKey, ctx context.Context) tea.Cmd {
 	c.pending[k] = true
 	var l sessions.Lazy
-	var pages render.Pages
+	var win *windowSource
 	snap, fill := *k.sess, (func(context.Context) error)(nil)
 	if v.data.sess == k.sess {
 		l = v.data.lazy
-		snap, fill, pages = v.data.lowerFrom(k)
+		snap, fill, win = v.data.lowerFrom(k)
 	}
-	cmd := convCmd(ctx, a.cfg, k, snap, l, pages, capsFor(k.data, k.inputs))
+	cmd := convCmd(ctx, a.cfg, k, snap, l, win, capsFor(k.data, k.inputs))
 	if fill == nil {
 		return cmd
 	}
@@ -198,7 +197,7 @@ func (c *convCache) startPair(a *app, v *sessionView) tea.Cmd {
 		}
 	}
 	c.pending[x], c.pending[y] = true, true
-	snap, fill, pages := v.data.lowerFrom(x)
+	snap, fill, win := v.data.lowerFrom(x)
 	ctx, l, caps, mem := v.ctx, v.data.lazy, capsFor(x.data, x.inputs), a.cfg.MaxInMemoryJSON
 	return func() tea.Msg {
 		if fill != nil {
@@ -206,7 +205,7 @@ func (c *convCache) startPair(a *app, v *sessionView) tea.Cmd {
 				return convMsg{key: x, res: convResult{err: err}, next: func() tea.Msg { return convMsg{key: y, res: convResult{err: err}} }}
 			}
 		}
-		return convSpoolPair(ctx, [2]convKey{x, y}, &snap, l, pages, caps, mem)
+		return convSpoolPair(ctx, [2]convKey{x, y}, &snap, l, win, caps, mem)
 	}
 }
 

@@ -446,13 +446,11 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 // too. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
-//
-// pages, when set, give the outline's parts a page at a time for a
-// conversation lowered a window at a time (render.WriteWindowed).
-func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities) tea.Cmd {
+// With win, it is lowered a window at a time from win (convWindowed).
+func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, win *windowSource, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
 		if l != nil {
-			return convSpool(ctx, k, &snap, l, pages, caps, cfg.MaxInMemoryJSON)
+			return convSpool(ctx, k, &snap, l, win, caps, cfg.MaxInMemoryJSON)
 		}
 		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
@@ -488,12 +486,12 @@ var convSem = make(chan struct{}, 1)
 // or, for a larger one, once its first screens are (firstScreenBytes):
 // that convMsg carries the excerpts (all Wire, Compare and Pipeline need)
 // and the first lines for the Request pane, and its next waits for the
-// rest, written meanwhile under ctx. With pages, the conversation is
-// lowered a window at a time (convWindowed).
-func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+// rest, written meanwhile under ctx. With win, the whole conversation is
+// lowered a window at a time from it (convWindowed).
+func convSpool(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, win *windowSource, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	whole := func() tea.Msg {
-		if pages != nil {
-			return convWindowed(ctx, k, outline, l, pages, caps, maxMem)
+		if win != nil {
+			return convWindowed(ctx, k, win, l, caps, maxMem)
 		}
 		return convSpoolWhole(ctx, k, outline, l, caps, maxMem)
 	}
@@ -604,23 +602,27 @@ func firstOrDone(k convKey, first, done <-chan convResult, unlock func()) tea.Ms
 }
 
 // convWindowed is convSpoolWhole of a conversation lowered a window at a
-// time (render.WriteWindowed), its outline's parts read a page at a time
-// from pages: neither is ever held whole. Its excerpts are those of the
+// time (render.WriteWindowedAt) from src, its outline's parts read a page
+// at a time: neither is ever held whole. Its excerpts are those of the
 // last window, where the calls whose results the request carries are;
 // its first screens come without them, as a head's do.
-func convWindowed(ctx context.Context, k convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+func convWindowed(ctx context.Context, k convKey, src *windowSource, l sessions.Lazy, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	convSem <- struct{}{}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	var sem sync.Once
 	unlock := func() { sem.Do(func() { <-convSem }) }
 	m := render.Model{Lowering: k.low, Caps: caps}
-	res := convResult{lazy: true, rendered: true, note: render.WireNote(outline, k.p, k.step, nil)}
+	res := convResult{lazy: true, rendered: true} // a projection: no note
 	var win *render.Windowed
+	lower := func(w io.Writer) (err error) {
+		win, err = render.WriteWindowedAt(ctx, l, src.info, src.at, &src.step, src.pages, k.p, m, w)
+		return err
+	}
 	// done adds the last window's excerpts and count to res
 	done := func(res convResult, err error) convResult {
 		if err == nil && win != nil {
 			res.head, res.items = false, win.Items()
-			res.excerpts, res.spools = excerpts(win.Last.Value, win.Before, win.Last.Places, stepCallIDs(outline, k.step), func(w io.Writer, v render.Value) error {
+			res.excerpts, res.spools = excerpts(win.Last.Value, win.Before, win.Last.Places, win.Carried, func(w io.Writer, v render.Value) error {
 				return win.Last.WriteIndent(ctx, w, v)
 			}, maxMem)
 		}
@@ -636,9 +638,7 @@ func convWindowed(ctx context.Context, k convKey, outline *model.Session, l sess
 		return res
 	}
 	if !k.whole {
-		var err error
-		win, err = render.WriteWindowed(ctx, l, outline, pages, k.p, k.step, m, nil)
-		return convMsg{key: k, res: done(res, err)}
+		return convMsg{key: k, res: done(res, lower(nil))}
 	}
 	f, err := createSpool()
 	if err != nil {
@@ -647,10 +647,7 @@ func convWindowed(ctx context.Context, k convKey, outline *model.Session, l sess
 	res.head = true // counted once all are lowered
 	first, written := make(chan convResult, 1), make(chan convResult, 1)
 	go func() {
-		r := writeSpool(f, res, maxMem, first, func(w io.Writer) (err error) {
-			win, err = render.WriteWindowed(ctx, l, outline, pages, k.p, k.step, m, w)
-			return err
-		})
+		r := writeSpool(f, res, maxMem, first, lower)
 		written <- done(r, r.err)
 	}()
 	return firstOrDone(k, first, written, unlock)
@@ -676,12 +673,12 @@ func lazyExcerpts(ctx context.Context, k convKey, outline *model.Session, lc *re
 // resolved, and a logged request read, once); the first's convMsg comes
 // with the second's as its next. Where they cannot be lowered together,
 // each is lowered on its own.
-func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, pages render.Pages, caps model.SessionCapabilities, maxMem int64) tea.Msg {
+func convSpoolPair(ctx context.Context, ks [2]convKey, outline *model.Session, l sessions.Lazy, win *windowSource, caps model.SessionCapabilities, maxMem int64) tea.Msg {
 	whole := func() tea.Msg {
-		if pages != nil { // each lowered a window at a time
-			msgs := [2]convMsg{convWindowed(ctx, ks[0], outline, l, pages, caps, maxMem).(convMsg)}
-			msgs[0].next = func() tea.Msg { return convWindowed(ctx, ks[1], outline, l, pages, caps, maxMem) }
-			return msgs[0]
+		if win != nil { // each lowered a window at a time
+			first := convWindowed(ctx, ks[0], win, l, caps, maxMem).(convMsg)
+			first.next = func() tea.Msg { return convWindowed(ctx, ks[1], win, l, caps, maxMem) }
+			return first
 		}
 		return convSpoolPairWhole(ctx, ks, outline, l, caps, maxMem)
 	}

@@ -379,40 +379,74 @@ func readPage(ctx context.Context, l sessions.Lazy, id string, pg outlinePage) (
 }
 
 // lowerFrom is what conversation k of d's lazy session is lowered from,
-// copied in Update: the session and either fill, which reads into it the
+// copied in Update: either the session and fill, which reads into it the
 // parts of the pages not held (outlineSnapshot), or, where the
-// conversation can be lowered a window at a time, pages, which give them
-// a page at a time (outlinePages).
-func (d *sessionData) lowerFrom(k convKey) (snap model.Session, fill func(context.Context) error, pages render.Pages) {
+// conversation can be lowered a window at a time, win (windowFrom).
+func (d *sessionData) lowerFrom(k convKey) (snap model.Session, fill func(context.Context) error, win *windowSource) {
 	if d.lazy != nil && render.Windowable(d.sess, k.p, k.step, render.Model{Lowering: k.low}) {
-		snap, pages = d.outlinePages()
-		return snap, nil, pages
+		return *d.sess, nil, d.windowFrom(k.step)
 	}
 	snap, fill = d.outlineSnapshot(k.step)
 	return snap, fill, nil
 }
 
-// outlinePages is d's session, its messages copied, and pages, which
-// gives their parts a page at a time: a held page's from the copy, any
-// other's read again.
-func (d *sessionData) outlinePages() (model.Session, render.Pages) {
-	snap := *d.sess
-	snap.Messages = slices.Clone(snap.Messages)
-	held := slices.Clone(d.pages)
-	l, id := d.lazy, snap.Info.ID
-	return snap, func(ctx context.Context, lo int) ([]model.Message, error) {
-		i, _ := slices.BinarySearchFunc(held, lo, func(pg outlinePage, lo int) int { return cmp.Compare(pg.hi-1, lo) })
-		if i == len(held) || held[i].lo > lo {
-			// not in a page (none read there): as the session holds it
-			end := len(snap.Messages)
-			if i < len(held) {
-				end = held[i].lo
-			}
-			return snap.Messages[lo:end], nil
+// windowSource is what a conversation lowered a window at a time
+// (render.WriteWindowedAt) is lowered from: the session's info, the index
+// of the step's assistant message and a copy of it, and pages, which give
+// the messages before it with their parts, a page at a time.
+type windowSource struct {
+	info  model.SessionInfo
+	at    int
+	step  model.Message
+	pages render.Pages
+}
+
+// windowFrom is the windowSource of step of d's session (0: the last),
+// taken in Update: copies of the held pages' messages (the others are
+// read again, a page at a time) and of the ids of the rest, which a page
+// read again must hold.
+func (d *sessionData) windowFrom(step int) *windowSource {
+	steps := d.sess.AssistantSteps()
+	if step == 0 {
+		step = len(steps)
+	}
+	at := steps[step-1]
+	src := &windowSource{info: d.sess.Info, at: at, step: d.sess.Messages[at]}
+	pages := slices.Clone(d.pages)
+	kept := make([][]model.Message, len(pages))
+	ids := make([]string, at)
+	for i, pg := range pages {
+		if pg.lo >= at {
+			pages = pages[:i]
+			break
 		}
-		pg := held[i]
 		if pg.held {
-			return snap.Messages[lo:pg.hi], nil
+			kept[i] = slices.Clone(d.sess.Messages[pg.lo:min(pg.hi, at)])
+		}
+	}
+	var loose []model.Message // messages in no page
+	for i := range at {
+		ids[i] = d.sess.Messages[i].ID
+	}
+	if n := len(pages); n == 0 || pages[n-1].hi < at {
+		lo := 0
+		if n > 0 {
+			lo = pages[n-1].hi
+		}
+		loose = slices.Clone(d.sess.Messages[lo:at])
+	}
+	l, id := d.lazy, d.sess.Info.ID
+	src.pages = func(ctx context.Context, lo int) ([]model.Message, error) {
+		i, _ := slices.BinarySearchFunc(pages, lo, func(pg outlinePage, lo int) int { return cmp.Compare(pg.hi-1, lo) })
+		if i == len(pages) {
+			return loose[lo-(at-len(loose)):], nil
+		}
+		pg := pages[i]
+		if pg.lo > lo {
+			return nil, fmt.Errorf("no outline page holds message %d", lo)
+		}
+		if kept[i] != nil {
+			return kept[i][lo-pg.lo:], nil
 		}
 		msgs, err := readPage(ctx, l, id, pg)
 		if err != nil {
@@ -421,13 +455,14 @@ func (d *sessionData) outlinePages() (model.Session, render.Pages) {
 		if len(msgs) != pg.hi-pg.lo {
 			return nil, errSessionChanged
 		}
-		for k := range msgs {
-			if msgs[k].ID != snap.Messages[pg.lo+k].ID {
+		for k := range msgs[:min(len(msgs), at-pg.lo)] {
+			if msgs[k].ID != ids[pg.lo+k] {
 				return nil, errSessionChanged
 			}
 		}
 		return msgs[lo-pg.lo:], nil
 	}
+	return src
 }
 
 // outlineSnapshot is d's session to render a conversation up to step from

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"correx/internal/fixtures"
 	"correx/model"
+	"correx/render"
 	"correx/sessions"
 )
 
@@ -93,4 +95,39 @@ func eachLazyFixtureSession(t *testing.T, fn func(where string, st sessions.Stor
 		}
 		st.Close()
 	}
+}
+
+// TestWindowFromIsWhole: a conversation lowered a window at a time from
+// what a paged session holds (windowFrom: its held pages' messages, the
+// others read again), at windows of two prompt messages, is byte for byte
+// the whole session's, for every step and provider of every lazy fixture
+// session whose conversations can be.
+func TestWindowFromIsWhole(t *testing.T) {
+	defer func(n int) { render.WindowMessages = n }(render.WindowMessages)
+	render.WindowMessages = 2
+	checked := 0
+	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
+		_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, 2 })
+		full, err := st.Load(t.Context(), in.ID)
+		require.NoError(t, err)
+		for step := 1; step <= len(full.AssistantSteps()); step++ {
+			for _, p := range render.Providers {
+				if !render.Windowable(v.data.sess, p, step, render.Model{}) {
+					continue
+				}
+				r, err := render.Render(full, p, step, render.Model{})
+				require.NoError(t, err)
+				want, err := render.MarshalIndent(r.Value)
+				require.NoError(t, err)
+				src := v.data.windowFrom(step)
+				var got bytes.Buffer
+				w, err := render.WriteWindowedAt(t.Context(), v.data.lazy, src.info, src.at, &src.step, src.pages, p, render.Model{}, &got)
+				require.NoError(t, err, where)
+				w.Last.Close()
+				require.Equal(t, string(want), got.String(), "%s step %d %s", where, step, p)
+				checked++
+			}
+		}
+	})
+	require.Greater(t, checked, 100)
 }
