@@ -60,7 +60,7 @@ func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Sessio
 	for _, h := range heads {
 		// the head's lines are the whole's, from its file or in memory
 		lines, _ := splitLines(res.json)
-		for i := range h.file.starts {
+		for i := range h.file.starts.len() {
 			if res.file != nil {
 				require.Equal(t, res.file.prefix(i, 1<<20), h.file.prefix(i, 1<<20), "the head's line %d", i)
 			} else {
@@ -78,13 +78,13 @@ func spooled(t *testing.T, ctx context.Context, k convKey, outline *model.Sessio
 		require.LessOrEqual(t, res.size, mem, "a JSON over mem bytes is shown from its file")
 		require.Greater(t, res.size, int64(firstScreenBytes))
 		lines, _ := splitLines(res.json)
-		require.LessOrEqual(t, len(early.file.starts), len(lines))
-		for i := range early.file.starts {
+		require.LessOrEqual(t, early.file.starts.len(), len(lines))
+		for i := range early.file.starts.len() {
 			require.Equal(t, lines[i], early.file.prefix(i, len(lines[i])+1), "line %d", i)
 		}
 	} else {
-		require.LessOrEqual(t, len(early.file.starts), len(res.file.starts))
-		for i := range early.file.starts {
+		require.LessOrEqual(t, early.file.starts.len(), res.file.starts.len())
+		for i := range early.file.starts.len() {
 			require.Equal(t, res.file.prefix(i, 1<<20), early.file.prefix(i, 1<<20), "line %d", i)
 		}
 	}
@@ -153,8 +153,9 @@ func TestLazyConversationSpooled(t *testing.T) {
 							require.NoError(t, err)
 							got = string(b)
 							lines, _ := splitLines(got)
-							require.Equal(t, len(lines), len(res.file.starts))
-							for i, s := range res.file.starts {
+							require.Equal(t, len(lines), res.file.starts.len())
+							for i := range res.file.starts.len() {
+							s := res.file.starts.at(i)
 								require.Equal(t, lines[i], res.file.prefix(i, len(lines[i])+1), "line %d", i)
 								require.True(t, s == 0 || got[s-1] == '\n')
 							}

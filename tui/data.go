@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -528,8 +527,8 @@ func convHead(ctx context.Context, k convKey, outline *model.Session, l sessions
 		return res, false
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
-	if err := lc.WriteHead(ctx, lw, exact); err != nil || bw.Flush() != nil || len(lw.starts) < 2 {
+	lw := &lineIndexWriter{w: bw, starts: linesFrom(0)}
+	if err := lc.WriteHead(ctx, lw, exact); err != nil || bw.Flush() != nil || lw.starts.len() < 2 {
 		f.Close()
 		os.Remove(f.Name())
 		return res, false
@@ -758,7 +757,7 @@ const firstScreenBytes, firstScreenLines = 64 << 10, 256
 // of its own on f.
 func writeSpool(f *os.File, res convResult, maxMem int64, first chan<- convResult, write func(io.Writer) error) convResult {
 	bw := bufio.NewWriterSize(f, 256<<10)
-	lw := &lineIndexWriter{w: bw, starts: []int64{0}}
+	lw := &lineIndexWriter{w: bw, starts: linesFrom(0)}
 	lw.past, lw.pastLines, lw.onPast = min(maxMem, firstScreenBytes), firstScreenLines, func() {
 		if bw.Flush() != nil {
 			return
@@ -798,18 +797,18 @@ func writeSpool(f *os.File, res convResult, maxMem int64, first chan<- convResul
 
 // lines is the index of what was written: where each line starts (a final
 // newline starts none), and whether the text ends with a newline.
-func (lw *lineIndexWriter) lines() (starts []int64, trail bool) {
-	if last := len(lw.starts) - 1; lw.starts[last] == lw.n {
-		return lw.starts[:last], true
+func (lw *lineIndexWriter) lines() (starts lineIndex, trail bool) {
+	if last := lw.starts.len() - 1; lw.starts.at(last) == lw.n {
+		return lw.starts.head(last), true
 	}
 	return lw.starts, false
 }
 
 // wholeLines is what was written as whole lines, a copy: where each
 // starts, and their size (a last line not yet ended left out).
-func (lw *lineIndexWriter) wholeLines() (starts []int64, size int64) {
-	last := len(lw.starts) - 1
-	return slices.Clone(lw.starts[:last]), lw.starts[last]
+func (lw *lineIndexWriter) wholeLines() (starts lineIndex, size int64) {
+	last := lw.starts.len() - 1
+	return lw.starts.head(last).clone(), lw.starts.at(last)
 }
 
 // lineIndexWriter counts the bytes written and records where lines start;
@@ -818,7 +817,7 @@ func (lw *lineIndexWriter) wholeLines() (starts []int64, size int64) {
 type lineIndexWriter struct {
 	w      io.Writer
 	n      int64
-	starts []int64
+	starts lineIndex
 	// onPast is called once past bytes and pastLines whole lines are
 	// written
 	past      int64
@@ -834,10 +833,10 @@ func (lw *lineIndexWriter) Write(p []byte) (int, error) {
 			break
 		}
 		i += j + 1
-		lw.starts = append(lw.starts, lw.n+int64(i))
+		lw.starts.add(lw.n + int64(i))
 	}
 	lw.n += int64(n)
-	if lw.onPast != nil && lw.n > lw.past && len(lw.starts) > max(lw.pastLines, 1) {
+	if lw.onPast != nil && lw.n > lw.past && lw.starts.len() > max(lw.pastLines, 1) {
 		onPast := lw.onPast
 		lw.onPast = nil
 		onPast()

@@ -37,9 +37,9 @@ func TestRequestKeepsItsPlaceWhileWritten(t *testing.T) {
 		}
 		starts = starts[:len(starts)-1]
 		if lines > 0 {
-			return &fileLines{f: f, starts: starts[:lines], size: starts[lines], trail: true}
+			return &fileLines{f: f, starts: linesFrom(starts[:lines]...), size: starts[lines], trail: true}
 		}
-		return newFileLines(f, starts, int64(len(text)), true)
+		return newFileLines(f, linesFrom(starts...), int64(len(text)), true)
 	}
 	shows := func(res convResult) {
 		v.refresh(func(convKey) (convResult, bool) { return res, true })

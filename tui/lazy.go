@@ -602,7 +602,7 @@ func spoolDetail(ctx context.Context, l sessions.Lazy, sessionID, partID string,
 		return false, err
 	}
 	buf := bufio.NewWriterSize(f, 64<<10)
-	lw := &lineIndexWriter{w: buf, starts: []int64{0}}
+	lw := &lineIndexWriter{w: buf, starts: linesFrom(0)}
 	err = text(field, func(piece string) error {
 		scan.WriteString(piece)
 		_, err := io.WriteString(lw, piece)

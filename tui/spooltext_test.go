@@ -101,7 +101,7 @@ func TestFileWriteTextWholeRunes(t *testing.T) {
 		require.NoError(t, err)
 		_, err = f.WriteString(text)
 		require.NoError(t, err)
-		fl := newFileLines(f, []int64{0}, int64(len(text)), false)
+		fl := newFileLines(f, linesFrom(0), int64(len(text)), false)
 		var got strings.Builder
 		pieces := 0
 		require.NoError(t, fl.writeText(func(piece string) error {

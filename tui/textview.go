@@ -265,7 +265,7 @@ func (v *textView) cancelSearch() {
 // count is the number of lines.
 func (v *textView) count() int {
 	if v.file != nil {
-		return len(v.file.starts)
+		return v.file.starts.len()
 	}
 	return len(v.starts)
 }
@@ -300,7 +300,7 @@ func (v *textView) linePrefix(i, n int) string {
 
 func (v *textView) lineStart(i int) int {
 	if v.file != nil {
-		return int(v.file.starts[i])
+		return int(v.file.starts.at(i))
 	}
 	return v.starts[i]
 }
@@ -308,7 +308,7 @@ func (v *textView) lineStart(i int) int {
 // fileLines is a text in a file, indexed by line.
 type fileLines struct {
 	f      *os.File
-	starts []int64 // byte offset of each line
+	starts lineIndex // byte offset of each line
 	size   int64
 	trail  bool // the text ends with a newline
 	spool  bool // a spool file of correx's, removed when closed
@@ -365,7 +365,7 @@ func (fl *fileLines) pieces() []xpiece { return []xpiece{{file: fl, n: fl.size}}
 
 // textSize is how long the file's text is.
 func (fl *fileLines) textSize() textSize {
-	return textSize{lines: len(fl.starts), bytes: fl.size, open: fl.size > 0 && !fl.trail}
+	return textSize{lines: fl.starts.len(), bytes: fl.size, open: fl.size > 0 && !fl.trail}
 }
 
 // textSize is how long a text is: its lines, as formatters.CountLines
@@ -387,12 +387,12 @@ func (t textSize) String() string {
 
 func (fl *fileLines) lineLen(i int) int64 {
 	end := fl.size
-	if i+1 < len(fl.starts) {
-		end = fl.starts[i+1] - 1
+	if i+1 < fl.starts.len() {
+		end = fl.starts.at(i+1) - 1
 	} else if fl.trail {
 		end--
 	}
-	return end - fl.starts[i]
+	return end - fl.starts.at(i)
 }
 
 func (fl *fileLines) prefix(i, n int) string {
@@ -401,7 +401,7 @@ func (fl *fileLines) prefix(i, n int) string {
 		return ""
 	}
 	b := make([]byte, l)
-	k, _ := fl.f.ReadAt(b, fl.starts[i])
+	k, _ := fl.f.ReadAt(b, fl.starts.at(i))
 	return string(b[:k])
 }
 
@@ -434,7 +434,7 @@ func indexFile(f *os.File, limit int64) (fl *fileLines, cut int64, err error) {
 		f.Close()
 		return nil, 0, err
 	}
-	lw := &lineIndexWriter{w: io.Discard, starts: []int64{0}}
+	lw := &lineIndexWriter{w: io.Discard, starts: linesFrom(0)}
 	if _, err := io.Copy(lw, io.NewSectionReader(f, 0, min(st.Size(), limit))); err != nil {
 		f.Close()
 		return nil, 0, err
@@ -446,7 +446,7 @@ func indexFile(f *os.File, limit int64) (fl *fileLines, cut int64, err error) {
 // spoolLines indexes the first size bytes of spool file f by line, as a
 // fileLines removed when closed.
 func spoolLines(f *os.File, size int64) (*fileLines, error) {
-	lw := &lineIndexWriter{w: io.Discard, starts: []int64{0}}
+	lw := &lineIndexWriter{w: io.Discard, starts: linesFrom(0)}
 	if _, err := io.Copy(lw, io.NewSectionReader(f, 0, size)); err != nil {
 		return nil, err
 	}
@@ -480,7 +480,7 @@ func createSpool() (*os.File, error) {
 	return os.CreateTemp(spools.dir, "conv-*.json")
 }
 
-func newFileLines(f *os.File, starts []int64, size int64, trail bool) *fileLines {
+func newFileLines(f *os.File, starts lineIndex, size int64, trail bool) *fileLines {
 	fl := &fileLines{f: f, starts: starts, size: size, trail: trail, spool: true}
 	spools.Lock()
 	spools.open[fl] = true

@@ -74,11 +74,8 @@ func writeFileLines(t *testing.T, body string) *fileLines {
 	require.NoError(t, err)
 	_, err = f.WriteString(body)
 	require.NoError(t, err)
-	lw := &lineIndexWriter{w: io.Discard, starts: []int64{0}}
+	lw := &lineIndexWriter{w: io.Discard, starts: linesFrom(0)}
 	_, _ = lw.Write([]byte(body))
-	starts, trail := lw.starts, false
-	if starts[len(starts)-1] == lw.n {
-		starts, trail = starts[:len(starts)-1], true
-	}
+	starts, trail := lw.lines()
 	return newFileLines(f, starts, lw.n, trail)
 }
