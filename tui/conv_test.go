@@ -155,7 +155,7 @@ func TestLazyConversationSpooled(t *testing.T) {
 							lines, _ := splitLines(got)
 							require.Equal(t, len(lines), res.file.starts.len())
 							for i := range res.file.starts.len() {
-							s := res.file.starts.at(i)
+								s := res.file.starts.at(i)
 								require.Equal(t, lines[i], res.file.prefix(i, len(lines[i])+1), "line %d", i)
 								require.True(t, s == 0 || got[s-1] == '\n')
 							}
