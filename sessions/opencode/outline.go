@@ -548,7 +548,7 @@ type elidedKey struct {
 	timeUpdatedMS int64
 }
 
-const elidedCacheBytes = 4 << 20
+const elidedCacheBytes = 1 << 20
 
 // get is the kept form of key, nil when there is none (or !ok: the row's
 // time_updated is unknown).
