@@ -19,7 +19,8 @@ import (
 //     tool messages, and consecutive assistant messages: a window starts
 //     with an assistant message that follows a tool or user one (both
 //     left by normalizeMessages' dropping of empty content), where none
-//     merges;
+//     merges (and Mistral's rule on a tool message followed by a user one
+//     stays inside a window);
 //   - applyCaching marks the prompt's last two messages: only the last
 //     window is given its marks, and it holds at least two messages (it
 //     starts at the last window start but one before the step);
