@@ -39,7 +39,7 @@ type Config struct {
 
 // DefaultConfig returns the tunables correx runs with.
 func DefaultConfig() Config {
-	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldMessages: 2048, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
+	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldMessages: 4096, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
 }
 
 // component is what every view of the TUI is: it takes the messages routed
