@@ -630,23 +630,49 @@ func (c *cli) endWire(w *bufio.Writer) error {
 }
 
 // wirePage is how many messages of an outline wire reads at once.
-const wirePage = 512
+var wirePage = 512 // tests lower it
 
 // outlinePages reads the outline of skel, a session's messages
 // (sessions.MessageLister), a page at a time, with its warnings; a page
 // whose messages are not skel's (the session changed since) is an error.
+// A store that reads side by side (sessions.SideBySide) reads the next
+// page while this one is lowered and written.
 func (c *cli) outlinePages(l sessions.Lazy, skel *model.Session) render.Pages {
-	return func(ctx context.Context, lo int) ([]model.Message, error) {
+	type read struct {
+		lo   int
+		page *sessions.OutlinePage
+		err  error
+	}
+	load := func(ctx context.Context, lo int) read {
 		page, err := l.LoadOutline(ctx, skel.Info.ID, lo, wirePage)
-		if err != nil {
-			return nil, err
+		return read{lo, page, err}
+	}
+	_, ahead := l.(sessions.SideBySide)
+	var next chan read
+	return func(ctx context.Context, lo int) ([]model.Message, error) {
+		var r read
+		if next != nil {
+			if r = <-next; r.lo != lo {
+				r = load(ctx, lo)
+			}
+		} else {
+			r = load(ctx, lo)
 		}
-		c.warn(page.Session.Warnings...)
-		msgs := page.Session.Messages
+		next = nil
+		if r.err != nil {
+			return nil, r.err
+		}
+		c.warn(r.page.Session.Warnings...)
+		msgs := r.page.Session.Messages
 		for k := range msgs {
 			if lo+k >= len(skel.Messages) || msgs[k].ID != skel.Messages[lo+k].ID {
 				return nil, fmt.Errorf("session %s changed while it was read: run again", skel.Info.ID)
 			}
+		}
+		if after := lo + len(msgs); ahead && r.page.More && after < len(skel.Messages) {
+			ch := make(chan read, 1)
+			next = ch
+			go func() { ch <- load(ctx, after) }()
 		}
 		return msgs, nil
 	}

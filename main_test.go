@@ -14,6 +14,8 @@ import (
 
 	"correx/internal/fixtures"
 	"correx/model"
+	"correx/render"
+	"correx/sessions"
 )
 
 // The CLI is checked against a real recording: testdata/opencode/openai.
@@ -353,4 +355,45 @@ func TestTranscriptNamesNonTextItems(t *testing.T) {
 	assert.Contains(t, out, "+ file: image/jpeg\n")
 	assert.Contains(t, out, "+ file: application/pdf\n")
 	assert.Contains(t, out, "+ tool reference: TaskCreate (")
+}
+
+// TestWirePagedIsWhole: `wire` of a conversation lowered a window at a
+// time from outline pages read one ahead of the other (pages of one
+// message, windows of two) prints the whole lowering's JSON, for the last
+// step of every session of every opencode and Kilo Code store on every
+// provider.
+func TestWirePagedIsWhole(t *testing.T) {
+	defer func(p, w int) { wirePage, render.WindowMessages = p, w }(wirePage, render.WindowMessages)
+	wirePage, render.WindowMessages = 1, 2
+	dirs, _ := filepath.Glob("testdata/opencode/*/data")
+	kilo, _ := filepath.Glob("testdata/kilo/*/data")
+	checked := 0
+	for _, dir := range append(dirs, kilo...) {
+		st, err := sessions.Open(dir)
+		require.NoError(t, err)
+		infos, err := st.List(t.Context())
+		require.NoError(t, err)
+		for _, in := range infos {
+			full, err := st.Load(t.Context(), in.ID)
+			require.NoError(t, err)
+			if len(full.AssistantSteps()) == 0 || !render.Windowable(full, render.Anthropic, 0, render.Model{}) {
+				continue
+			}
+			if _, ok := sessions.LazyFor(st, in.ID).(sessions.MessageLister); !ok {
+				continue
+			}
+			for _, p := range render.Providers {
+				r, err := render.Render(full, p, 0, render.Model{})
+				require.NoError(t, err)
+				want, err := render.MarshalIndent(r.Value)
+				require.NoError(t, err)
+				out, stderr, code := correx(t, "wire", "--source", dir, "--session", in.ID, "--provider", string(p))
+				require.Equal(t, 0, code, stderr)
+				require.Equal(t, string(want)+"\n", out, "%s %s %s", dir, in.ID, p)
+				checked++
+			}
+		}
+		st.Close()
+	}
+	require.Greater(t, checked, 20)
 }
