@@ -382,9 +382,19 @@ func readPage(ctx context.Context, l sessions.Lazy, id string, pg outlinePage) (
 // copied in Update: either the session and fill, which reads into it the
 // parts of the pages not held (outlineSnapshot), or, where the
 // conversation can be lowered a window at a time, win (windowFrom).
+//
+// A windowed conversation's session is for its ends alone (a head or
+// tails, convSpool): its messages copied when every page before the step
+// is held, none otherwise (its ends are then not lowered first).
 func (d *sessionData) lowerFrom(k convKey) (snap model.Session, fill func(context.Context) error, win *windowSource) {
 	if d.lazy != nil && render.Windowable(d.sess, k.p, k.step, render.Model{Lowering: k.low}) {
-		return *d.sess, nil, d.windowFrom(k.step)
+		win = d.windowFrom(k.step)
+		snap = *d.sess
+		snap.Messages = nil
+		if !slices.ContainsFunc(d.pages, func(pg outlinePage) bool { return !pg.held && pg.lo < win.at }) {
+			snap.Messages = slices.Clone(d.sess.Messages)
+		}
+		return snap, nil, win
 	}
 	snap, fill = d.outlineSnapshot(k.step)
 	return snap, fill, nil

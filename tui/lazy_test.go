@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -130,4 +131,37 @@ func TestWindowFromIsWhole(t *testing.T) {
 		}
 	})
 	require.Greater(t, checked, 100)
+}
+
+// TestLowerFromEnds: a conversation lowered a window at a time gets a copy
+// of the session's messages for its ends (Compare's tails) only when
+// every page before its step is held; with a page dropped, none (its ends
+// would be lowered from messages without their parts), and the Cmd never
+// reads the messages Update changes as it drops a page.
+func TestLowerFromEnds(t *testing.T) {
+	copied, none := 0, 0
+	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
+		for _, held := range []int{0, 2} {
+			_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, held })
+			d := v.data
+			k := convKey{sess: d.sess, data: d, p: render.Anthropic}
+			snap, fill, win := d.lowerFrom(k)
+			if win == nil {
+				require.NotNil(t, snap.Messages, where)
+				continue
+			}
+			require.Nil(t, fill, where)
+			dropped := slices.ContainsFunc(d.pages, func(pg outlinePage) bool { return !pg.held && pg.lo < win.at })
+			if dropped {
+				require.Nil(t, snap.Messages, where)
+				none++
+				continue
+			}
+			require.Len(t, snap.Messages, len(d.sess.Messages), where)
+			require.NotSame(t, &d.sess.Messages[0], &snap.Messages[0], where)
+			copied++
+		}
+	})
+	require.Positive(t, copied)
+	require.Positive(t, none)
 }
