@@ -43,7 +43,8 @@ type OutlineLoader interface {
 // page at a time.
 type MessageLister interface {
 	// LoadMessages reads the messages of session id, in order, with no
-	// parts, and the warnings reading them raised.
+	// parts, and the warnings reading them raised; a session the store
+	// cannot page gives its info alone.
 	LoadMessages(ctx context.Context, id string) (*model.Session, error)
 }
 

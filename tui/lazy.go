@@ -434,27 +434,17 @@ func (d *sessionData) windowFrom(step int) *windowSource {
 			kept[i] = slices.Clone(d.sess.Messages[pg.lo:min(pg.hi, at)])
 		}
 	}
-	var loose []model.Message // messages in no page
 	for i := range at {
 		ids[i] = d.sess.Messages[i].ID
 	}
-	if n := len(pages); n == 0 || pages[n-1].hi < at {
-		lo := 0
-		if n > 0 {
-			lo = pages[n-1].hi
-		}
-		loose = slices.Clone(d.sess.Messages[lo:at])
-	}
 	l, id := d.lazy, d.sess.Info.ID
 	src.pages = func(ctx context.Context, lo int) ([]model.Message, error) {
+		// every message of a lazy session came in one of its pages
 		i, _ := slices.BinarySearchFunc(pages, lo, func(pg outlinePage, lo int) int { return cmp.Compare(pg.hi-1, lo) })
-		if i == len(pages) {
-			return loose[lo-(at-len(loose)):], nil
-		}
-		pg := pages[i]
-		if pg.lo > lo {
+		if i == len(pages) || pages[i].lo > lo {
 			return nil, fmt.Errorf("no outline page holds message %d", lo)
 		}
+		pg := pages[i]
 		if kept[i] != nil {
 			return kept[i][lo-pg.lo:], nil
 		}

@@ -103,7 +103,7 @@ func (s *sqliteStore) LoadOutlineWhole(ctx context.Context, id string, from, lim
 }
 
 // LoadMessages reads the messages of session id without their parts
-// (sessions.MessageLister).
+// (sessions.MessageLister); a v2 session, never paged, gives none.
 func (s *sqliteStore) LoadMessages(ctx context.Context, id string) (*model.Session, error) {
 	p, err := s.loadOutline(ctx, id, 0, 0, partsNone)
 	if err != nil {
@@ -153,7 +153,9 @@ func (s *sqliteStore) outline(ctx context.Context, tx *sql.Tx, id string, from, 
 	page := &sessions.OutlinePage{Session: sess, From: from}
 	var d decoder
 	if sess.Info.Messages == 0 && s.v2Table {
-		if from == 0 {
+		// a v2 session is never paged: it comes whole, but to
+		// LoadMessages, which gives none of it (it is read whole after)
+		if from == 0 && parts != partsNone {
 			if err := s.loadV2(ctx, tx, sess, &d); err != nil {
 				return nil, err
 			}
