@@ -130,3 +130,50 @@ func TestReaderDoesNotBlockWriter(t *testing.T) {
 	assert.Len(t, infos, int(written.Load())+1, "every commit landed and is listed")
 	t.Logf("writes %d (slowest %dµs), lists %d, loads %d, sessions seen %d", written.Load(), maxWrite.Load(), lists, loads, lastSeen)
 }
+
+// TestImmutableReadRetriedWhenOpencodeStarts opens a store while opencode
+// is not running (a WAL database without -wal and -shm: immutable), and
+// starts a writer during its first read, as opencode starting would. That
+// read may have seen the database mid-checkpoint, so stable reads again,
+// now with locks, and gives the second read's sessions.
+func TestImmutableReadRetriedWhenOpencodeStarts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	setup := openTestDB(t, path)
+	insertSession(t, setup, rootSession())
+	require.NoError(t, setup.Close()) // the last close removes -wal and -shm
+	st, err := openSQLite(path, Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	require.True(t, st.c().immutable)
+
+	var writer *sql.DB
+	defer func() {
+		if writer != nil {
+			writer.Close()
+		}
+	}()
+	reads := 0
+	infos, err := stable(st, func() ([]string, error) {
+		reads++
+		if reads == 1 {
+			writer = openTestDB(t, path)
+			insertSession(t, writer, childSession())
+			return []string{"what an unlocked read saw"}, nil
+		}
+		infos, err := st.listAll(context.Background())
+		var ids []string
+		for _, in := range infos {
+			ids = append(ids, in.ID)
+		}
+		return ids, err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, reads, "read again once the files changed")
+	assert.False(t, st.c().immutable, "reopened with locks")
+	assert.ElementsMatch(t, []string{"ses_1", "ses_2"}, infos)
+
+	reads = 0
+	_, err = stable(st, func() (int, error) { reads++; return 0, nil })
+	require.NoError(t, err)
+	assert.Equal(t, 1, reads, "a locked read is read once")
+}

@@ -121,7 +121,10 @@ const (
 
 // loadOutline reads an outline page with parts (partsElided...).
 func (s *sqliteStore) loadOutline(ctx context.Context, id string, from, limit, parts int) (*sessions.OutlinePage, error) {
-	s.reopenIfWAL()
+	return stable(s, func() (*sessions.OutlinePage, error) { return s.readOutline(ctx, id, from, limit, parts) })
+}
+
+func (s *sqliteStore) readOutline(ctx context.Context, id string, from, limit, parts int) (*sessions.OutlinePage, error) {
 	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", id, s.path, err)

@@ -19,7 +19,10 @@ ORDER BY s.time_updated DESC, s.id`
 
 // ListQuick implements sessions.QuickLister: the session table alone.
 func (s *sqliteStore) ListQuick(ctx context.Context) ([]model.SessionInfo, error) {
-	s.reopenIfWAL()
+	return stable(s, func() ([]model.SessionInfo, error) { return s.listQuick(ctx) })
+}
+
+func (s *sqliteStore) listQuick(ctx context.Context) ([]model.SessionInfo, error) {
 	v2 := "0"
 	if s.v2Table {
 		v2 = "EXISTS (SELECT 1 FROM session_message WHERE session_id = s.id)"

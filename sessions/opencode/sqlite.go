@@ -57,8 +57,9 @@ type sqliteStore struct {
 
 // sqlConn is one open of the database: the pool and the blob reader.
 type sqlConn struct {
-	db    *sql.DB
-	blobs *blobReader // nil when it could not open: queries read every row
+	db        *sql.DB
+	blobs     *blobReader // nil when it could not open: queries read every row
+	immutable bool        // opened with immutable=1: its reads take no locks
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // queryRow's, prepared once
@@ -151,14 +152,14 @@ func openSQLite(path string, o Options) (*sqliteStore, error) {
 	_ = db.QueryRow(`SELECT count(*) FROM pragma_table_info('session') WHERE name = 'path'`).Scan(&s.pathCol)
 	_ = db.QueryRow(`SELECT count(*) FROM pragma_table_info('part') WHERE name = 'time_updated'`).Scan(&s.partUpdated)
 	blobs, _ := openBlobReader(abs, immutable)
-	s.conn.Store(&sqlConn{db: db, blobs: blobs})
+	s.conn.Store(&sqlConn{db: db, blobs: blobs, immutable: immutable})
 	return s, nil
 }
 
 // reopenIfWAL reopens a store opened immutable for want of its -wal and
 // -shm files once both exist (opencode has started): from then on opencode
 // may checkpoint into the database, which an immutable reader would read
-// inconsistently. The entry points call it first.
+// inconsistently. The entry points call it first (stable).
 func (s *sqliteStore) reopenIfWAL() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,6 +179,48 @@ func (s *sqliteStore) reopenIfWAL() {
 	blobs, _ := openBlobReader(s.path, false)
 	s.retired = append(s.retired, s.conn.Swap(&sqlConn{db: db, blobs: blobs}))
 	s.waitingWAL, s.walNote = false, ""
+}
+
+// stable runs read after reopenIfWAL, and again (twice at most) when the
+// store is open immutable and its files changed meanwhile (fileState): an
+// immutable open reads pages without locks, so opencode starting and
+// checkpointing into the database during a read could show a session half
+// written (its messages without their parts). By the next try both -wal
+// and -shm exist, and the store reopens with locks.
+func stable[T any](s *sqliteStore, read func() (T, error)) (T, error) {
+	for try := 1; ; try++ {
+		s.reopenIfWAL()
+		watch := s.c().immutable
+		var before fileState
+		if watch {
+			before = s.fileState()
+		}
+		v, err := read()
+		if !watch || try == 3 || s.fileState() == before {
+			return v, err
+		}
+	}
+}
+
+// fileState is what an immutable open relies on not changing: the
+// database's size and modification time (a checkpoint writes into it),
+// and whether its -wal and -shm files exist (opencode running).
+type fileState struct {
+	size     int64
+	mod      time.Time
+	wal, shm bool
+}
+
+func (s *sqliteStore) fileState() fileState {
+	var f fileState
+	if fi, err := os.Stat(s.path); err == nil {
+		f.size, f.mod = fi.Size(), fi.ModTime()
+	}
+	_, err := os.Lstat(s.path + "-wal")
+	f.wal = err == nil
+	_, err = os.Lstat(s.path + "-shm")
+	f.shm = err == nil
+	return f
 }
 
 // walFilesMissing tells whether path is a WAL-mode database whose -wal or
@@ -370,7 +413,10 @@ func (c *partCounts) add(id string, flags int) {
 // page, it lists the sessions one at a time (listDamaged). The rows it
 // could not count are named in sessions.Warnings.
 func (s *sqliteStore) List(ctx context.Context) ([]model.SessionInfo, error) {
-	s.reopenIfWAL()
+	return stable(s, func() ([]model.SessionInfo, error) { return s.listAll(ctx) })
+}
+
+func (s *sqliteStore) listAll(ctx context.Context) ([]model.SessionInfo, error) {
 	var v2Counts map[string][3]int
 	var err error
 	if s.v2Table {
@@ -650,7 +696,10 @@ func (r *sessionRow) info(source string, o Options) model.SessionInfo {
 }
 
 func (s *sqliteStore) Load(ctx context.Context, id string) (*model.Session, error) {
-	s.reopenIfWAL()
+	return stable(s, func() (*model.Session, error) { return s.loadWhole(ctx, id) })
+}
+
+func (s *sqliteStore) loadWhole(ctx context.Context, id string) (*model.Session, error) {
 	// One read transaction: session, messages and parts from one snapshot.
 	tx, err := s.c().db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
