@@ -21,11 +21,12 @@ type Config struct {
 	// FirstPage and Page are the messages read per outline page of a lazy
 	// session: the first page, and each one after.
 	FirstPage, Page int
-	// HeldMessages is how many messages of a lazy session's outline keep
-	// their parts in memory, by whole pages, the most recently used first
-	// (at least one page; 0 holds every page); the others are read again
-	// when one of their calls is shown or a conversation is rendered.
-	HeldMessages int
+	// HeldBytes bounds the memory the parts of a lazy session's outline
+	// take (about: tui.heldBytes), by whole pages, the most recently used
+	// first (at least one page; 0 holds every page); the others are read
+	// again when one of their calls is shown or a conversation is
+	// rendered.
+	HeldBytes int
 	// MaxInMemoryJSON is the largest conversation JSON of a lazy session a
 	// pane reads back into memory; a larger one is shown from its spool.
 	MaxInMemoryJSON int64
@@ -37,9 +38,15 @@ type Config struct {
 	StatusTTL time.Duration
 }
 
+// heldBytesDefault: the outlines of 5,000 calls of every agent take 4 to
+// 6 MB, held whole; one of 50,000 calls (16,680 messages, 44 MB) held
+// 4,096 messages (11 MB) when this bound was a count of messages, which
+// took the inspector to 79 MB.
+const heldBytesDefault = 4 << 20
+
 // DefaultConfig returns the tunables correx runs with.
 func DefaultConfig() Config {
-	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldMessages: 4096, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
+	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 256, HeldBytes: heldBytesDefault, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
 }
 
 // component is what every view of the TUI is: it takes the messages routed

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/require"
@@ -403,4 +404,24 @@ func excerptText(e excerpt) string {
 		}
 	}
 	return b.String()
+}
+
+// TestSpoolRemovedOnClose: a spool file closed (as Update does when it
+// evicts a conversation) is removed, in the background, once.
+func TestSpoolRemovedOnClose(t *testing.T) {
+	f, err := createSpool()
+	require.NoError(t, err)
+	_, err = f.WriteString("{}\n")
+	require.NoError(t, err)
+	fl, err := spoolLines(f, 3)
+	require.NoError(t, err)
+	require.True(t, fl.spool)
+	fl.Close()
+	fl.Close() // twice: removed once, no harm
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(f.Name())
+		spools.Lock()
+		defer spools.Unlock()
+		return os.IsNotExist(err) && !spools.open[fl]
+	}, 10*time.Second, 5*time.Millisecond)
 }

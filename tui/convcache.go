@@ -160,7 +160,7 @@ func (c *convCache) start(a *app, v *sessionView, k convKey, ctx context.Context
 	c.pending[k] = true
 	var l sessions.Lazy
 	var win *windowSource
-	snap, fill := *k.sess, (func(context.Context) error)(nil)
+	snap, fill := new(*k.sess), (func(context.Context) error)(nil)
 	if v.data.sess == k.sess {
 		l = v.data.lazy
 		snap, fill, win = v.data.lowerFrom(k)
@@ -205,7 +205,7 @@ func (c *convCache) startPair(a *app, v *sessionView) tea.Cmd {
 				return convMsg{key: x, res: convResult{err: err}, next: func() tea.Msg { return convMsg{key: y, res: convResult{err: err}} }}
 			}
 		}
-		return convSpoolPair(ctx, [2]convKey{x, y}, &snap, l, win, caps, mem)
+		return convSpoolPair(ctx, [2]convKey{x, y}, snap, l, win, caps, mem)
 	}
 }
 

@@ -51,11 +51,16 @@ type sessionData struct {
 	// again by key when one of their calls is shown (lazy.go). Nil for a
 	// session loaded whole.
 	pages []outlinePage
+	// mu is held by Update as it changes the Parts of sess.Messages and
+	// which pages are held (pages and their held), and by a Cmd, read
+	// only, as it copies the messages to lower a conversation from
+	// (lowerFrom): the parts themselves never change once read.
+	mu sync.RWMutex
 	// steps counts the assistant messages
 	steps int
 	// names interns the calls' tools and statuses
 	names map[string]string
-	// maxHeld is Config.HeldMessages; clock counts page uses
+	// maxHeld is Config.HeldBytes; clock counts page uses
 	maxHeld int
 	clock   uint64
 	// spoolText is Config.SpoolTextBytes
@@ -441,25 +446,26 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 }
 
 // convCmd renders a conversation from snap, a copy of k.sess taken in
-// Update, and the excerpts of the step's calls; with k.whole, its JSON
+// Update (a lazy session's messages copied into it by lowerFrom's fill,
+// run first in the Cmd), and the excerpts of the step's calls; with k.whole, its JSON
 // too. A lazy session (l set) is rendered from its outline, its large
 // outputs read as the JSON is written (render.ConversationLazy), and the
 // indented JSON is spooled to a temporary file, read back only when small.
 // With win, it is lowered a window at a time from win (convWindowed).
-func convCmd(ctx context.Context, cfg Config, k convKey, snap model.Session, l sessions.Lazy, win *windowSource, caps model.SessionCapabilities) tea.Cmd {
+func convCmd(ctx context.Context, cfg Config, k convKey, snap *model.Session, l sessions.Lazy, win *windowSource, caps model.SessionCapabilities) tea.Cmd {
 	return func() tea.Msg {
 		if l != nil {
-			return convSpool(ctx, k, &snap, l, win, caps, cfg.MaxInMemoryJSON)
+			return convSpool(ctx, k, snap, l, win, caps, cfg.MaxInMemoryJSON)
 		}
-		r, err := render.Render(&snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
+		r, err := render.Render(snap, k.p, k.step, render.Model{Lowering: k.low, Caps: caps})
 		res := convResult{err: err}
 		if err == nil {
-			res.note = render.WireNote(&snap, k.p, k.step, r.Gaps)
+			res.note = render.WireNote(snap, k.p, k.step, r.Gaps)
 		}
 		if err == nil && r.Value != nil {
 			val := r.Value
 			res.rendered, res.items = true, itemCount(val)
-			res.excerpts, res.spools = excerpts(val, 0, r.Places, stepCallIDs(&snap, k.step), render.WriteIndent, cfg.MaxInMemoryJSON)
+			res.excerpts, res.spools = excerpts(val, 0, r.Places, stepCallIDs(snap, k.step), render.WriteIndent, cfg.MaxInMemoryJSON)
 			if !k.whole {
 				return convMsg{key: k, res: res}
 			}

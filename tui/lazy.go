@@ -11,7 +11,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -70,9 +72,11 @@ type outlinePage struct {
 	from, limit int // LoadOutline(from, limit) reads it again
 	lo, hi      int // its messages in sess.Messages
 	call0, n    int // its calls in calls
-	// held: its messages have their parts and its calls their ref.Call
-	held bool
-	used uint64 // when last used (sessionData.clock)
+	// held: its messages have their parts and its calls their ref.Call;
+	// bytes is about how much memory those take (heldBytes)
+	held  bool
+	bytes int
+	used  uint64 // when last used (sessionData.clock)
 }
 
 // pageFacts is what the list keeps of each call of a page, in order; their
@@ -156,7 +160,7 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 		return loadedMsg{id: id, err: err}
 	}
 	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
-		names: map[string]string{}, maxHeld: cfg.HeldMessages, spoolText: cfg.SpoolTextBytes}
+		names: map[string]string{}, maxHeld: cfg.HeldBytes, spoolText: cfg.SpoolTextBytes}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
 	pre, used := preDetails(ctx, l, p.Session, firstPageEager, cfg.SpoolTextBytes)
@@ -220,7 +224,8 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 		info.ToolCalls, info.Truncated, info.Errors = d.sess.Info.ToolCalls, d.sess.Info.Truncated, d.sess.Info.Errors
 		d.sess.Info = info
 	}
-	pg := outlinePage{from: p.From, limit: limit, lo: old, hi: len(d.sess.Messages), call0: len(d.calls), held: true}
+	pg := outlinePage{from: p.From, limit: limit, lo: old, hi: len(d.sess.Messages), call0: len(d.calls), held: true,
+		bytes: heldBytes(p.Session.Messages)}
 	d.roomForCalls(len(facts))
 	info := &d.sess.Info
 	var kept []detailMsg
@@ -262,7 +267,9 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 		}
 	}
 	pg.n = len(d.calls) - pg.call0
+	d.mu.Lock()
 	d.pages = append(d.pages, pg)
+	d.mu.Unlock()
 	d.usePage(len(d.pages) - 1)
 	for _, dm := range kept {
 		d.setDetail(dm)
@@ -292,27 +299,47 @@ func (d *sessionData) roomForCalls(n int) {
 	d.calls = slices.Grow(d.calls, want-len(d.calls))
 }
 
+// heldBytes is about how much memory the parts of msgs take: their
+// structs and the strings and JSON they hold.
+func heldBytes(msgs []model.Message) int {
+	const part, call = int(unsafe.Sizeof(model.Part{})), int(unsafe.Sizeof(model.ToolCall{}))
+	n := 0
+	for i := range msgs {
+		for _, p := range msgs[i].Parts {
+			n += part + len(p.ID) + len(p.Text) + len(p.Metadata)
+			if c := p.Tool; c != nil {
+				n += call + len(c.CallID) + len(c.Input) + len(c.Output) + len(c.Error) + len(c.Title) +
+					len(c.Metadata) + len(c.Structured) + len(c.ErrorValue)
+				for _, t := range c.Content {
+					n += len(t.Text)
+				}
+			}
+		}
+	}
+	return n
+}
+
 // usePage marks page i as just used.
 func (d *sessionData) usePage(i int) {
 	d.clock++
 	d.pages[i].used = d.clock
 }
 
-// dropPages drops the parts of the least recently used pages while more
-// than maxHeld messages are held, but for the last page held (and the
-// details of their calls, which refer to them).
+// dropPages drops the parts of the least recently used pages while they
+// take more than maxHeld bytes (heldBytes), but for the last page held
+// (and the details of their calls, which refer to them).
 func (d *sessionData) dropPages() {
 	if d.maxHeld <= 0 {
 		return
 	}
-	held, msgs := 0, 0
+	held, bytes := 0, 0
 	for i := range d.pages {
 		if d.pages[i].held {
 			held++
-			msgs += d.pages[i].hi - d.pages[i].lo
+			bytes += d.pages[i].bytes
 		}
 	}
-	for ; held > 1 && msgs > d.maxHeld; held-- {
+	for ; held > 1 && bytes > d.maxHeld; held-- {
 		lru := -1
 		for i := range d.pages {
 			if d.pages[i].held && (lru < 0 || d.pages[i].used < d.pages[lru].used) {
@@ -320,11 +347,13 @@ func (d *sessionData) dropPages() {
 			}
 		}
 		pg := &d.pages[lru]
+		bytes -= pg.bytes
+		d.mu.Lock()
 		pg.held = false
-		msgs -= pg.hi - pg.lo
 		for mi := pg.lo; mi < pg.hi; mi++ {
 			d.sess.Messages[mi].Parts = nil
 		}
+		d.mu.Unlock()
 		for i := pg.call0; i < pg.call0+pg.n; i++ {
 			d.calls[i].ref.Call = nil
 			d.dropDetail(i)
@@ -357,13 +386,15 @@ func (d *sessionData) holdPage(i int, msgs []model.Message) bool {
 	if len(calls) != pg.n {
 		return false
 	}
+	d.mu.Lock()
 	for k := range msgs {
 		d.sess.Messages[pg.lo+k].Parts = msgs[k].Parts
 	}
+	pg.held, pg.bytes = true, heldBytes(msgs)
+	d.mu.Unlock()
 	for k, c := range calls {
 		d.calls[pg.call0+k].ref.Call = c
 	}
-	pg.held = true
 	d.usePage(i)
 	d.dropPages()
 	return true
@@ -378,26 +409,60 @@ func readPage(ctx context.Context, l sessions.Lazy, id string, pg outlinePage) (
 	return p.Session.Messages, nil
 }
 
-// lowerFrom is what conversation k of d's lazy session is lowered from,
-// copied in Update: either the session and fill, which reads into it the
-// parts of the pages not held (outlineSnapshot), or, where the
-// conversation can be lowered a window at a time, win (windowFrom).
+// lowerFrom is what conversation k of d's session is lowered from: snap,
+// the session, and for a lazy session fill, to run in the Cmd first,
+// which puts into snap a copy of its messages (lockedView) with the parts
+// of the pages not held read again (outlineSnapshot); or, where the
+// conversation can be lowered a window at a time, win (windowFrom), and
+// fill, which copies the messages for its ends alone (a head or tails,
+// convSpool) when every page before the step is held, none otherwise
+// (its ends are then not lowered first).
 //
-// A windowed conversation's session is for its ends alone (a head or
-// tails, convSpool): its messages copied when every page before the step
-// is held, none otherwise (its ends are then not lowered first).
-func (d *sessionData) lowerFrom(k convKey) (snap model.Session, fill func(context.Context) error, win *windowSource) {
-	if d.lazy != nil && render.Windowable(d.sess, k.p, k.step, render.Model{Lowering: k.low}) {
-		win = d.windowFrom(k.step)
-		snap = *d.sess
-		snap.Messages = nil
-		if !slices.ContainsFunc(d.pages, func(pg outlinePage) bool { return !pg.held && pg.lo < win.at }) {
-			snap.Messages = slices.Clone(d.sess.Messages)
-		}
-		return snap, nil, win
+// Update takes none of these copies: a session of 16,680 messages is 4 MB
+// of them, which made a key wait on the collector.
+func (d *sessionData) lowerFrom(k convKey) (snap *model.Session, fill func(context.Context) error, win *windowSource) {
+	snap = new(*d.sess)
+	if d.lazy == nil {
+		return snap, nil, nil // loaded whole: never changed
 	}
-	snap, fill = d.outlineSnapshot(k.step)
-	return snap, fill, nil
+	snap.Messages = nil
+	view := d.view()
+	if render.Windowable(d.sess, k.p, k.step, render.Model{Lowering: k.low}) {
+		win = d.windowFrom(k.step)
+		return snap, func(context.Context) error {
+			snap.Messages = view.copy(win.at)
+			return nil
+		}, win
+	}
+	return snap, d.outlineSnapshot(k.step, view, snap), nil
+}
+
+// heldView is d's messages and pages as Update left them when a Cmd
+// was made, for the Cmd to copy under d.mu (copy).
+type heldView struct {
+	d     *sessionData
+	msgs  []model.Message
+	pages []outlinePage // as they were then: held is read again under the lock
+}
+
+func (d *sessionData) view() heldView {
+	return heldView{d: d, msgs: d.sess.Messages, pages: slices.Clone(d.pages)}
+}
+
+// held tells, under d.mu, whether page i still holds its parts.
+func (v heldView) held(i int) bool { return v.d.pages[i].held }
+
+// copy copies the messages, under d.mu's read lock, when every page
+// before message at holds its parts (at < 0: every page); nil otherwise.
+func (v heldView) copy(at int) []model.Message {
+	v.d.mu.RLock()
+	defer v.d.mu.RUnlock()
+	for i, pg := range v.pages {
+		if (at < 0 || pg.lo < at) && !v.held(i) {
+			return nil
+		}
+	}
+	return slices.Clone(v.msgs)
 }
 
 // windowSource is what a conversation lowered a window at a time
@@ -412,9 +477,9 @@ type windowSource struct {
 }
 
 // windowFrom is the windowSource of step of d's session (0: the last),
-// taken in Update: copies of the held pages' messages (the others are
-// read again, a page at a time) and of the ids of the rest, which a page
-// read again must hold.
+// taken in Update; its pages copy the held pages' messages (under d.mu,
+// in the Cmd, when first asked) and read the others again, checking that
+// they hold the ids they held.
 func (d *sessionData) windowFrom(step int) *windowSource {
 	steps := d.sess.AssistantSteps()
 	if step == 0 {
@@ -422,23 +487,28 @@ func (d *sessionData) windowFrom(step int) *windowSource {
 	}
 	at := steps[step-1]
 	src := &windowSource{info: d.sess.Info, at: at, step: d.sess.Messages[at]}
-	pages := slices.Clone(d.pages)
-	kept := make([][]model.Message, len(pages))
-	ids := make([]string, at)
+	view := d.view()
+	pages := view.pages
 	for i, pg := range pages {
 		if pg.lo >= at {
 			pages = pages[:i]
 			break
 		}
-		if pg.held {
-			kept[i] = slices.Clone(d.sess.Messages[pg.lo:min(pg.hi, at)])
+	}
+	var kept [][]model.Message
+	copyHeld := sync.OnceFunc(func() {
+		d.mu.RLock()
+		defer d.mu.RUnlock()
+		kept = make([][]model.Message, len(pages))
+		for i, pg := range pages {
+			if view.held(i) {
+				kept[i] = slices.Clone(view.msgs[pg.lo:min(pg.hi, at)])
+			}
 		}
-	}
-	for i := range at {
-		ids[i] = d.sess.Messages[i].ID
-	}
+	})
 	l, id := d.lazy, d.sess.Info.ID
 	src.pages = func(ctx context.Context, lo int) ([]model.Message, error) {
+		copyHeld()
 		// every message of a lazy session came in one of its pages
 		i, _ := slices.BinarySearchFunc(pages, lo, func(pg outlinePage, lo int) int { return cmp.Compare(pg.hi-1, lo) })
 		if i == len(pages) || pages[i].lo > lo {
@@ -456,7 +526,7 @@ func (d *sessionData) windowFrom(step int) *windowSource {
 			return nil, errSessionChanged
 		}
 		for k := range msgs[:min(len(msgs), at-pg.lo)] {
-			if msgs[k].ID != ids[pg.lo+k] {
+			if msgs[k].ID != view.msgs[pg.lo+k].ID { // ids never change
 				return nil, errSessionChanged
 			}
 		}
@@ -465,15 +535,14 @@ func (d *sessionData) windowFrom(step int) *windowSource {
 	return src
 }
 
-// outlineSnapshot is d's session to render a conversation up to step from
-// (0: the last), copied in Update, and fill, which reads into it the parts
-// of the pages not held (nil when all are): run it in the Cmd.
-func (d *sessionData) outlineSnapshot(step int) (model.Session, func(context.Context) error) {
-	snap := *d.sess
-	last := len(snap.Messages) - 1
+// outlineSnapshot is fill for a conversation up to step (0: the last) of
+// view: it puts into snap a copy of the messages, taken under d.mu, and
+// reads into it the parts of the pages not held then.
+func (d *sessionData) outlineSnapshot(step int, view heldView, snap *model.Session) func(context.Context) error {
+	last := len(view.msgs) - 1
 	if step > 0 {
-		for mi, n := 0, 0; mi < len(snap.Messages); mi++ {
-			if snap.Messages[mi].Role == model.RoleAssistant {
+		for mi, n := 0, 0; mi < len(view.msgs); mi++ {
+			if view.msgs[mi].Role == model.RoleAssistant {
 				if n++; n == step {
 					last = mi
 					break
@@ -481,18 +550,17 @@ func (d *sessionData) outlineSnapshot(step int) (model.Session, func(context.Con
 			}
 		}
 	}
-	var holes []outlinePage
-	for _, pg := range d.pages {
-		if !pg.held && pg.lo <= last {
-			holes = append(holes, pg)
+	l, id := d.lazy, d.sess.Info.ID
+	return func(ctx context.Context) error {
+		var holes []outlinePage
+		d.mu.RLock()
+		snap.Messages = slices.Clone(view.msgs)
+		for i, pg := range view.pages {
+			if pg.lo <= last && !view.held(i) {
+				holes = append(holes, pg)
+			}
 		}
-	}
-	if len(holes) == 0 {
-		return snap, nil
-	}
-	snap.Messages = slices.Clone(snap.Messages)
-	l, id := d.lazy, snap.Info.ID
-	return snap, func(ctx context.Context) error {
+		d.mu.RUnlock()
 		for _, pg := range holes {
 			msgs, err := readPage(ctx, l, id, pg)
 			if err != nil {

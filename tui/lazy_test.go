@@ -14,7 +14,7 @@ import (
 )
 
 // TestHeldPagesShowWhatAllPagesShow: a lazy session whose outline pages
-// are dropped but for one (HeldMessages 2, pages of 2 messages) and read again
+// are dropped but for one (HeldBytes 1: one page, of 2 messages) and read again
 // by key when a call is shown shows every call's list row and every pane,
 // on every call, exactly as the same session with all its pages held, and
 // the session's title and last update as Load gives them; over every
@@ -22,8 +22,8 @@ import (
 func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 	paged := 0
 	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
-		hw, whole := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, 0 })
-		hp, part := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, 2 })
+		hw, whole := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, 0 })
+		hp, part := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, 1 })
 		require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
 		// what comes late in the file (a title, the last update) is
 		// the session's once every page is read
@@ -108,7 +108,7 @@ func TestWindowFromIsWhole(t *testing.T) {
 	render.WindowMessages = 2
 	checked := 0
 	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
-		_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, 2 })
+		_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, 1 })
 		full, err := st.Load(t.Context(), in.ID)
 		require.NoError(t, err)
 		for step := 1; step <= len(full.AssistantSteps()); step++ {
@@ -134,24 +134,28 @@ func TestWindowFromIsWhole(t *testing.T) {
 }
 
 // TestLowerFromEnds: a conversation lowered a window at a time gets a copy
-// of the session's messages for its ends (Compare's tails) only when
-// every page before its step is held; with a page dropped, none (its ends
-// would be lowered from messages without their parts), and the Cmd never
-// reads the messages Update changes as it drops a page.
+// of the session's messages for its ends (Compare's tails), made by fill in
+// the Cmd, only when every page before its step is held as fill runs;
+// with a page dropped, none (its ends would be lowered from messages
+// without their parts). Update copies nothing: a page dropped between
+// lowerFrom and fill counts as dropped.
 func TestLowerFromEnds(t *testing.T) {
-	copied, none := 0, 0
+	copied, none, late := 0, 0, 0
 	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
-		for _, held := range []int{0, 2} {
-			_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldMessages = 1, 2, held })
+		for _, held := range []int{0, 1} {
+			_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, held })
 			d := v.data
 			k := convKey{sess: d.sess, data: d, p: render.Anthropic}
 			snap, fill, win := d.lowerFrom(k)
+			require.NotNil(t, fill, where)
+			require.Nil(t, snap.Messages, where, "Update copies no messages")
 			if win == nil {
-				require.NotNil(t, snap.Messages, where)
+				require.NoError(t, fill(t.Context()), where)
+				require.Len(t, snap.Messages, len(d.sess.Messages), where)
 				continue
 			}
-			require.Nil(t, fill, where)
 			dropped := slices.ContainsFunc(d.pages, func(pg outlinePage) bool { return !pg.held && pg.lo < win.at })
+			require.NoError(t, fill(t.Context()), where)
 			if dropped {
 				require.Nil(t, snap.Messages, where)
 				none++
@@ -160,8 +164,18 @@ func TestLowerFromEnds(t *testing.T) {
 			require.Len(t, snap.Messages, len(d.sess.Messages), where)
 			require.NotSame(t, &d.sess.Messages[0], &snap.Messages[0], where)
 			copied++
+			if len(d.pages) > 1 && d.pages[0].lo < win.at {
+				// a page dropped after lowerFrom, before the Cmd's fill
+				snap, fill, _ = d.lowerFrom(k)
+				d.maxHeld = 1
+				d.dropPages()
+				require.NoError(t, fill(t.Context()), where)
+				require.Nil(t, snap.Messages, where)
+				late++
+			}
 		}
 	})
 	require.Positive(t, copied)
 	require.Positive(t, none)
+	require.Positive(t, late)
 }
