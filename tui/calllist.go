@@ -32,7 +32,7 @@ func buildRows(d *sessionData, depth int) []callRow {
 func appendRows(rows []callRow, d *sessionData, depth, from int) []callRow {
 	for i := from; i < len(d.calls); i++ {
 		r := callRow{data: d, idx: i, depth: depth}
-		if cid := d.calls[i].row.child; cid != "" {
+		if cid := d.calls[i].row.kind.child; cid != "" {
 			r.child = d.children[cid]
 		}
 		rows = append(rows, r)
@@ -102,7 +102,7 @@ func (l *callList) search(q string, d int, from int) int {
 	for k := 1; k <= n; k++ {
 		i := ((from+d*k)%n + n) % n
 		f := &l.rows[i].info().row
-		if strings.Contains(asciiLower(f.tool+" "+f.summary+" "+f.callID), q) {
+		if strings.Contains(asciiLower(f.kind.tool+" "+f.summary+" "+f.callID), q) {
 			return i
 		}
 	}
@@ -143,7 +143,7 @@ func (l *callList) row(i int) string {
 	case flagged:
 		badges = append(badges, st.Muted.Render("✂"))
 	}
-	if c.status == model.StatusError || ci.errResult() {
+	if c.kind.status == model.StatusError || ci.errResult() {
 		badges = append(badges, st.ErrBadge.Render("err"))
 	}
 	right := strings.Join(badges, " ")
@@ -153,7 +153,7 @@ func (l *callList) row(i int) string {
 		}
 		right += st.Duration.Render(fmt.Sprintf("%6s", d))
 	}
-	left := indent + statusMark(st, c.status) + " " + st.Bold.Render(inertString(c.tool, st.Inert)) + " " +
+	left := indent + statusMark(st, c.kind.status) + " " + st.Bold.Render(inertString(c.kind.tool, st.Inert)) + " " +
 		st.Muted.Render(inertString(c.summary, st.Inert))
 	rw := ansi.StringWidth(right)
 	var s string

@@ -58,8 +58,8 @@ type sessionData struct {
 	mu sync.RWMutex
 	// steps counts the assistant messages
 	steps int
-	// names interns the calls' tools and statuses
-	names map[string]string
+	// kinds interns the calls' kinds
+	kinds callKinds
 	// maxHeld is Config.HeldBytes; clock counts page uses
 	maxHeld int
 	clock   uint64
@@ -74,7 +74,6 @@ type callInfo struct {
 	// row keeps what the list shows of it
 	ref model.CallRef
 	row callFacts
-	msg *model.Message
 	// vis points to notShown until computed: a pointer, as most calls of
 	// a lazy session are never shown
 	vis  *callDetail
@@ -134,7 +133,13 @@ func (c *callInfo) call() *model.ToolCall {
 	if c.ref.Call != nil {
 		return c.ref.Call
 	}
-	return &model.ToolCall{CallID: c.row.callID, Tool: c.row.tool, Status: c.row.status, ChildSessionID: c.row.child}
+	k := c.row.kind
+	return &model.ToolCall{CallID: c.row.callID, Tool: k.tool, Status: k.status, ChildSessionID: k.child}
+}
+
+// message is the message of sess (c's session) that holds c.
+func (c *callInfo) message(sess *model.Session) *model.Message {
+	return &sess.Messages[c.ref.Message]
 }
 
 // resultBytes is the size of the outputs and errors of the calls whose
@@ -153,12 +158,36 @@ func (d *sessionData) resultBytes(step int) int {
 }
 
 // callFacts is what the call list shows and searches of a call, kept for
-// every call of a session (a few strings, the repeated ones interned) so
-// that a lazy session's rows need none of its outline pages.
+// every call of a session so that a lazy session's rows need none of its
+// outline pages (in 48 bytes: a session of 50,000 calls keeps 50,000).
 type callFacts struct {
-	tool, callID, summary, child string
-	status                       model.ToolStatus
-	dur                          time.Duration // -1: unknown
+	kind            *callKind
+	callID, summary string
+	dur             time.Duration // -1: unknown
+}
+
+// callKind is the tool, status and subagent session of calls: the calls of
+// a session share a few (callKinds).
+type callKind struct {
+	tool   string
+	status model.ToolStatus
+	child  string
+}
+
+// callKinds interns callKinds, up to maxKinds of them (nil: none).
+type callKinds map[callKind]*callKind
+
+const maxKinds = 4096
+
+func (ks callKinds) of(k callKind) *callKind {
+	if p, ok := ks[k]; ok {
+		return p
+	}
+	p := &k
+	if ks != nil && len(ks) < maxKinds {
+		ks[k] = p
+	}
+	return p
 }
 
 // maxSummary bounds the summary a row keeps (on a rune boundary): the
@@ -172,8 +201,8 @@ func agentFlagged(c *model.ToolCall) bool {
 	return f != nil && *f
 }
 
-// factsOf is what the list keeps of c; names interns the tool and status.
-func factsOf(c *model.ToolCall, names map[string]string) callFacts {
+// factsOf is what the list keeps of c; kinds interns its kind.
+func factsOf(c *model.ToolCall, kinds callKinds) callFacts {
 	sum := summary(c)
 	if len(sum) > maxSummary {
 		n := maxSummary
@@ -182,24 +211,11 @@ func factsOf(c *model.ToolCall, names map[string]string) callFacts {
 		}
 		sum = strings.Clone(sum[:n])
 	}
-	f := callFacts{tool: intern(names, c.Tool), callID: c.CallID, summary: sum, child: c.ChildSessionID,
-		status: model.ToolStatus(intern(names, string(c.Status))), dur: -1}
+	f := callFacts{kind: kinds.of(callKind{tool: c.Tool, status: c.Status, child: c.ChildSessionID}), callID: c.CallID, summary: sum, dur: -1}
 	if !c.Start.IsZero() && !c.End.IsZero() && !c.End.Before(c.Start) {
 		f.dur = c.End.Sub(c.Start)
 	}
 	return f
-}
-
-// intern returns s, or the equal string of names (nil: none), where it
-// puts s (up to 1,024 of them).
-func intern(names map[string]string, s string) string {
-	if n, ok := names[s]; ok {
-		return n
-	}
-	if names != nil && len(names) < 1024 {
-		names[s] = s
-	}
-	return s
 }
 
 // visFor is the model-visible result under a lowering, as provider p
@@ -217,7 +233,7 @@ var notShown callDetail
 
 // buildSessionData computes every call's model-visible result.
 func buildSessionData(sess *model.Session) *sessionData {
-	d := &sessionData{sess: sess, children: map[string]*sessionData{}, names: map[string]string{}}
+	d := &sessionData{sess: sess, children: map[string]*sessionData{}, kinds: callKinds{}}
 	stepOf := map[int]int{}
 	for i, mi := range sess.AssistantSteps() {
 		stepOf[mi] = i + 1
@@ -225,7 +241,7 @@ func buildSessionData(sess *model.Session) *sessionData {
 	}
 	spills := sessions.SpillsFor(sess.Info)
 	for _, ref := range sess.ToolCalls() {
-		ci := callInfo{ref: ref, row: factsOf(ref.Call, d.names), step: int32(stepOf[ref.Message]), msg: &sess.Messages[ref.Message],
+		ci := callInfo{ref: ref, row: factsOf(ref.Call, d.kinds), step: int32(stepOf[ref.Message]),
 			ready: true, flagged: agentFlagged(ref.Call)}
 		vis, native := visibles(ref.Call, spills, render.CarrierModel(sess, ref.Message, ""))
 		ci.vis = &callDetail{Visible: vis, native: native}
@@ -427,7 +443,7 @@ func loadChildren(ctx context.Context, store sessions.Store, d *sessionData, see
 		return
 	}
 	for _, c := range d.calls {
-		cid := c.row.child
+		cid := c.row.kind.child
 		if cid == "" || seen[cid] {
 			continue
 		}
@@ -869,7 +885,7 @@ func otherCmd(ctx context.Context, store sessions.Store, cands []model.SessionIn
 			}
 			d := buildSessionData(sess)
 			for _, c := range d.calls {
-				if c.row.tool == tool {
+				if c.row.kind.tool == tool {
 					return otherMsg{data: d, tool: tool}
 				}
 			}

@@ -81,12 +81,12 @@ type outlinePage struct {
 
 // pageFacts is what the list keeps of each call of a page, in order; their
 // call ids and summaries share one string (one allocation a page).
-func pageFacts(s *model.Session, names map[string]string) []callFacts {
+func pageFacts(s *model.Session, kinds callKinds) []callFacts {
 	refs := s.ToolCalls()
 	out := make([]callFacts, 0, len(refs))
 	size := 0
 	for _, r := range refs {
-		f := factsOf(r.Call, names)
+		f := factsOf(r.Call, kinds)
 		size += len(f.callID) + len(f.summary)
 		out = append(out, f)
 	}
@@ -160,19 +160,19 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 		return loadedMsg{id: id, err: err}
 	}
 	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
-		names: map[string]string{}, maxHeld: cfg.HeldBytes, spoolText: cfg.SpoolTextBytes}
+		kinds: callKinds{}, maxHeld: cfg.HeldBytes, spoolText: cfg.SpoolTextBytes}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
 	pre, used := preDetails(ctx, l, p.Session, firstPageEager, cfg.SpoolTextBytes)
 	d.budget -= used
-	d.addPage(p, cfg.FirstPage, pageFacts(p.Session, d.names), children, pre, true)
+	d.addPage(p, cfg.FirstPage, pageFacts(p.Session, d.kinds), children, pre, true)
 	return loadedMsg{id: id, data: d, warns: warns}
 }
 
 // pageCmd reads the outline page of d's session that follows what d holds.
-// Its names are d's: the pages of a session are read one after another.
+// Its kinds are d's: the pages of a session are read one after another.
 func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionData) tea.Cmd {
-	l, id, from, budget, names := d.lazy, d.sess.Info.ID, d.next, d.budget, d.names
+	l, id, from, budget, kinds := d.lazy, d.sess.Info.ID, d.next, d.budget, d.kinds
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
@@ -183,7 +183,7 @@ func pageCmd(ctx context.Context, cfg Config, store sessions.Store, d *sessionDa
 		var warns []string
 		children := pageChildren(ctx, store, p.Session, &warns)
 		pre, used := preDetails(ctx, l, p.Session, budget, cfg.SpoolTextBytes)
-		return pageMsg{data: d, page: p, limit: cfg.Page, facts: pageFacts(p.Session, names), children: children, pre: pre, used: used, warns: warns}
+		return pageMsg{data: d, page: p, limit: cfg.Page, facts: pageFacts(p.Session, kinds), children: children, pre: pre, used: used, warns: warns}
 	}
 }
 
@@ -192,7 +192,7 @@ func pageChildren(ctx context.Context, store sessions.Store, sess *model.Session
 	tmp := &sessionData{children: map[string]*sessionData{}}
 	for _, r := range sess.ToolCalls() {
 		if cid := r.Call.ChildSessionID; cid != "" {
-			tmp.calls = append(tmp.calls, callInfo{row: callFacts{child: cid}})
+			tmp.calls = append(tmp.calls, callInfo{row: callFacts{kind: &callKind{child: cid}}})
 		}
 	}
 	loadChildren(ctx, store, tmp, map[string]bool{sess.Info.ID: true}, 1, warns)
@@ -242,12 +242,12 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 				continue
 			}
 			idx := len(d.calls)
-			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, page: int32(len(d.pages)), step: int32(step), msg: m,
+			ci := callInfo{ref: model.CallRef{Message: mi, Part: pi, Call: c}, page: int32(len(d.pages)), step: int32(step),
 				vis: &notShown, flagged: agentFlagged(c)}
 			if k := idx - pg.call0; k < len(facts) {
 				ci.row = facts[k]
 			} else {
-				ci.row = factsOf(c, nil) // (d.names is the page commands')
+				ci.row = factsOf(c, nil) // (d.kinds is the page commands')
 			}
 			if dm, ok := pre[c]; ok {
 				ci.seen, ci.trunc, ci.errRes = true, dm.vis.Truncation != nil, dm.vis.Result.Type == model.ResultError

@@ -192,7 +192,7 @@ func (m *Model) swapLive(d *sessionData) {
 func (v *sessionView) Replace(d *sessionData) string {
 	old := map[string]model.ToolStatus{}
 	for _, c := range v.data.calls {
-		old[c.row.callID] = c.row.status
+		old[c.row.callID] = c.row.kind.status
 	}
 	selected := ""
 	if r, ok := v.list.Selected(); ok {
@@ -203,9 +203,9 @@ func (v *sessionView) Replace(d *sessionData) string {
 		st, seen := old[c.row.callID]
 		switch {
 		case !seen:
-			added = append(added, c.row.tool)
-		case st != c.row.status:
-			finished = append(finished, c.row.tool)
+			added = append(added, c.row.kind.tool)
+		case st != c.row.kind.status:
+			finished = append(finished, c.row.kind.tool)
 		}
 	}
 	v.data = d

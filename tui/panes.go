@@ -145,7 +145,7 @@ func loadWire(v *sessionView, s selected) {
 	case !keep:
 		v.views[p].minDigits = 0
 	}
-	v.headers[p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
+	v.headers[p] = withLine(head, v.capsLine(s.r.data, s.ci.message(s.r.data.sess)))
 	v.views[p].empty = empty
 	if file != nil {
 		v.views[p].SetFile(file, lexerByName("json"), keep)
@@ -172,7 +172,7 @@ var pipelinePane = paneDef{name: "Pipeline", short: "Pipe", load: func(v *sessio
 		v.stages = append(v.stages, l)
 	}
 	slices.Sort(v.stages)
-	v.headers[s.p] = withLine(head, v.capsLine(s.r.data, s.ci.msg))
+	v.headers[s.p] = withLine(head, v.capsLine(s.r.data, s.ci.message(s.r.data.sess)))
 	v.views[s.p].lineStyle = pipeLineStyle(v.st, p.heads, p.notes)
 	v.views[s.p].SetContent(text, nil, p.marks, false)
 	v.views[s.p].SetFolds(p.folds)
@@ -246,6 +246,6 @@ func loadCompare(v *sessionView, s selected) {
 			second += st.BadgeWarn.Render(fmt.Sprintf(" · %s: %s", []render.Provider{v.provider, v.compare}[i].Label(), n))
 		}
 	}
-	v.headers[p] = withLine([]string{head, second}, v.capsLine(r.data, ci.msg))
+	v.headers[p] = withLine([]string{head, second}, v.capsLine(r.data, ci.message(r.data.sess)))
 	v.raw[p], v.loaded[p] = texts[0], key
 }

@@ -642,7 +642,7 @@ func (v *sessionView) crossCompare(r callRow, conv convSource) {
 	o := v.other
 	var oi *callInfo
 	for i := range o.calls {
-		if o.calls[i].row.tool == ci.row.tool {
+		if o.calls[i].row.kind.tool == ci.row.kind.tool {
 			oi = &o.calls[i]
 			break
 		}

@@ -274,8 +274,8 @@ func (v *sessionView) callHeader(ci *callInfo, d *sessionData) []string {
 		parts = append(parts, st.SubBadge.Render("subagent "+inertString(c.ChildSessionID, st.Inert)))
 	}
 	lines := []string{strings.Join(parts, st.Muted.Render(" · "))}
-	if ci.msg != nil && ci.msg.ModelID != "" {
-		lines = append(lines, st.Label.Render("model ")+inertString(ci.msg.ProviderID+"/"+ci.msg.ModelID, st.Inert))
+	if m := ci.message(d.sess); m.ModelID != "" {
+		lines = append(lines, st.Label.Render("model ")+inertString(m.ProviderID+"/"+m.ModelID, st.Inert))
 	}
 	return lines
 }
@@ -366,7 +366,7 @@ func truncBadge(t *model.Truncation) string {
 // transcript, not as sent" for the agent's own when its log did not give
 // the request that carried the result.
 func (v *sessionView) asSentFor(ci *callInfo, sess *model.Session, p render.Provider) string {
-	own := render.OwnProvider(sess.Info, ci.msg)
+	own := render.OwnProvider(sess.Info, ci.message(sess))
 	switch req := sess.StepRequest(requestStep(ci, sess)); {
 	case own == "" || own != p:
 		return "projection"
@@ -383,7 +383,7 @@ func (v *sessionView) asSentFor(ci *callInfo, sess *model.Session, p render.Prov
 func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model.Lowering, step int) string {
 	st := v.st
 	s := st.Badge.Render(v.provider.Label())
-	own := render.OwnProvider(sess.Info, ci.msg)
+	own := render.OwnProvider(sess.Info, ci.message(sess))
 	agent := agentName(sess.Info.Agent)
 	switch req := sess.StepRequest(step); {
 	case req != nil && req.Rebuilt != "":
@@ -393,10 +393,7 @@ func (v *sessionView) providerLabel(ci *callInfo, sess *model.Session, low model
 	case own != "":
 		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" ("+agent+" sent "+own.Label()+")")
 	default:
-		pid := ""
-		if ci.msg != nil {
-			pid = ci.msg.ProviderID
-		}
+		pid := ci.message(sess).ProviderID
 		s += st.BadgeWarn.Render(" · projection") + st.Muted.Render(" (session used "+inertString(pid, st.Inert)+")")
 	}
 	switch {

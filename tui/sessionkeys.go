@@ -469,8 +469,8 @@ func (v *sessionView) otherPipeline() tea.Cmd {
 		return nil
 	}
 	a.loading++
-	a.info("looking for a " + r.info().row.tool + " call in a " + string(want) + " session…")
-	return otherCmd(v.ctx, a.store, cands, r.info().row.tool)
+	a.info("looking for a " + r.info().row.kind.tool + " call in a " + string(want) + " session…")
+	return otherCmd(v.ctx, a.store, cands, r.info().row.kind.tool)
 }
 
 // setOther shows the other pipeline's session a command found in Compare.
