@@ -13,13 +13,19 @@ import (
 // a subagent session nested under the task call that made it.
 type callRow struct {
 	data  *sessionData
-	idx   int // index into data.calls
-	depth int
-	// child is the loaded subagent session of a task call, if any.
-	child *sessionData
+	idx   int32 // index into data.calls
+	depth int32
 }
 
 func (r callRow) info() *callInfo { return &r.data.calls[r.idx] }
+
+// child is the loaded subagent session of a task call, if any.
+func (r callRow) child() *sessionData {
+	if cid := r.info().row.kind.child; cid != "" {
+		return r.data.children[cid]
+	}
+	return nil
+}
 
 // buildRows lists a session's calls with each loaded subagent's calls
 // nested under its task call.
@@ -31,13 +37,10 @@ func buildRows(d *sessionData, depth int) []callRow {
 // appendRows appends to rows those of d's calls from index from on.
 func appendRows(rows []callRow, d *sessionData, depth, from int) []callRow {
 	for i := from; i < len(d.calls); i++ {
-		r := callRow{data: d, idx: i, depth: depth}
-		if cid := d.calls[i].row.kind.child; cid != "" {
-			r.child = d.children[cid]
-		}
+		r := callRow{data: d, idx: int32(i), depth: int32(depth)}
 		rows = append(rows, r)
-		if r.child != nil && depth < 4 {
-			rows = appendRows(rows, r.child, depth+1, 0)
+		if child := r.child(); child != nil && depth < 4 {
+			rows = appendRows(rows, child, depth+1, 0)
 		}
 	}
 	return rows
@@ -131,11 +134,11 @@ func (l *callList) row(i int) string {
 	w := l.width
 	indent := ""
 	if r.depth > 0 {
-		indent = strings.Repeat("  ", r.depth-1) + st.SubBadge.Render("↳ ")
+		indent = strings.Repeat("  ", int(r.depth)-1) + st.SubBadge.Render("↳ ")
 	}
 	var badges []string
-	if r.child != nil {
-		badges = append(badges, st.SubBadge.Render(fmt.Sprintf("⑂%d", len(r.child.calls))))
+	if child := r.child(); child != nil {
+		badges = append(badges, st.SubBadge.Render(fmt.Sprintf("⑂%d", len(child.calls))))
 	}
 	switch detected, flagged := ci.truncated(); {
 	case detected:

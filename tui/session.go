@@ -186,7 +186,7 @@ func (v *sessionView) refresh(conv convSource) {
 	low := render.SessionLowering(sess.Info, v.a.lowering)
 	v.needDetail = nil
 	if !ci.ready {
-		v.needDetail = &detailKey{r.data, r.idx}
+		v.needDetail = &detailKey{r.data, int(r.idx)}
 		v.headers[p] = nil
 		v.views[p].empty = "reading the call's output…"
 		v.views[p].SetContent("", nil, nil, false)
@@ -194,7 +194,7 @@ func (v *sessionView) refresh(conv convSource) {
 		v.layoutPane()
 		return
 	}
-	r.data.touch(r.idx)
+	r.data.touch(int(r.idx))
 	panes[p].load(v, selected{p: p, r: r, ci: ci, sess: sess, low: low, vis: ci.visFor(low, v.provider), conv: conv})
 	v.layoutPane()
 }

@@ -244,8 +244,8 @@ func (v *sessionView) listKey(msg tea.KeyPressMsg) tea.Cmd {
 			l.Select(i)
 		}
 	case key.Matches(msg, k.Open):
-		if r, ok := l.Selected(); ok && r.child != nil {
-			child := newSessionView(v.a, r.child)
+		if r, ok := l.Selected(); ok && r.child() != nil {
+			child := newSessionView(v.a, r.child())
 			child.provider, child.compare, child.pane = v.provider, v.compare, v.pane
 			return send(pushMsg{child})
 		}
@@ -352,7 +352,7 @@ func (v *sessionView) ShortHelp() []key.Binding {
 	r, ok := v.list.Selected()
 	if v.focus == focusList {
 		open := k.Open
-		if ok && r.child != nil {
+		if ok && r.child() != nil {
 			open = hint(k.Open, "into subagent")
 		}
 		keys = append(keys, open)
