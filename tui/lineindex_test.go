@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLineIndexPastFourGiB: offsets past 4 GiB, and lines longer than
-// 4 GiB, are given back as added, over several chunks, whole or from a
-// head of the index, which lines added after do not change.
+// TestLineIndexPastFourGiB: offsets past 4 GiB, lines longer than 4 GiB,
+// lines of 64 KiB or more and lines shorter are given back as added, over
+// several chunks, whole or from a head of the index, which lines added
+// after do not change.
 func TestLineIndexPastFourGiB(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var offs []int64
@@ -24,7 +25,11 @@ func TestLineIndexPastFourGiB(t *testing.T) {
 		case 1, 2, 3:
 			off += 1 << 31
 		default:
-			off += int64(r.IntN(1 << 20))
+			if r.IntN(8) == 0 {
+				off += int64(r.IntN(1 << 20))
+			} else {
+				off += int64(r.IntN(300)) // JSON's lines, some empty
+			}
 		}
 	}
 	require.Greater(t, off, int64(4)<<32)
@@ -32,7 +37,7 @@ func TestLineIndexPastFourGiB(t *testing.T) {
 	for i, o := range offs {
 		require.Equal(t, o, x.at(i), "line %d", i)
 	}
-	for _, n := range []int{1, lineChunk, lineChunk + 3, len(offs) / 2} {
+	for _, n := range []int{0, 1, markEvery, markEvery + 1, lineChunk, lineChunk + 3, len(offs) / 2} {
 		h, c := x.head(n), x.head(n).clone()
 		y := x
 		for k := range 2 * lineChunk {
