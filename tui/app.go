@@ -21,12 +21,13 @@ type Config struct {
 	// FirstPage and Page are the messages read per outline page of a lazy
 	// session: the first page, and each one after.
 	FirstPage, Page int
-	// HeldBytes bounds the memory the parts of a lazy session's outline
-	// take (about: tui.heldBytes), by whole pages, the most recently used
-	// first (at least one page; 0 holds every page); the others are read
-	// again when one of their calls is shown or a conversation is
+	// OutlineBytes bounds the memory a lazy session's outline takes
+	// (about: sessionData.outlineBytes): a row for each of its calls, its
+	// messages, and the parts of the most recently used pages, by whole
+	// pages (heldBytes), at least one (0 holds every page); the others are
+	// read again when one of their calls is shown or a conversation is
 	// rendered.
-	HeldBytes int
+	OutlineBytes int
 	// MaxInMemoryJSON is the largest conversation JSON of a lazy session a
 	// pane reads back into memory; a larger one is shown from its spool.
 	MaxInMemoryJSON int64
@@ -38,18 +39,20 @@ type Config struct {
 	StatusTTL time.Duration
 }
 
-// heldBytesDefault: the outlines of 5,000 calls of every agent take 4 to
-// 6 MB; one of 50,000 calls (16,680 messages) 44 MB, of which 4,096
-// messages (11 MB) were held when this bound was a count of messages,
-// which took the inspector to 79 MB. A page dropped costs a read when one
-// of its calls is shown, never a key's frame: the conversations are
-// copied in their Cmds (lowerFrom). At 4 MB the 50,000-call session's
-// Request pane peaked at 65 MB, at 2 MB 64, at 1 MB 62.
-const heldBytesDefault = 2 << 20
+// outlineBytesDefault: at 5,000 calls every agent's rows and messages
+// take about 1 MB and their parts 4 to 6 MB, all held, so that a pane's
+// first screen (Compare's tails, a request's head) needs no page read
+// again: with 2 MB of parts held, opencode's Compare showed its first
+// screen in 278 ms, not 9. At 50,000 calls (16,680 messages) the rows
+// and messages take 10 MB and the parts 44: one page is held (4,096
+// messages held took the inspector to 79 MB). A page dropped costs a
+// read when one of its calls is shown, never a key's frame: the
+// conversations are copied in their Cmds (lowerFrom).
+const outlineBytesDefault = 8 << 20
 
 // DefaultConfig returns the tunables correx runs with.
 func DefaultConfig() Config {
-	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 128, HeldBytes: heldBytesDefault, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
+	return Config{LiveEvery: 2 * time.Second, FirstPage: 32, Page: 128, OutlineBytes: outlineBytesDefault, MaxInMemoryJSON: 4 << 20, SpoolTextBytes: 8 << 20, StatusTTL: 5 * time.Second}
 }
 
 // component is what every view of the TUI is: it takes the messages routed

@@ -160,7 +160,7 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 		return loadedMsg{id: id, err: err}
 	}
 	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
-		kinds: callKinds{}, maxHeld: cfg.HeldBytes, spoolText: cfg.SpoolTextBytes}
+		kinds: callKinds{}, maxHeld: cfg.OutlineBytes, spoolText: cfg.SpoolTextBytes}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
 	pre, used := preDetails(ctx, l, p.Session, firstPageEager, cfg.SpoolTextBytes)
@@ -249,6 +249,7 @@ func (d *sessionData) addPage(p *sessions.OutlinePage, limit int, facts []callFa
 			} else {
 				ci.row = factsOf(c, nil) // (d.kinds is the page commands')
 			}
+			d.factBytes += len(ci.row.callID) + len(ci.row.summary)
 			if dm, ok := pre[c]; ok {
 				ci.seen, ci.trunc, ci.errRes = true, dm.vis.Truncation != nil, dm.vis.Result.Type == model.ResultError
 				if keep {
@@ -325,14 +326,22 @@ func (d *sessionData) usePage(i int) {
 	d.pages[i].used = d.clock
 }
 
+// outlineBytes is about what d keeps of every call and message, held or
+// not: the calls' rows and the messages without their parts.
+func (d *sessionData) outlineBytes() int {
+	const call, row, msg = int(unsafe.Sizeof(callInfo{})), int(unsafe.Sizeof(callRow{})), int(unsafe.Sizeof(model.Message{}))
+	return cap(d.calls)*(call+row) + d.factBytes + cap(d.sess.Messages)*msg
+}
+
 // dropPages drops the parts of the least recently used pages while they
-// take more than maxHeld bytes (heldBytes), but for the last page held
-// (and the details of their calls, which refer to them).
+// and the rest of the outline (outlineBytes) take more than maxHeld
+// bytes, but for the last page held (and the details of their calls,
+// which refer to them).
 func (d *sessionData) dropPages() {
 	if d.maxHeld <= 0 {
 		return
 	}
-	held, bytes := 0, 0
+	held, bytes := 0, d.outlineBytes()
 	for i := range d.pages {
 		if d.pages[i].held {
 			held++

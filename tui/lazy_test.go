@@ -14,7 +14,7 @@ import (
 )
 
 // TestHeldPagesShowWhatAllPagesShow: a lazy session whose outline pages
-// are dropped but for one (HeldBytes 1: one page, of 2 messages) and read again
+// are dropped but for one (OutlineBytes 1: one page, of 2 messages) and read again
 // by key when a call is shown shows every call's list row and every pane,
 // on every call, exactly as the same session with all its pages held, and
 // the session's title and last update as Load gives them; over every
@@ -22,8 +22,8 @@ import (
 func TestHeldPagesShowWhatAllPagesShow(t *testing.T) {
 	paged := 0
 	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
-		hw, whole := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, 0 })
-		hp, part := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, 1 })
+		hw, whole := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.OutlineBytes = 1, 2, 0 })
+		hp, part := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.OutlineBytes = 1, 2, 1 })
 		require.Equal(t, len(whole.list.rows), len(part.list.rows), where)
 		// what comes late in the file (a title, the last update) is
 		// the session's once every page is read
@@ -108,7 +108,7 @@ func TestWindowFromIsWhole(t *testing.T) {
 	render.WindowMessages = 2
 	checked := 0
 	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
-		_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, 1 })
+		_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.OutlineBytes = 1, 2, 1 })
 		full, err := st.Load(t.Context(), in.ID)
 		require.NoError(t, err)
 		for step := 1; step <= len(full.AssistantSteps()); step++ {
@@ -143,7 +143,7 @@ func TestLowerFromEnds(t *testing.T) {
 	copied, none, late := 0, 0, 0
 	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
 		for _, held := range []int{0, 1} {
-			_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.HeldBytes = 1, 2, held })
+			_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.OutlineBytes = 1, 2, held })
 			d := v.data
 			k := convKey{sess: d.sess, data: d, p: render.Anthropic}
 			snap, fill, win := d.lowerFrom(k)
