@@ -30,7 +30,7 @@ import (
 // outline left it out) is computed in a Cmd when the call is shown, and
 // kept for the most recently shown calls only, so what stays in memory
 // does not grow with the session's output. Only the most recently used
-// pages keep their parts (Config.HeldMessages): for every call the session
+// pages keep their parts (Config.OutlineBytes): for every call the session
 // keeps its message and what its list row shows (callFacts), and a page
 // dropped is read again, by the key the store keeps of where it starts,
 // when one of its calls is shown or a conversation is rendered.
