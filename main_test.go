@@ -360,26 +360,25 @@ func TestTranscriptNamesNonTextItems(t *testing.T) {
 // TestWirePagedIsWhole: `wire` of a conversation lowered a window at a
 // time from outline pages read one ahead of the other (pages of one
 // message, windows of two) prints the whole lowering's JSON, for the last
-// step of every session of every opencode and Kilo Code store on every
-// provider.
+// step of every session of every fixture whose store pages it
+// (sessions.MessageLister: opencode's and Kilo Code's) on every provider.
 func TestWirePagedIsWhole(t *testing.T) {
 	defer func(p, w int) { wirePage, render.WindowMessages = p, w }(wirePage, render.WindowMessages)
 	wirePage, render.WindowMessages = 1, 2
-	dirs, _ := filepath.Glob("testdata/opencode/*/data")
-	kilo, _ := filepath.Glob("testdata/kilo/*/data")
 	checked := 0
-	for _, dir := range append(dirs, kilo...) {
+	for _, f := range fixtures.All(t) {
+		dir := f.Source
 		st, err := sessions.Open(dir)
 		require.NoError(t, err)
 		infos, err := st.List(t.Context())
 		require.NoError(t, err)
 		for _, in := range infos {
+			if _, ok := sessions.LazyFor(st, in.ID).(sessions.MessageLister); !ok {
+				continue
+			}
 			full, err := st.Load(t.Context(), in.ID)
 			require.NoError(t, err)
 			if len(full.AssistantSteps()) == 0 || !render.Windowable(full, render.Anthropic, 0, render.Model{}) {
-				continue
-			}
-			if _, ok := sessions.LazyFor(st, in.ID).(sessions.MessageLister); !ok {
 				continue
 			}
 			for _, p := range render.Providers {

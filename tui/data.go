@@ -60,11 +60,11 @@ type sessionData struct {
 	steps int
 	// kinds interns the calls' kinds
 	kinds callKinds
-	// maxHeld is Config.OutlineBytes; clock counts page uses; factBytes
+	// maxOutline is Config.OutlineBytes; clock counts page uses; factBytes
 	// is the size of the calls' ids and summaries
-	maxHeld   int
-	factBytes int
-	clock     uint64
+	maxOutline int
+	factBytes  int
+	clock      uint64
 	// spoolText is Config.SpoolTextBytes
 	spoolText int
 }

@@ -160,7 +160,7 @@ func loadFirstPage(ctx context.Context, cfg Config, store sessions.Store, l sess
 		return loadedMsg{id: id, err: err}
 	}
 	d := &sessionData{children: map[string]*sessionData{}, lazy: l, details: newDetailCache(), budget: eagerBytes,
-		kinds: callKinds{}, maxHeld: cfg.OutlineBytes, spoolText: cfg.SpoolTextBytes}
+		kinds: callKinds{}, maxOutline: cfg.OutlineBytes, spoolText: cfg.SpoolTextBytes}
 	var warns []string
 	children := pageChildren(ctx, store, p.Session, &warns)
 	pre, used := preDetails(ctx, l, p.Session, firstPageEager, cfg.SpoolTextBytes)
@@ -334,11 +334,11 @@ func (d *sessionData) outlineBytes() int {
 }
 
 // dropPages drops the parts of the least recently used pages while they
-// and the rest of the outline (outlineBytes) take more than maxHeld
+// and the rest of the outline (outlineBytes) take more than maxOutline
 // bytes, but for the last page held (and the details of their calls,
 // which refer to them).
 func (d *sessionData) dropPages() {
-	if d.maxHeld <= 0 {
+	if d.maxOutline <= 0 {
 		return
 	}
 	held, bytes := 0, d.outlineBytes()
@@ -348,7 +348,7 @@ func (d *sessionData) dropPages() {
 			bytes += d.pages[i].bytes
 		}
 	}
-	for ; held > 1 && bytes > d.maxHeld; held-- {
+	for ; held > 1 && bytes > d.maxOutline; held-- {
 		lru := -1
 		for i := range d.pages {
 			if d.pages[i].held && (lru < 0 || d.pages[i].used < d.pages[lru].used) {
@@ -437,7 +437,7 @@ func (d *sessionData) lowerFrom(k convKey) (snap *model.Session, fill func(conte
 	snap.Messages = nil
 	view := d.view()
 	if render.Windowable(d.sess, k.p, k.step, render.Model{Lowering: k.low}) {
-		win = d.windowFrom(k.step)
+		win = d.windowFrom(k.step, view)
 		return snap, func(context.Context) error {
 			snap.Messages = view.copy(win.at)
 			return nil
@@ -486,17 +486,16 @@ type windowSource struct {
 }
 
 // windowFrom is the windowSource of step of d's session (0: the last),
-// taken in Update; its pages copy the held pages' messages (under d.mu,
-// in the Cmd, when first asked) and read the others again, checking that
-// they hold the ids they held.
-func (d *sessionData) windowFrom(step int) *windowSource {
+// taken in Update with view (d.view()); its pages copy the held pages'
+// messages (under d.mu, in the Cmd, when first asked) and read the others
+// again, checking that they hold the ids they held.
+func (d *sessionData) windowFrom(step int, view heldView) *windowSource {
 	steps := d.sess.AssistantSteps()
 	if step == 0 {
 		step = len(steps)
 	}
 	at := steps[step-1]
 	src := &windowSource{info: d.sess.Info, at: at, step: d.sess.Messages[at]}
-	view := d.view()
 	pages := view.pages
 	for i, pg := range pages {
 		if pg.lo >= at {

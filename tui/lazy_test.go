@@ -120,7 +120,7 @@ func TestWindowFromIsWhole(t *testing.T) {
 				require.NoError(t, err)
 				want, err := render.MarshalIndent(r.Value)
 				require.NoError(t, err)
-				src := v.data.windowFrom(step)
+				src := v.data.windowFrom(step, v.data.view())
 				var got bytes.Buffer
 				w, err := render.WriteWindowedAt(t.Context(), v.data.lazy, src.info, src.at, &src.step, src.pages, p, render.Model{}, &got)
 				require.NoError(t, err, where)
@@ -167,7 +167,7 @@ func TestLowerFromEnds(t *testing.T) {
 			if len(d.pages) > 1 && d.pages[0].lo < win.at {
 				// a page dropped after lowerFrom, before the Cmd's fill
 				snap, fill, _ = d.lowerFrom(k)
-				d.maxHeld = 1
+				d.maxOutline = 1
 				d.dropPages()
 				require.NoError(t, fill(t.Context()), where)
 				require.Nil(t, snap.Messages, where)
@@ -178,4 +178,37 @@ func TestLowerFromEnds(t *testing.T) {
 	require.Positive(t, copied)
 	require.Positive(t, none)
 	require.Positive(t, late)
+}
+
+// TestOutlineBound: with pages of two messages and a bound halfway
+// between what a session's outline takes with none of its pages' parts
+// and with all of them, every lazy fixture session keeps its outline
+// within the bound, or holds one page alone; at least one page is held,
+// and a bound of 0 holds every page.
+func TestOutlineBound(t *testing.T) {
+	bounded := 0
+	eachLazyFixtureSession(t, func(where string, st sessions.Store, in model.SessionInfo, open func(func(*Config)) (*harness, *sessionView)) {
+		_, all := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.OutlineBytes = 1, 2, 0 })
+		parts := 0
+		for _, pg := range all.data.pages {
+			require.True(t, pg.held, where)
+			parts += pg.bytes
+		}
+		bound := all.data.outlineBytes() + parts/2
+		_, v := open(func(cfg *Config) { cfg.FirstPage, cfg.Page, cfg.OutlineBytes = 1, 2, bound })
+		d := v.data
+		held, bytes := 0, d.outlineBytes()
+		for _, pg := range d.pages {
+			if pg.held {
+				held++
+				bytes += pg.bytes
+			}
+		}
+		require.Positive(t, held, where)
+		require.True(t, held == 1 || bytes <= bound, "%s: %d pages held, %d bytes over a bound of %d", where, held, bytes, bound)
+		if held < len(d.pages) {
+			bounded++
+		}
+	})
+	require.Positive(t, bounded)
 }
